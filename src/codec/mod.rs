@@ -1,0 +1,429 @@
+//! Pixel formats and the one surface-decode path: `decode_surface(format, w, h, bytes) -> Image`.
+//! Codecs never see files or engines; engines map their own ids onto [`PixelFormat`].
+//!
+//! Output convention: an [`Image`] holds what a GPU sampler returns for the format (D3D/GL rules):
+//! R8 and BC4 give (r, 0, 0, 1), RG formats and BC5 give (r, g, 0, 1), A8 gives (0, 0, 0, a),
+//! luminance gives (l, l, l, 1). Views (solo channel as grey, rebuilt normal Z) are the viewer's job.
+//! LDR formats of up to 8 bits per channel decode to RGBA8, 10-16-bit unorm formats to RGBA16, and
+//! every float or HDR format (half, float, BC6H, RGB9E5, R11G11B10F) to RGBA f32, never clamped.
+
+mod bc;
+mod plain;
+
+use crate::io::{Error, Limits, Result};
+use serde::Serialize;
+
+/// Every pixel format Texscope knows by name. Engine ids map onto these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum PixelFormat {
+    // 8-bit per channel and smaller
+    R8,
+    A8,
+    L8,
+    LA8,
+    RG8,
+    RGB8,
+    BGR8,
+    RGBA8,
+    BGRA8,
+    /// Byte 0 alpha, then R, G, B (Unity ARGB32, seed 004 "ARGB32 byte order").
+    ARGB8,
+    /// B, G, R and an unused byte (D3D B8G8R8X8).
+    BGRX8,
+    /// Little-endian u16: R in bits 11-15, G 5-10, B 0-4 (D3D B5G6R5, Unity RGB565).
+    RGB565,
+    /// Little-endian u16: A bit 15, R 10-14, G 5-9, B 0-4 (D3D B5G5R5A1).
+    BGRA5551,
+    /// Little-endian u16: A bits 12-15, R 8-11, G 4-7, B 0-3 (Unity ARGB4444 per seed 004; D3D B4G4R4A4).
+    ARGB4444,
+    /// Little-endian u16: R bits 12-15, G 8-11, B 4-7, A 0-3 (Unity RGBA4444; order not established by
+    /// data, seed 004: this is the common decoders' reading).
+    RGBA4444,
+    // 16-bit unorm
+    R16,
+    RG16,
+    RGBA16,
+    /// R bits 0-9, G 10-19, B 20-29, A 30-31 of a little-endian u32 (DXGI R10G10B10A2_UNORM).
+    RGB10A2,
+    // float
+    R16F,
+    RG16F,
+    RGBA16F,
+    R32F,
+    RG32F,
+    RGB32F,
+    RGBA32F,
+    /// DXGI R9G9B9E5_SHAREDEXP.
+    RGB9E5,
+    /// DXGI R11G11B10_FLOAT.
+    RG11B10F,
+    // block-compressed (4x4)
+    BC1,
+    BC2,
+    BC3,
+    BC4,
+    BC4S,
+    BC5,
+    BC5S,
+    /// BC6H with unsigned half endpoints (DXGI BC6H_UF16; Unity's id 24, seed 004).
+    BC6HU,
+    /// BC6H with signed half endpoints (DXGI BC6H_SF16).
+    BC6HS,
+    BC7,
+    // mobile block formats (codec issue)
+    ETC1,
+    ETC2RGB,
+    ETC2RGBA1,
+    ETC2RGBA8,
+    EACR11,
+    EACR11S,
+    EACRG11,
+    EACRG11S,
+    /// ASTC with block footprint `w` x `h`; `hdr` says the texture is declared HDR (decode to float).
+    ASTC { w: u8, h: u8, hdr: bool },
+    PVRTC2RGB,
+    PVRTC2RGBA,
+    PVRTC4RGB,
+    PVRTC4RGBA,
+    ATCRGB,
+    ATCRGBAExplicit,
+    ATCRGBAInterpolated,
+    /// Packed 4:2:2 Y0 U Y1 V.
+    YUY2,
+}
+
+/// How a format's bytes are grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockInfo {
+    pub width: u32,
+    pub height: u32,
+    pub bytes: u32,
+    /// PVRTC needs at least 2x2 blocks per surface.
+    pub min_blocks: u32,
+}
+
+/// What kind of values a format decodes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    Unorm8,
+    Unorm16,
+    Float,
+}
+
+impl PixelFormat {
+    /// Stable name used in the CLI census, the page and share links.
+    pub fn name(&self) -> String {
+        match self {
+            PixelFormat::ASTC { w, h, hdr } => {
+                format!("ASTC_{w}x{h}{}", if *hdr { "_HDR" } else { "" })
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// Parses [`PixelFormat::name`] back.
+    pub fn from_name(s: &str) -> Option<PixelFormat> {
+        if let Some(rest) = s.strip_prefix("ASTC_") {
+            let (dims, hdr) = match rest.strip_suffix("_HDR") {
+                Some(d) => (d, true),
+                None => (rest, false),
+            };
+            let (w, h) = dims.split_once('x')?;
+            let f = PixelFormat::ASTC {
+                w: w.parse().ok()?,
+                h: h.parse().ok()?,
+                hdr,
+            };
+            return f.is_valid_astc().then_some(f);
+        }
+        ALL_FIXED.iter().copied().find(|f| f.name() == s)
+    }
+
+    fn is_valid_astc(&self) -> bool {
+        match *self {
+            PixelFormat::ASTC { w, h, .. } => ASTC_FOOTPRINTS.contains(&(w, h)),
+            _ => false,
+        }
+    }
+
+    pub fn block(&self) -> BlockInfo {
+        use PixelFormat::*;
+        let px = |bytes| BlockInfo {
+            width: 1,
+            height: 1,
+            bytes,
+            min_blocks: 1,
+        };
+        let b4 = |bytes| BlockInfo {
+            width: 4,
+            height: 4,
+            bytes,
+            min_blocks: 1,
+        };
+        match *self {
+            R8 | A8 | L8 => px(1),
+            LA8 | RG8 | RGB565 | BGRA5551 | ARGB4444 | RGBA4444 | R16 | R16F => px(2),
+            RGB8 | BGR8 => px(3),
+            RGBA8 | BGRA8 | ARGB8 | BGRX8 | RG16 | RGB10A2 | RG16F | R32F | RGB9E5 | RG11B10F => px(4),
+            RGBA16 | RGBA16F | RG32F => px(8),
+            RGB32F => px(12),
+            RGBA32F => px(16),
+            BC1 | BC4 | BC4S | ETC1 | ETC2RGB | ETC2RGBA1 | EACR11 | EACR11S | ATCRGB => b4(8),
+            BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7 | ETC2RGBA8 | EACRG11 | EACRG11S
+            | ATCRGBAExplicit | ATCRGBAInterpolated => b4(16),
+            ASTC { w, h, .. } => BlockInfo {
+                width: w as u32,
+                height: h as u32,
+                bytes: 16,
+                min_blocks: 1,
+            },
+            PVRTC2RGB | PVRTC2RGBA => BlockInfo {
+                width: 8,
+                height: 4,
+                bytes: 8,
+                min_blocks: 2,
+            },
+            PVRTC4RGB | PVRTC4RGBA => BlockInfo {
+                width: 4,
+                height: 4,
+                bytes: 8,
+                min_blocks: 2,
+            },
+            YUY2 => BlockInfo {
+                width: 2,
+                height: 1,
+                bytes: 4,
+                min_blocks: 1,
+            },
+        }
+    }
+
+    pub fn is_block_compressed(&self) -> bool {
+        let b = self.block();
+        b.width > 1 || b.height > 1
+    }
+
+    pub fn precision(&self) -> Precision {
+        use PixelFormat::*;
+        match *self {
+            R16 | RG16 | RGBA16 | RGB10A2 => Precision::Unorm16,
+            R16F | RG16F | RGBA16F | R32F | RG32F | RGB32F | RGBA32F | RGB9E5 | RG11B10F | BC6HU
+            | BC6HS => Precision::Float,
+            ASTC { hdr: true, .. } => Precision::Float,
+            _ => Precision::Unorm8,
+        }
+    }
+
+    pub fn is_hdr(&self) -> bool {
+        self.precision() == Precision::Float
+    }
+
+    /// Bytes of one `w` x `h` image. A mip smaller than a block still costs a whole block (seed 000);
+    /// PVRTC costs at least 2x2 blocks.
+    pub fn surface_size(&self, w: u32, h: u32) -> u64 {
+        let b = self.block();
+        let bx = (w as u64).div_ceil(b.width as u64).max(b.min_blocks as u64);
+        let by = (h as u64).div_ceil(b.height as u64).max(b.min_blocks as u64);
+        bx * by * b.bytes as u64
+    }
+}
+
+/// The ASTC block footprints of the Khronos specification.
+pub const ASTC_FOOTPRINTS: [(u8, u8); 14] = [
+    (4, 4),
+    (5, 4),
+    (5, 5),
+    (6, 5),
+    (6, 6),
+    (8, 5),
+    (8, 6),
+    (8, 8),
+    (10, 5),
+    (10, 6),
+    (10, 8),
+    (10, 10),
+    (12, 10),
+    (12, 12),
+];
+
+/// Every format except ASTC (whose names are built from the footprint).
+pub const ALL_FIXED: &[PixelFormat] = {
+    use PixelFormat::*;
+    &[
+        R8, A8, L8, LA8, RG8, RGB8, BGR8, RGBA8, BGRA8, ARGB8, BGRX8, RGB565, BGRA5551, ARGB4444,
+        RGBA4444, R16, RG16, RGBA16, RGB10A2, R16F, RG16F, RGBA16F, R32F, RG32F, RGB32F, RGBA32F,
+        RGB9E5, RG11B10F, BC1, BC2, BC3, BC4, BC4S, BC5, BC5S, BC6HU, BC6HS, BC7, ETC1, ETC2RGB,
+        ETC2RGBA1, ETC2RGBA8, EACR11, EACR11S, EACRG11, EACRG11S, PVRTC2RGB, PVRTC2RGBA, PVRTC4RGB,
+        PVRTC4RGBA, ATCRGB, ATCRGBAExplicit, ATCRGBAInterpolated, YUY2,
+    ]
+};
+
+/// Decoded texels, rows top first as stored in the surface given to the codec.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pixels {
+    Rgba8(Vec<u8>),
+    Rgba16(Vec<u16>),
+    Rgba32F(Vec<f32>),
+}
+
+/// A decoded 2D surface.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Pixels,
+}
+
+impl Image {
+    /// A blank image of the given precision; the size was checked against `limits` first.
+    pub fn new(width: u32, height: u32, precision: Precision, limits: &Limits) -> Result<Image> {
+        let texels = width as u64 * height as u64;
+        let elem = match precision {
+            Precision::Unorm8 => 1,
+            Precision::Unorm16 => 2,
+            Precision::Float => 4,
+        };
+        limits.check_alloc(texels * 4 * elem, "a decoded image")?;
+        let n = (texels * 4) as usize;
+        let pixels = match precision {
+            Precision::Unorm8 => Pixels::Rgba8(vec![0; n]),
+            Precision::Unorm16 => Pixels::Rgba16(vec![0; n]),
+            Precision::Float => Pixels::Rgba32F(vec![0.0; n]),
+        };
+        Ok(Image {
+            width,
+            height,
+            pixels,
+        })
+    }
+
+    pub fn precision(&self) -> Precision {
+        match self.pixels {
+            Pixels::Rgba8(_) => Precision::Unorm8,
+            Pixels::Rgba16(_) => Precision::Unorm16,
+            Pixels::Rgba32F(_) => Precision::Float,
+        }
+    }
+
+    /// The texel at (x, y) as floats (unorm values scaled to 0..1).
+    pub fn texel(&self, x: u32, y: u32) -> Option<[f32; 4]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        Some(match &self.pixels {
+            Pixels::Rgba8(p) => std::array::from_fn(|c| p[i + c] as f32 / 255.0),
+            Pixels::Rgba16(p) => std::array::from_fn(|c| p[i + c] as f32 / 65535.0),
+            Pixels::Rgba32F(p) => std::array::from_fn(|c| p[i + c]),
+        })
+    }
+
+    /// Reverses the row order (Unity stores rows bottom first).
+    pub fn flip_rows(&mut self) {
+        fn flip<T>(p: &mut [T], row: usize) {
+            let rows = p.len().checked_div(row).unwrap_or(0);
+            for y in 0..rows / 2 {
+                let (a, b) = p.split_at_mut((rows - 1 - y) * row);
+                a[y * row..(y + 1) * row].swap_with_slice(&mut b[..row]);
+            }
+        }
+        let row = self.width as usize * 4;
+        match &mut self.pixels {
+            Pixels::Rgba8(p) => flip(p, row),
+            Pixels::Rgba16(p) => flip(p, row),
+            Pixels::Rgba32F(p) => flip(p, row),
+        }
+    }
+
+    /// RGBA8 view for thumbnails and PNG: unorm16 is rounded, floats are clamped to 0..1.
+    pub fn to_rgba8(&self) -> Vec<u8> {
+        match &self.pixels {
+            Pixels::Rgba8(p) => p.clone(),
+            Pixels::Rgba16(p) => p.iter().map(|&v| ((v as u32 * 255 + 32767) / 65535) as u8).collect(),
+            Pixels::Rgba32F(p) => p
+                .iter()
+                .map(|&v| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8)
+                .collect(),
+        }
+    }
+}
+
+/// Decodes one `w` x `h` image of `format` from `data` (which must hold at least
+/// `format.surface_size(w, h)` bytes; extra bytes are ignored).
+pub fn decode_surface(
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    data: &[u8],
+    limits: &Limits,
+) -> Result<Image> {
+    limits.check_dims(w, h, 1)?;
+    let need = format.surface_size(w, h);
+    if (data.len() as u64) < need {
+        return Err(Error::truncated(data.len() as u64, need - data.len() as u64, data.len() as u64)
+            .at_field(&format!("{} surface of {w}x{h} needs {need} bytes", format.name())));
+    }
+    let mut img = Image::new(w, h, format.precision(), limits)?;
+    if w == 0 || h == 0 {
+        return Ok(img);
+    }
+    if bc::decode(format, w, h, data, &mut img)? || plain::decode(format, w, h, data, &mut img)? {
+        Ok(img)
+    } else {
+        Err(Error::unsupported(format!(
+            "decoding {} is not implemented yet",
+            format.name()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in ALL_FIXED {
+            assert_eq!(PixelFormat::from_name(&f.name()), Some(*f));
+        }
+        for (w, h) in ASTC_FOOTPRINTS {
+            for hdr in [false, true] {
+                let f = PixelFormat::ASTC { w, h, hdr };
+                assert_eq!(PixelFormat::from_name(&f.name()), Some(f));
+            }
+        }
+        assert_eq!(PixelFormat::from_name("ASTC_7x7"), None);
+    }
+
+    #[test]
+    fn sizes_cost_whole_blocks() {
+        // seed 000: "a 1x1 DXT1 mip is 8 bytes"; a 136x136 DXT1 tile is 34x34 blocks = 9248 bytes.
+        assert_eq!(PixelFormat::BC1.surface_size(1, 1), 8);
+        assert_eq!(PixelFormat::BC1.surface_size(136, 136), 9248);
+        // seed 000: BC7/DXT5/BC5 tiles are 18,496 bytes.
+        for f in [PixelFormat::BC7, PixelFormat::BC3, PixelFormat::BC5] {
+            assert_eq!(f.surface_size(136, 136), 18496);
+        }
+        assert_eq!(PixelFormat::RGBA8.surface_size(3, 5), 60);
+        assert_eq!(PixelFormat::PVRTC4RGBA.surface_size(1, 1), 32);
+        assert_eq!(PixelFormat::ASTC { w: 6, h: 6, hdr: false }.surface_size(492, 180), 82 * 30 * 16);
+    }
+
+    #[test]
+    fn short_data_is_refused() {
+        let e = decode_surface(PixelFormat::BC1, 8, 8, &[0; 31], &Limits::default()).unwrap_err();
+        assert_eq!(e.kind, crate::io::ErrorKind::Truncated);
+    }
+
+    #[test]
+    fn flip_rows_swaps() {
+        let mut img = Image {
+            width: 1,
+            height: 3,
+            pixels: Pixels::Rgba8(vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]),
+        };
+        img.flip_rows();
+        assert_eq!(img.pixels, Pixels::Rgba8(vec![3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1]));
+    }
+}

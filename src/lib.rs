@@ -1,0 +1,245 @@
+//! Texscope core: open cooked game-texture files (Unreal, Unity, Frostbite, loose DDS/KTX) through
+//! ranged reads, list their textures, and decode any mip/slice to RGBA8, RGBA16 or RGBA f32.
+//!
+//! Platform-free: everything outside `web` and the CLI builds for wasm32 and native with no file
+//! system, threads or clocks.
+#![forbid(unsafe_code)]
+
+pub mod codec;
+pub mod dds;
+pub mod io;
+pub mod model;
+mod sniff;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
+
+pub use codec::{decode_surface, Image, PixelFormat, Pixels, Precision};
+pub use io::{Error, ErrorKind, Limits, Result, Source, SourceRef};
+pub use model::{Engine, Layout, Mip, RowOrder, Storage, Texture, TextureKind};
+
+use io::read_range;
+
+/// Settings for [`open`].
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    pub limits: Limits,
+}
+
+/// A file that yielded no texture, or failed to open, with the reason.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FileProblem {
+    pub file: String,
+    pub engine: Option<Engine>,
+    pub error: String,
+}
+
+impl FileProblem {
+    pub fn new(file: &str, engine: Option<Engine>, error: &Error) -> Self {
+        FileProblem {
+            file: file.to_string(),
+            engine,
+            error: error.to_string(),
+        }
+    }
+
+    /// The census record of a file that holds no texture.
+    pub fn census(&self) -> serde_json::Value {
+        serde_json::json!({ "file": self.file, "engine": self.engine, "error": self.error })
+    }
+}
+
+/// Everything found in a set of opened files: metadata only, plus where every byte lives.
+pub struct Catalog {
+    sources: Vec<SourceRef>,
+    /// How many of `sources` are user files (the rest are derived views, e.g. bundle entries).
+    user_sources: usize,
+    pub textures: Vec<Texture>,
+    pub problems: Vec<FileProblem>,
+    options: OpenOptions,
+}
+
+/// What engine openers share while a catalog is built.
+pub struct OpenContext {
+    pub sources: Vec<SourceRef>,
+    /// Which user files an engine has taken (a file is read by at most one engine).
+    pub claimed: Vec<bool>,
+    pub textures: Vec<Texture>,
+    pub problems: Vec<FileProblem>,
+    pub limits: Limits,
+}
+
+impl OpenContext {
+    /// Registers a derived source (a decompressed view, a file inside a bundle).
+    pub fn add_source(&mut self, src: SourceRef) -> model::SourceId {
+        self.sources.push(src);
+        self.sources.len() - 1
+    }
+
+    /// User files not yet claimed by an engine, by index.
+    pub fn unclaimed(&self) -> Vec<usize> {
+        (0..self.claimed.len()).filter(|&i| !self.claimed[i]).collect()
+    }
+
+    /// Reads the first `n` bytes (or fewer) of source `i`.
+    pub fn head(&self, i: usize, n: u64) -> Result<Vec<u8>> {
+        io::read_up_to(self.sources[i].as_ref(), 0, n, &self.limits)
+    }
+
+    /// Finds a user file by base name, case-insensitively (siblings are paired by name).
+    pub fn find_by_name(&self, name: &str) -> Option<usize> {
+        (0..self.claimed.len()).find(|&i| base_name(self.sources[i].name()).eq_ignore_ascii_case(name))
+    }
+}
+
+/// The last path component of a file name (`a/b/c.dds` -> `c.dds`; both separators).
+pub fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The file name without its folder and last extension.
+pub fn file_stem(path: &str) -> &str {
+    let b = base_name(path);
+    match b.rfind('.') {
+        Some(i) if i > 0 => &b[..i],
+        _ => b,
+    }
+}
+
+type EngineOpener = fn(&mut OpenContext);
+
+/// Engines in the order they are offered files; each claims what it recognises.
+const OPENERS: &[EngineOpener] = &[dds::open];
+
+/// Opens a set of files (one drop, or several drops together) and lists their textures.
+/// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
+pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
+    let n = sources.len();
+    let mut ctx = OpenContext {
+        sources,
+        claimed: vec![false; n],
+        textures: Vec::new(),
+        problems: Vec::new(),
+        limits: options.limits.clone(),
+    };
+    for opener in OPENERS {
+        opener(&mut ctx);
+    }
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        let head = ctx.head(i, 64).unwrap_or_default();
+        let what = sniff::describe(&name, &head);
+        ctx.problems.push(FileProblem::new(&name, None, &Error::not_recognised(what)));
+    }
+    Catalog {
+        sources: ctx.sources,
+        user_sources: n,
+        textures: ctx.textures,
+        problems: ctx.problems,
+        options: options.clone(),
+    }
+}
+
+/// How to present a decoded surface.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DecodeOptions {
+    /// Keep the stored row order (Unity: bottom first) instead of presenting top first.
+    pub as_stored: bool,
+}
+
+impl Catalog {
+    /// Opens these files together with the ones already open (a sibling dropped later completes
+    /// textures that waited for it).
+    pub fn add(&self, more: Vec<SourceRef>) -> Catalog {
+        let mut all: Vec<SourceRef> = self.sources[..self.user_sources].to_vec();
+        all.extend(more);
+        open(all, &self.options)
+    }
+
+    pub fn user_files(&self) -> &[SourceRef] {
+        &self.sources[..self.user_sources]
+    }
+
+    pub fn source(&self, id: model::SourceId) -> Option<&SourceRef> {
+        self.sources.get(id)
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.options.limits
+    }
+
+    fn texture(&self, tex: usize) -> Result<&Texture> {
+        self.textures
+            .get(tex)
+            .ok_or_else(|| Error::malformed(format!("no texture number {tex}")))
+    }
+
+    /// The bytes of one stored surface exactly as stored (after container decompression), and
+    /// its size. For a volume, `slice` picks the depth slice.
+    pub fn read_surface(&self, tex: usize, mip: usize, slice: u32) -> Result<(Vec<u8>, u32, u32)> {
+        let t = self.texture(tex)?;
+        if let Some(e) = &t.error {
+            return Err(Error::unsupported(e.clone()).in_file(&t.file));
+        }
+        let m = t.mips.get(mip).ok_or_else(|| {
+            Error::malformed(format!("{} has {} mips; there is no mip {mip}", t.name, t.mips.len()))
+        })?;
+        let count = t.surface_count(mip);
+        if slice >= count {
+            return Err(Error::malformed(format!(
+                "{} has {count} slices at mip {mip}; there is no slice {slice}",
+                t.name
+            )));
+        }
+        let (index, skip) = match t.kind {
+            TextureKind::Volume => (0usize, slice as u64),
+            _ => (slice as usize, 0),
+        };
+        let image_size = t.format.surface_size(m.width, m.height);
+        let storage = m.surfaces.get(index).ok_or_else(|| {
+            Error::malformed(format!("{} mip {mip} has no stored surface {index}", t.name))
+        })?;
+        match storage {
+            Storage::Range {
+                source,
+                offset,
+                length,
+            } => {
+                let src = self
+                    .sources
+                    .get(*source)
+                    .ok_or_else(|| Error::malformed("surface names an unknown source"))?;
+                let start = skip * image_size;
+                if start + image_size > *length {
+                    return Err(Error::malformed(format!(
+                        "mip {mip} of {} holds {length} bytes, but a {}x{} {} image needs {image_size}",
+                        t.name,
+                        m.width,
+                        m.height,
+                        t.format.name()
+                    ))
+                    .in_file(src.name()));
+                }
+                let bytes = read_range(src.as_ref(), offset + start, image_size, &self.options.limits)?;
+                Ok((bytes, m.width, m.height))
+            }
+            Storage::Missing { file, .. } => Err(Error::missing_sibling(
+                file,
+                format_args!("mip {mip} ({}x{}) of {}", m.width, m.height, t.name),
+            )),
+            Storage::Empty => Err(Error::malformed(format!("{} is empty (0x0): it has no pixels", t.name))),
+        }
+    }
+
+    /// Decodes one mip of one slice (or depth slice) to an image, rows top first unless
+    /// `as_stored` is asked for.
+    pub fn decode(&self, tex: usize, mip: usize, slice: u32, opts: DecodeOptions) -> Result<Image> {
+        let t = self.texture(tex)?;
+        let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
+        let mut img = decode_surface(t.format, w, h, &bytes, &self.options.limits)
+            .map_err(|e| e.in_file(&t.file))?;
+        if t.rows == RowOrder::BottomFirst && !opts.as_stored {
+            img.flip_rows();
+        }
+        Ok(img)
+    }
+}

@@ -1,0 +1,221 @@
+//! The engine-neutral texture model: what a texture is and where every byte of it lives.
+//! Engines fill it in at open time from metadata alone; decoding reads only the ranges it names.
+
+use crate::codec::PixelFormat;
+use serde::Serialize;
+
+/// Which engine (or loose container) a texture came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    Unreal,
+    Unity,
+    Frostbite,
+    Dds,
+    Ktx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TextureKind {
+    #[serde(rename = "2d")]
+    Tex2D,
+    #[serde(rename = "cube")]
+    Cube,
+    #[serde(rename = "array")]
+    Array,
+    #[serde(rename = "volume")]
+    Volume,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorSpace {
+    Srgb,
+    Linear,
+    /// The file does not say.
+    Unknown,
+}
+
+/// How a normal map packs its vector, when the file says it is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormalEncoding {
+    /// x in red, y in green (z rebuilt from unit length for two-channel formats).
+    Rg,
+    /// DXT5nm: x in alpha, y in green (Unity usage mode 3, seed 004).
+    Dxt5nm,
+    /// x, y, z stored in red, green, blue.
+    Rgb,
+}
+
+/// The engine's own id or name for the format (census `native_format`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum NativeFormat {
+    Id(i64),
+    Name(String),
+}
+
+/// Index of a source in the catalog (opened files and derived views such as a bundle's entries).
+pub type SourceId = usize;
+
+/// Where one stored image (one mip of one slice) lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Storage {
+    /// `length` bytes at `offset` of source `source`.
+    Range {
+        source: SourceId,
+        offset: u64,
+        length: u64,
+    },
+    /// Lives in a file that was not opened; `file` is the name to drop.
+    Missing { file: String, length: u64 },
+    /// The engine stores nothing for it (an empty 0x0 texture).
+    Empty,
+}
+
+impl Storage {
+    pub fn is_present(&self) -> bool {
+        !matches!(self, Storage::Missing { .. })
+    }
+}
+
+/// One level of the chain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mip {
+    pub width: u32,
+    pub height: u32,
+    /// Depth in texels for volume textures, 1 otherwise.
+    pub depth: u32,
+    /// One entry per slice (face or layer), in slice order; a volume has one entry holding every
+    /// depth slice. Empty for virtual textures (their tiles are described by the VT layout).
+    pub surfaces: Vec<Storage>,
+    /// A word for the mip strip: "inline", "T_Foo.ubulk", "level0.resS" ...
+    pub location_note: String,
+}
+
+impl Mip {
+    pub fn is_present(&self) -> bool {
+        self.surfaces.iter().all(Storage::is_present)
+    }
+}
+
+/// How the texture's data is organised beyond plain surfaces.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Layout {
+    /// `mips[m].surfaces[s]` each hold one image of `format`.
+    Surfaces,
+}
+
+/// Row order of the stored surfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowOrder {
+    TopFirst,
+    /// Unity stores rows bottom first (seed 004); decode presents top first unless asked not to.
+    BottomFirst,
+}
+
+/// A texture found in the opened files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Texture {
+    /// The file the texture was found in, as the user named it (for a texture inside a bundle,
+    /// the bundle).
+    pub file: String,
+    pub engine: Engine,
+    /// The texture's own name (m_Name, the export's object name, else the file stem).
+    pub name: String,
+    /// Engine class, e.g. "Texture2D", "TextureCube", "Cubemap", "Texture" (Frostbite), "DDS".
+    pub class: String,
+    pub kind: TextureKind,
+    pub format: PixelFormat,
+    pub native_format: NativeFormat,
+    /// Size of the largest mip the chain describes (after any LOD-bias shift).
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    /// The authored size, when it differs from the largest mip described.
+    pub authored: Option<(u32, u32)>,
+    /// Images per mip: 1, 6 for a cube, layers for an array, faces x layers for a cube array.
+    pub slices: u32,
+    pub mips: Vec<Mip>,
+    pub color_space: ColorSpace,
+    pub normal_map: Option<NormalEncoding>,
+    pub rows: RowOrder,
+    pub layout: Layout,
+    /// Facts for the info panel, in display order: ("Unity version", "2019.4.0f1"), ...
+    pub metadata: Vec<(String, String)>,
+    /// Things the user should know that do not stop decoding ("mips 0-4 live in T.ubulk").
+    pub notes: Vec<String>,
+    /// Why the texture cannot be decoded at all, when it cannot.
+    pub error: Option<String>,
+}
+
+impl Texture {
+    pub fn is_virtual(&self) -> bool {
+        !matches!(self.layout, Layout::Surfaces)
+    }
+
+    pub fn mips_present(&self) -> Vec<bool> {
+        self.mips.iter().map(Mip::is_present).collect()
+    }
+
+    /// Number of 2D images the viewer can pick at `mip`: slices, or depth slices for a volume.
+    pub fn surface_count(&self, mip: usize) -> u32 {
+        match (self.kind, self.mips.get(mip)) {
+            (TextureKind::Volume, Some(m)) => m.depth,
+            _ => self.slices,
+        }
+    }
+
+    pub fn srgb(&self) -> Option<bool> {
+        match self.color_space {
+            ColorSpace::Srgb => Some(true),
+            ColorSpace::Linear => Some(false),
+            ColorSpace::Unknown => None,
+        }
+    }
+
+    /// Estimated GPU memory of the whole chain as stored (for sorting in the list).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.mips
+            .iter()
+            .map(|m| self.format.surface_size(m.width, m.height) * m.depth as u64 * self.slices as u64)
+            .sum()
+    }
+
+    pub fn add_meta(&mut self, key: &str, value: impl ToString) {
+        self.metadata.push((key.to_string(), value.to_string()));
+    }
+
+    /// The census record of the CLI contract (issue 2).
+    pub fn census(&self) -> serde_json::Value {
+        serde_json::json!({
+            "file": self.file,
+            "engine": self.engine,
+            "name": self.name,
+            "class": self.class,
+            "kind": self.kind,
+            "width": self.width,
+            "height": self.height,
+            "authored": self.authored.map(|(w, h)| [w, h]),
+            "depth": self.depth,
+            "slices": self.slices,
+            "mips": self.mips.len(),
+            "format": self.format.name(),
+            "native_format": self.native_format,
+            "srgb": self.srgb(),
+            "virtual": self.is_virtual(),
+            "mips_present": self.mips_present(),
+            "error": self.error,
+        })
+    }
+}
+
+/// Standard chain of `count` mips halving from `w` x `h` x `d`, each at least 1.
+pub fn mip_dims(w: u32, h: u32, d: u32, level: u32) -> (u32, u32, u32) {
+    let s = |v: u32| if level >= 32 { 1 } else { (v >> level).max(1) };
+    (s(w), s(h), s(d))
+}
