@@ -77,7 +77,9 @@ impl OpenContext {
 
     /// User files not yet claimed by an engine, by index.
     pub fn unclaimed(&self) -> Vec<usize> {
-        (0..self.claimed.len()).filter(|&i| !self.claimed[i]).collect()
+        (0..self.claimed.len())
+            .filter(|&i| !self.claimed[i])
+            .collect()
     }
 
     /// Reads the first `n` bytes (or fewer) of source `i`.
@@ -87,7 +89,8 @@ impl OpenContext {
 
     /// Finds a user file by base name, case-insensitively (siblings are paired by name).
     pub fn find_by_name(&self, name: &str) -> Option<usize> {
-        (0..self.claimed.len()).find(|&i| base_name(self.sources[i].name()).eq_ignore_ascii_case(name))
+        (0..self.claimed.len())
+            .find(|&i| base_name(self.sources[i].name()).eq_ignore_ascii_case(name))
     }
 }
 
@@ -128,7 +131,8 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         let name = ctx.sources[i].name().to_string();
         let head = ctx.head(i, 64).unwrap_or_default();
         let what = sniff::describe(&name, &head);
-        ctx.problems.push(FileProblem::new(&name, None, &Error::not_recognised(what)));
+        ctx.problems
+            .push(FileProblem::new(&name, None, &Error::not_recognised(what)));
     }
     Catalog {
         sources: ctx.sources,
@@ -181,7 +185,11 @@ impl Catalog {
             return Err(Error::unsupported(e.clone()).in_file(&t.file));
         }
         let m = t.mips.get(mip).ok_or_else(|| {
-            Error::malformed(format!("{} has {} mips; there is no mip {mip}", t.name, t.mips.len()))
+            Error::malformed(format!(
+                "{} has {} mips; there is no mip {mip}",
+                t.name,
+                t.mips.len()
+            ))
         })?;
         let count = t.surface_count(mip);
         if slice >= count {
@@ -196,7 +204,10 @@ impl Catalog {
         };
         let image_size = t.format.surface_size(m.width, m.height);
         let storage = m.surfaces.get(index).ok_or_else(|| {
-            Error::malformed(format!("{} mip {mip} has no stored surface {index}", t.name))
+            Error::malformed(format!(
+                "{} mip {mip} has no stored surface {index}",
+                t.name
+            ))
         })?;
         match storage {
             Storage::Range {
@@ -219,14 +230,22 @@ impl Catalog {
                     ))
                     .in_file(src.name()));
                 }
-                let bytes = read_range(src.as_ref(), offset + start, image_size, &self.options.limits)?;
+                let bytes = read_range(
+                    src.as_ref(),
+                    offset + start,
+                    image_size,
+                    &self.options.limits,
+                )?;
                 Ok((bytes, m.width, m.height))
             }
             Storage::Missing { file, .. } => Err(Error::missing_sibling(
                 file,
                 format_args!("mip {mip} ({}x{}) of {}", m.width, m.height, t.name),
             )),
-            Storage::Empty => Err(Error::malformed(format!("{} is empty (0x0): it has no pixels", t.name))),
+            Storage::Empty => Err(Error::malformed(format!(
+                "{} is empty (0x0): it has no pixels",
+                t.name
+            ))),
         }
     }
 

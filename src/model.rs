@@ -182,7 +182,9 @@ impl Texture {
     pub fn gpu_bytes(&self) -> u64 {
         self.mips
             .iter()
-            .map(|m| self.format.surface_size(m.width, m.height) * m.depth as u64 * self.slices as u64)
+            .map(|m| {
+                self.format.surface_size(m.width, m.height) * m.depth as u64 * self.slices as u64
+            })
             .sum()
     }
 

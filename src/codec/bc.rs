@@ -5,7 +5,13 @@ use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
 /// Decodes `format` if it is a BCn format; returns Ok(false) for any other format.
-pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut Image) -> Result<bool> {
+pub(super) fn decode(
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    data: &[u8],
+    img: &mut Image,
+) -> Result<bool> {
     use PixelFormat::*;
     let bytes = match format {
         BC1 | BC4 | BC4S => 8,
@@ -38,7 +44,12 @@ pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut
                             let mut rg = [0u8; 32];
                             bcdec_rs::bc5(block, &mut rg, 8, format == BC5S);
                             for t in 0..16 {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[rg[t * 2], rg[t * 2 + 1], 0, 255]);
+                                px[t * 4..t * 4 + 4].copy_from_slice(&[
+                                    rg[t * 2],
+                                    rg[t * 2 + 1],
+                                    0,
+                                    255,
+                                ]);
                             }
                         }
                         _ => unreachable!("float formats decode below"),
@@ -55,7 +66,12 @@ pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut
                     bcdec_rs::bc6h_float(&data[i..i + bytes], &mut rgb, 12, format == BC6HS);
                     let mut px = [0f32; 64];
                     for t in 0..16 {
-                        px[t * 4..t * 4 + 4].copy_from_slice(&[rgb[t * 3], rgb[t * 3 + 1], rgb[t * 3 + 2], 1.0]);
+                        px[t * 4..t * 4 + 4].copy_from_slice(&[
+                            rgb[t * 3],
+                            rgb[t * 3 + 1],
+                            rgb[t * 3 + 2],
+                            1.0,
+                        ]);
                     }
                     copy_block(out, w, h, bx, by, &px);
                 }

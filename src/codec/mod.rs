@@ -80,7 +80,11 @@ pub enum PixelFormat {
     EACRG11,
     EACRG11S,
     /// ASTC with block footprint `w` x `h`; `hdr` says the texture is declared HDR (decode to float).
-    ASTC { w: u8, h: u8, hdr: bool },
+    ASTC {
+        w: u8,
+        h: u8,
+        hdr: bool,
+    },
     PVRTC2RGB,
     PVRTC2RGBA,
     PVRTC4RGB,
@@ -165,7 +169,9 @@ impl PixelFormat {
             R8 | A8 | L8 => px(1),
             LA8 | RG8 | RGB565 | BGRA5551 | ARGB4444 | RGBA4444 | R16 | R16F => px(2),
             RGB8 | BGR8 => px(3),
-            RGBA8 | BGRA8 | ARGB8 | BGRX8 | RG16 | RGB10A2 | RG16F | R32F | RGB9E5 | RG11B10F => px(4),
+            RGBA8 | BGRA8 | ARGB8 | BGRX8 | RG16 | RGB10A2 | RG16F | R32F | RGB9E5 | RG11B10F => {
+                px(4)
+            }
             RGBA16 | RGBA16F | RG32F => px(8),
             RGB32F => px(12),
             RGBA32F => px(16),
@@ -208,8 +214,8 @@ impl PixelFormat {
         use PixelFormat::*;
         match *self {
             R16 | RG16 | RGBA16 | RGB10A2 => Precision::Unorm16,
-            R16F | RG16F | RGBA16F | R32F | RG32F | RGB32F | RGBA32F | RGB9E5 | RG11B10F | BC6HU
-            | BC6HS => Precision::Float,
+            R16F | RG16F | RGBA16F | R32F | RG32F | RGB32F | RGBA32F | RGB9E5 | RG11B10F
+            | BC6HU | BC6HS => Precision::Float,
             ASTC { hdr: true, .. } => Precision::Float,
             _ => Precision::Unorm8,
         }
@@ -224,7 +230,9 @@ impl PixelFormat {
     pub fn surface_size(&self, w: u32, h: u32) -> u64 {
         let b = self.block();
         let bx = (w as u64).div_ceil(b.width as u64).max(b.min_blocks as u64);
-        let by = (h as u64).div_ceil(b.height as u64).max(b.min_blocks as u64);
+        let by = (h as u64)
+            .div_ceil(b.height as u64)
+            .max(b.min_blocks as u64);
         bx * by * b.bytes as u64
     }
 }
@@ -251,11 +259,60 @@ pub const ASTC_FOOTPRINTS: [(u8, u8); 14] = [
 pub const ALL_FIXED: &[PixelFormat] = {
     use PixelFormat::*;
     &[
-        R8, A8, L8, LA8, RG8, RGB8, BGR8, RGBA8, BGRA8, ARGB8, BGRX8, RGB565, BGRA5551, ARGB4444,
-        RGBA4444, R16, RG16, RGBA16, RGB10A2, R16F, RG16F, RGBA16F, R32F, RG32F, RGB32F, RGBA32F,
-        RGB9E5, RG11B10F, BC1, BC2, BC3, BC4, BC4S, BC5, BC5S, BC6HU, BC6HS, BC7, ETC1, ETC2RGB,
-        ETC2RGBA1, ETC2RGBA8, EACR11, EACR11S, EACRG11, EACRG11S, PVRTC2RGB, PVRTC2RGBA, PVRTC4RGB,
-        PVRTC4RGBA, ATCRGB, ATCRGBAExplicit, ATCRGBAInterpolated, YUY2,
+        R8,
+        A8,
+        L8,
+        LA8,
+        RG8,
+        RGB8,
+        BGR8,
+        RGBA8,
+        BGRA8,
+        ARGB8,
+        BGRX8,
+        RGB565,
+        BGRA5551,
+        ARGB4444,
+        RGBA4444,
+        R16,
+        RG16,
+        RGBA16,
+        RGB10A2,
+        R16F,
+        RG16F,
+        RGBA16F,
+        R32F,
+        RG32F,
+        RGB32F,
+        RGBA32F,
+        RGB9E5,
+        RG11B10F,
+        BC1,
+        BC2,
+        BC3,
+        BC4,
+        BC4S,
+        BC5,
+        BC5S,
+        BC6HU,
+        BC6HS,
+        BC7,
+        ETC1,
+        ETC2RGB,
+        ETC2RGBA1,
+        ETC2RGBA8,
+        EACR11,
+        EACR11S,
+        EACRG11,
+        EACRG11S,
+        PVRTC2RGB,
+        PVRTC2RGBA,
+        PVRTC4RGB,
+        PVRTC4RGBA,
+        ATCRGB,
+        ATCRGBAExplicit,
+        ATCRGBAInterpolated,
+        YUY2,
     ]
 };
 
@@ -340,7 +397,10 @@ impl Image {
     pub fn to_rgba8(&self) -> Vec<u8> {
         match &self.pixels {
             Pixels::Rgba8(p) => p.clone(),
-            Pixels::Rgba16(p) => p.iter().map(|&v| ((v as u32 * 255 + 32767) / 65535) as u8).collect(),
+            Pixels::Rgba16(p) => p
+                .iter()
+                .map(|&v| ((v as u32 * 255 + 32767) / 65535) as u8)
+                .collect(),
             Pixels::Rgba32F(p) => p
                 .iter()
                 .map(|&v| (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8)
@@ -361,8 +421,15 @@ pub fn decode_surface(
     limits.check_dims(w, h, 1)?;
     let need = format.surface_size(w, h);
     if (data.len() as u64) < need {
-        return Err(Error::truncated(data.len() as u64, need - data.len() as u64, data.len() as u64)
-            .at_field(&format!("{} surface of {w}x{h} needs {need} bytes", format.name())));
+        return Err(Error::truncated(
+            data.len() as u64,
+            need - data.len() as u64,
+            data.len() as u64,
+        )
+        .at_field(&format!(
+            "{} surface of {w}x{h} needs {need} bytes",
+            format.name()
+        )));
     }
     let mut img = Image::new(w, h, format.precision(), limits)?;
     if w == 0 || h == 0 {
@@ -407,7 +474,15 @@ mod tests {
         }
         assert_eq!(PixelFormat::RGBA8.surface_size(3, 5), 60);
         assert_eq!(PixelFormat::PVRTC4RGBA.surface_size(1, 1), 32);
-        assert_eq!(PixelFormat::ASTC { w: 6, h: 6, hdr: false }.surface_size(492, 180), 82 * 30 * 16);
+        assert_eq!(
+            PixelFormat::ASTC {
+                w: 6,
+                h: 6,
+                hdr: false
+            }
+            .surface_size(492, 180),
+            82 * 30 * 16
+        );
     }
 
     #[test]
@@ -424,6 +499,9 @@ mod tests {
             pixels: Pixels::Rgba8(vec![1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]),
         };
         img.flip_rows();
-        assert_eq!(img.pixels, Pixels::Rgba8(vec![3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1]));
+        assert_eq!(
+            img.pixels,
+            Pixels::Rgba8(vec![3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1])
+        );
     }
 }

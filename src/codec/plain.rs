@@ -6,7 +6,13 @@ use crate::io::Result;
 use half::f16;
 
 /// Decodes `format` if it is an uncompressed format; returns Ok(false) for any other format.
-pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut Image) -> Result<bool> {
+pub(super) fn decode(
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    data: &[u8],
+    img: &mut Image,
+) -> Result<bool> {
     use PixelFormat::*;
     let n = w as usize * h as usize;
     let bpp = format.block().bytes as usize;
@@ -38,15 +44,30 @@ pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut
                 },
                 BGRA5551 => |t| {
                     let v = u16::from_le_bytes([t[0], t[1]]);
-                    [expand(v >> 10, 5), expand(v >> 5, 5), expand(v, 5), if v >> 15 == 1 { 255 } else { 0 }]
+                    [
+                        expand(v >> 10, 5),
+                        expand(v >> 5, 5),
+                        expand(v, 5),
+                        if v >> 15 == 1 { 255 } else { 0 },
+                    ]
                 },
                 ARGB4444 => |t| {
                     let v = u16::from_le_bytes([t[0], t[1]]);
-                    [expand(v >> 8, 4), expand(v >> 4, 4), expand(v, 4), expand(v >> 12, 4)]
+                    [
+                        expand(v >> 8, 4),
+                        expand(v >> 4, 4),
+                        expand(v, 4),
+                        expand(v >> 12, 4),
+                    ]
                 },
                 RGBA4444 => |t| {
                     let v = u16::from_le_bytes([t[0], t[1]]);
-                    [expand(v >> 12, 4), expand(v >> 8, 4), expand(v >> 4, 4), expand(v, 4)]
+                    [
+                        expand(v >> 12, 4),
+                        expand(v >> 8, 4),
+                        expand(v >> 4, 4),
+                        expand(v, 4),
+                    ]
                 },
                 YUY2 => return Ok(false),
                 _ => return Ok(false),
@@ -88,7 +109,12 @@ pub(super) fn decode(format: PixelFormat, w: u32, h: u32, data: &[u8], img: &mut
                     RGB9E5 => rgb9e5(u32le(t, 0)),
                     RG11B10F => {
                         let v = u32le(t, 0);
-                        [small_float(v & 0x7ff, 6), small_float((v >> 11) & 0x7ff, 6), small_float(v >> 22, 5), 1.0]
+                        [
+                            small_float(v & 0x7ff, 6),
+                            small_float((v >> 11) & 0x7ff, 6),
+                            small_float(v >> 22, 5),
+                            1.0,
+                        ]
                     }
                     _ => return Ok(false),
                 };

@@ -148,7 +148,11 @@ mod tests {
 
     #[test]
     fn inner_context_wins() {
-        let e = Error::malformed("x").in_file("a").in_file("b").at_field("f1").at_field("f2");
+        let e = Error::malformed("x")
+            .in_file("a")
+            .in_file("b")
+            .at_field("f1")
+            .at_field("f2");
         assert_eq!(e.file.as_deref(), Some("a"));
         assert_eq!(e.field.as_deref(), Some("f1"));
     }

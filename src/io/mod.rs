@@ -35,7 +35,9 @@ pub fn read_range(src: &dyn Source, offset: u64, len: u64, limits: &Limits) -> R
     if end > src.len() {
         return Err(Error::truncated(offset, len, src.len()).in_file(src.name()));
     }
-    limits.check_alloc(len, "a read").map_err(|e| e.in_file(src.name()))?;
+    limits
+        .check_alloc(len, "a read")
+        .map_err(|e| e.in_file(src.name()))?;
     let mut buf = vec![0u8; len as usize];
     src.read_exact_at(offset, &mut buf)
         .map_err(|e| e.in_file(src.name()))?;
@@ -161,9 +163,12 @@ impl Source for FileSource {
         #[cfg(unix)]
         {
             use std::os::unix::fs::FileExt;
-            self.file
-                .read_exact_at(buf, offset)
-                .map_err(|e| Error::io(format!("read of {} bytes at {offset} failed: {e}", buf.len())))
+            self.file.read_exact_at(buf, offset).map_err(|e| {
+                Error::io(format!(
+                    "read of {} bytes at {offset} failed: {e}",
+                    buf.len()
+                ))
+            })
         }
         #[cfg(not(unix))]
         {
@@ -171,7 +176,12 @@ impl Source for FileSource {
             let mut f = &self.file;
             f.seek(SeekFrom::Start(offset))
                 .and_then(|_| f.read_exact(buf))
-                .map_err(|e| Error::io(format!("read of {} bytes at {offset} failed: {e}", buf.len())))
+                .map_err(|e| {
+                    Error::io(format!(
+                        "read of {} bytes at {offset} failed: {e}",
+                        buf.len()
+                    ))
+                })
         }
     }
 }
@@ -227,7 +237,13 @@ impl Limits {
 
     /// Checks a count read from a file against the limit and against the bytes that remain
     /// (`count * min_elem_size <= remaining`), before anything is allocated for it.
-    pub fn check_count(&self, count: u64, min_elem_size: u64, remaining: u64, what: &str) -> Result<()> {
+    pub fn check_count(
+        &self,
+        count: u64,
+        min_elem_size: u64,
+        remaining: u64,
+        what: &str,
+    ) -> Result<()> {
         if count > self.max_entries {
             return Err(Error::limit(format!(
                 "{what}: {count} entries is over the limit of {}",
@@ -261,7 +277,10 @@ mod tests {
             max_alloc: 1,
             ..Limits::default()
         };
-        assert_eq!(read_range(&s, 0, 2, &tight).unwrap_err().kind, ErrorKind::LimitExceeded);
+        assert_eq!(
+            read_range(&s, 0, 2, &tight).unwrap_err().kind,
+            ErrorKind::LimitExceeded
+        );
     }
 
     #[test]
@@ -273,14 +292,20 @@ mod tests {
         w.read_exact_at(0, &mut b).unwrap();
         assert_eq!(b, [2, 3, 4]);
         assert!(w.read_exact_at(1, &mut b).is_err());
-        assert_eq!(read_up_to(&w, 1, 100, &Limits::default()).unwrap(), vec![3, 4]);
+        assert_eq!(
+            read_up_to(&w, 1, 100, &Limits::default()).unwrap(),
+            vec![3, 4]
+        );
     }
 
     #[test]
     fn counts_are_checked_against_remaining_bytes() {
         let l = Limits::default();
         assert!(l.check_count(10, 4, 40, "names").is_ok());
-        assert_eq!(l.check_count(11, 4, 40, "names").unwrap_err().kind, ErrorKind::Malformed);
+        assert_eq!(
+            l.check_count(11, 4, 40, "names").unwrap_err().kind,
+            ErrorKind::Malformed
+        );
         assert_eq!(
             l.check_count(u64::MAX, 0, 40, "names").unwrap_err().kind,
             ErrorKind::LimitExceeded

@@ -86,7 +86,11 @@ impl<'a> Reader<'a> {
     }
 
     fn truncated(&self, need: usize) -> Error {
-        Error::truncated(self.abs_pos(), need as u64, self.base + self.data.len() as u64)
+        Error::truncated(
+            self.abs_pos(),
+            need as u64,
+            self.base + self.data.len() as u64,
+        )
     }
 
     /// Moves to `pos` (relative to this reader's data); the end itself is a valid position.
@@ -212,7 +216,9 @@ impl<'a> Reader<'a> {
         let at = self.abs_pos();
         let n = self.i32()?;
         if n < 0 {
-            return Err(Error::malformed(format!("{what}: negative count {n} at offset {at}")));
+            return Err(Error::malformed(format!(
+                "{what}: negative count {n} at offset {at}"
+            )));
         }
         limits.check_count(n as u64, min_elem_size, self.remaining() as u64, what)?;
         Ok(n as usize)
