@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Everything `npm test` checks, in order, stopping at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="${TEXSCOPE_CACHE:-$HOME/.cache/texscope}/bin:$HOME/.cargo/bin:$PATH"
+
+step() { echo; echo "== $*"; }
+step "cargo fmt --check";                      cargo fmt --check
+step "clippy (native, all targets)";           cargo clippy --all-targets -- -D warnings
+step "clippy (wasm32 lib)";                    cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+step "cargo test";                             cargo test
+step "wasm build";                             bash scripts/build-wasm.sh
+step "page build (vite)";                      node_modules/.bin/vite build --logLevel warn
+step "browser tests";                          node --test --test-concurrency=1 tests/browser/

@@ -1,0 +1,10 @@
+import { defineConfig } from 'vite';
+
+// The page is index.html at the root; www/ holds its scripts and the generated wasm (www/pkg).
+export default defineConfig({
+  server: { host: '127.0.0.1' },
+  preview: { host: '127.0.0.1' },
+  // The decode worker imports the wasm bindings as an ES module.
+  worker: { format: 'es' },
+  build: { outDir: 'dist', target: 'es2022' },
+});

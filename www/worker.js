@@ -1,0 +1,54 @@
+// The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
+// dedicated worker because the core reads files synchronously (FileReaderSync), and so that
+// parsing and decoding never freeze the page.
+import init, { Session, takePanic } from './pkg/texscope.js';
+
+const ready = init();
+let session = null;
+// After a panic the wasm instance is unusable; the page starts a fresh worker.
+let broken = false;
+
+function message(e) {
+  const panic = takePanicSafe();
+  if (panic) return `Texscope hit an internal error: ${panic}. Please report it with the file.`;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+function takePanicSafe() {
+  try { return takePanic(); } catch { return null; }
+}
+
+async function handle(req) {
+  await ready;
+  session ??= new Session();
+  switch (req.op) {
+    case 'add':
+      session.add(req.files);
+      return { textures: session.textures(), problems: session.problems() };
+    case 'decode': {
+      const img = session.decode(req.texture, req.mip, req.slice);
+      return { result: img, transfer: [img.data.buffer] };
+    }
+    default:
+      throw new Error(`unknown request ${req.op}`);
+  }
+}
+
+self.onmessage = async (ev) => {
+  const req = ev.data;
+  if (broken) {
+    self.postMessage({ id: req.id, ok: false, fatal: true, error: 'the decoder stopped after an internal error' });
+    return;
+  }
+  try {
+    const out = await handle(req);
+    if (out.transfer) self.postMessage({ id: req.id, ok: true, value: out.result }, out.transfer);
+    else self.postMessage({ id: req.id, ok: true, value: out });
+  } catch (e) {
+    // A wasm trap (panic) is a WebAssembly.RuntimeError; a JsError from the core is a plain Error.
+    const fatal = e instanceof WebAssembly.RuntimeError;
+    if (fatal) broken = true;
+    self.postMessage({ id: req.id, ok: false, fatal, error: message(e) });
+  }
+};
