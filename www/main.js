@@ -270,8 +270,8 @@ function fitZoom() {
   if (!state.image) return 1;
   const r = el.viewport.getBoundingClientRect();
   const z = Math.min((r.width - 32) / state.image.width, (r.height - 32) / state.image.height);
-  // Whole-number zoom above 1 keeps texels square and crisp.
-  return z >= 1 ? Math.max(1, Math.floor(z)) : z;
+  // Whole-number zoom above 1 keeps texels square and crisp; 64x is as close as zoom goes.
+  return z >= 1 ? Math.min(64, Math.floor(z)) : z;
 }
 
 function applyZoom() {

@@ -3,8 +3,7 @@
 // values the fixtures were built from (tests/browser/dds-fixtures.mjs says where each comes from).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from './server.mjs';
@@ -15,24 +14,23 @@ const DIST = join(ROOT, 'dist');
 const OUT = join(ROOT, 'test-output');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-let server, browser, profile;
+let server, browser;
 
 before(async () => {
   assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
   mkdirSync(OUT, { recursive: true });
   server = await serve(DIST);
-  profile = mkdtempSync(join(tmpdir(), 'texscope-chromium-'));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
+    // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir).
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-sync', '--disable-quic', `--user-data-dir=${profile}`],
+      '--no-first-run', '--disable-sync', '--disable-quic'],
   });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 async function openPage(t) {
@@ -79,6 +77,10 @@ test('BC1 .dds: four-colour and punch-through blocks decode to the hand-computed
   assert.equal(v.width, 8);
   assert.equal(v.height, 4);
   for (let y = 0; y < 4; y++) for (let x = 0; x < 8; x++) assert.deepEqual(await pixel(page, x, y), bc1Expected[x], `(${x},${y})`);
+  // Hovering texel (2, 1) shows its raw value in the status bar.
+  const box = await page.locator('[data-testid=canvas]').boundingBox();
+  await page.mouse.move(box.x + (2.5 * box.width) / 8, box.y + (1.5 * box.height) / 4);
+  assert.equal(await page.textContent('[data-testid=pixel-label]'), `(2, 1)  ${bc1Expected[2].join(', ')}`);
   await page.screenshot({ path: join(OUT, 'bc1.png') });
   assert.deepEqual(problems, []);
 });
