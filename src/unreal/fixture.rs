@@ -1,0 +1,1 @@
+//! Fixture generator (filled in below).
