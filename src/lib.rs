@@ -277,7 +277,10 @@ impl Catalog {
     ) -> Result<unreal::vt::VtImage> {
         let t = self.texture(tex)?;
         let Layout::Virtual(vt) = &t.layout else {
-            return Err(Error::malformed(format!("{} is not a virtual texture", t.name)));
+            return Err(Error::malformed(format!(
+                "{} is not a virtual texture",
+                t.name
+            )));
         };
         unreal::vt::decode_tiles(
             vt,

@@ -78,9 +78,14 @@ pub fn open(ctx: &mut OpenContext) {
             continue;
         }
         let head = ctx.head(i, 4).unwrap_or_default();
-        let legacy = head.len() == 4 && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
+        let legacy = head.len() == 4
+            && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
         ctx.claimed[i] = true;
-        let uexp = if legacy { sibling(ctx, i, ".uexp") } else { None };
+        let uexp = if legacy {
+            sibling(ctx, i, ".uexp")
+        } else {
+            None
+        };
         let ubulk = sibling(ctx, i, ".ubulk");
         let uptnl = sibling(ctx, i, ".uptnl");
         for j in [uexp, ubulk, uptnl].into_iter().flatten() {
@@ -99,9 +104,11 @@ pub fn open(ctx: &mut OpenContext) {
                 &Error::not_recognised("the package has no texture export with cooked pixel data"),
             )),
             Ok(_) => {}
-            Err(e) => ctx
-                .problems
-                .push(FileProblem::new(&name, Some(Engine::Unreal), &e.in_file(&name))),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &e.in_file(&name),
+            )),
         }
     }
     for i in ctx.unclaimed() {
@@ -250,7 +257,10 @@ fn mip_list(ids: &[usize]) -> String {
         (Some(a), Some(b)) if b - a + 1 == ids.len() => format!("mips {a}-{b}"),
         _ => format!(
             "mips {}",
-            ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -285,10 +295,18 @@ fn build_texture(
     t.add_meta("FirstMipToSerialize", pd.first_mip);
     t.add_meta(
         "Platform data",
-        format!("bytes {}..{} of {}", pd.start, pd.end, ctx.sources[data_src].name()),
+        format!(
+            "bytes {}..{} of {}",
+            pd.start,
+            pd.end,
+            ctx.sources[data_src].name()
+        ),
     );
     if blocks.len() > 1 {
-        let others: Vec<&str> = blocks[1..].iter().map(|b| b.pixel_format.as_str()).collect();
+        let others: Vec<&str> = blocks[1..]
+            .iter()
+            .map(|b| b.pixel_format.as_str())
+            .collect();
         t.add_meta("Other cooked formats", others.join(", "));
         t.notes.push(format!(
             "the package holds {} cooked formats; showing the first ({})",
@@ -373,7 +391,11 @@ fn build_texture(
         t.mips.push(Mip {
             width: m.width,
             height: m.height,
-            depth: if kind == TextureKind::Volume { m.depth } else { 1 },
+            depth: if kind == TextureKind::Volume {
+                m.depth
+            } else {
+                1
+            },
             surfaces,
             location_note: note,
         });
@@ -475,7 +497,12 @@ fn build_vt(
 ) -> Texture {
     let mut layout = raw.layout.clone();
     let mut missing = Vec::new();
-    for (k, (chunk, p)) in layout.chunks.iter_mut().zip(&raw.chunk_payloads).enumerate() {
+    for (k, (chunk, p)) in layout
+        .chunks
+        .iter_mut()
+        .zip(&raw.chunk_payloads)
+        .enumerate()
+    {
         let (st, _) = storage(ctx, files, data_src, p);
         if let Storage::Missing { file, .. } = &st {
             missing.push((k, file.clone()));
@@ -508,8 +535,9 @@ fn build_vt(
             layout.chunks.len()
         ),
     );
-    t.notes
-        .push("virtual texture: slices are its layers; decode any mip or rectangle of tiles".into());
+    t.notes.push(
+        "virtual texture: slices are its layers; decode any mip or rectangle of tiles".into(),
+    );
     for (k, f) in &missing {
         let mips: Vec<usize> = layout
             .mips

@@ -262,7 +262,9 @@ pub fn parse_legacy(uasset: &dyn Source, limits: &Limits) -> Result<Package> {
     let mut c = Cursor::new(uasset, 0, len, limits);
     let tag = c.u32()?;
     if tag != PACKAGE_TAG {
-        return Err(Error::not_recognised("not a legacy Unreal package (no 0x9E2A83C1 tag)"));
+        return Err(Error::not_recognised(
+            "not a legacy Unreal package (no 0x9E2A83C1 tag)",
+        ));
     }
     let legacy = c.i32()?;
     if !(-9..=-4).contains(&legacy) {
@@ -345,7 +347,10 @@ fn finish_legacy(
         } else {
             None
         };
-        let name = names.get(e.name.max(0) as usize).cloned().unwrap_or_default();
+        let name = names
+            .get(e.name.max(0) as usize)
+            .cloned()
+            .unwrap_or_default();
         if e.serial_offset < 0 || e.serial_size < 0 {
             return Err(Error::malformed(format!(
                 "export {name} has a negative serial range"
@@ -363,7 +368,11 @@ fn finish_legacy(
         });
     }
     let resources = if s.data_resource_offset > 0 {
-        Some(read_data_resources(c, s.data_resource_offset as u64, limits)?)
+        Some(read_data_resources(
+            c,
+            s.data_resource_offset as u64,
+            limits,
+        )?)
     } else {
         None
     };

@@ -496,7 +496,11 @@ fn expected_dims(pd: &PlatformData, prev: Option<(u32, u32, u32)>) -> Vec<(u32, 
     match prev {
         Some((w, h, d)) => vec![(half(w), half(h), if d > 1 { half(d) } else { 1 })],
         None => {
-            let depth = if pd.is_cube() { 1 } else { pd.num_slices().max(1) };
+            let depth = if pd.is_cube() {
+                1
+            } else {
+                pd.num_slices().max(1)
+            };
             (0..16u32)
                 .map(|k| {
                     let s = (pd.first_mip.max(0) as u32 + k).min(31);
@@ -632,10 +636,21 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
         ),
         // PayloadAtEndOfFile alone: same package at a combined-file offset (notes §4).
         None => {
-            let pos = offset.checked_sub(coord_delta).filter(|&p| p >= 0).ok_or_else(|| {
-                Error::malformed(format!("bulk data at combined offset {offset} lies before the export data"))
-            })?;
-            (Payload::Inline { pos: pos as u64, size }, flags)
+            let pos = offset
+                .checked_sub(coord_delta)
+                .filter(|&p| p >= 0)
+                .ok_or_else(|| {
+                    Error::malformed(format!(
+                        "bulk data at combined offset {offset} lies before the export data"
+                    ))
+                })?;
+            (
+                Payload::Inline {
+                    pos: pos as u64,
+                    size,
+                },
+                flags,
+            )
         }
     })
 }

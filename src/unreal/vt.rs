@@ -151,7 +151,11 @@ impl VtLayout {
             tile_index,
             chunk: m.chunk,
             offset,
-            length: if tile_index.is_some() { l.bytes as u64 } else { 0 },
+            length: if tile_index.is_some() {
+                l.bytes as u64
+            } else {
+                0
+            },
             present: tile_index.is_some() && chunk_ok,
         })
     }
@@ -177,7 +181,9 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
     let _cooked = c.bool32()?;
     let num_layers = c.u32()?;
     if !(1..=8).contains(&num_layers) {
-        return Err(Error::malformed(format!("VT NumLayers {num_layers} (1..8)")));
+        return Err(Error::malformed(format!(
+            "VT NumLayers {num_layers} (1..8)"
+        )));
     }
     let width_in_blocks = c.u32()?;
     let height_in_blocks = c.u32()?;
@@ -210,7 +216,9 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
         ));
     }
     if base_per_mip.len() != n as usize {
-        return Err(Error::malformed("BaseOffsetPerMip length differs from NumMips"));
+        return Err(Error::malformed(
+            "BaseOffsetPerMip length differs from NumMips",
+        ));
     }
     let mut mips = Vec::new();
     for m in 0..n as usize {
@@ -302,9 +310,14 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
                     .and_then(|i| rows.get(i))
                     .copied()
                     .ok_or_else(|| {
-                        Error::malformed(format!("VT chunk names data resource {idx}, which does not exist"))
+                        Error::malformed(format!(
+                            "VT chunk names data resource {idx}, which does not exist"
+                        ))
                     })?;
-                (texture::entry_payload(c, row)?, format!("data resource {idx}"))
+                (
+                    texture::entry_payload(c, row)?,
+                    format!("data resource {idx}"),
+                )
             }
             None => (
                 texture::read_bulk_header(c, pkg, export.coord_delta)?.0,
@@ -393,7 +406,15 @@ fn fill(img: &mut Image, x0: u32, y0: u32, w: u32, h: u32, c: [f32; 4]) {
 
 /// Copies a `w` x `h` region from (sx, sy) of `src` to (dx, dy) of `dst` (same precision).
 fn blit(dst: &mut Image, src: &Image, (sx, sy): (u32, u32), (dx, dy): (u32, u32), w: u32, h: u32) {
-    fn rows<T: Copy>(d: &mut [T], s: &[T], dw: usize, sw: usize, a: [usize; 4], w: usize, h: usize) {
+    fn rows<T: Copy>(
+        d: &mut [T],
+        s: &[T],
+        dw: usize,
+        sw: usize,
+        a: [usize; 4],
+        w: usize,
+        h: usize,
+    ) {
         let [sx, sy, dx, dy] = a;
         for r in 0..h {
             let so = ((sy + r) * sw + sx) * 4;
@@ -424,14 +445,15 @@ pub fn decode_tiles<'s>(
     source: impl Fn(usize) -> Option<&'s dyn Source>,
     limits: &Limits,
 ) -> Result<VtImage> {
-    let m = vt
-        .mips
-        .get(mip)
-        .ok_or_else(|| Error::malformed(format!("the VT has {} mips; no mip {mip}", vt.mips.len())))?;
-    let l = vt
-        .layers
-        .get(layer)
-        .ok_or_else(|| Error::malformed(format!("the VT has {} layers; no layer {layer}", vt.layers.len())))?;
+    let m = vt.mips.get(mip).ok_or_else(|| {
+        Error::malformed(format!("the VT has {} mips; no mip {mip}", vt.mips.len()))
+    })?;
+    let l = vt.layers.get(layer).ok_or_else(|| {
+        Error::malformed(format!(
+            "the VT has {} layers; no layer {layer}",
+            vt.layers.len()
+        ))
+    })?;
     let r = rect.unwrap_or(TileRect {
         x: 0,
         y: 0,
@@ -470,7 +492,14 @@ pub fn decode_tiles<'s>(
             let ch = t.min(ih - dy);
             let cell = vt.tile(mip, layer, tx, ty);
             let tile = match (&cell, &chunk.storage) {
-                (Some(c), Storage::Range { source: s, offset, length }) if c.tile_index.is_some() => {
+                (
+                    Some(c),
+                    Storage::Range {
+                        source: s,
+                        offset,
+                        length,
+                    },
+                ) if c.tile_index.is_some() => {
                     if c.offset + c.length > *length {
                         return Err(Error::malformed(format!(
                             "VT tile ({tx}, {ty}) of mip {mip} ends at {} but chunk {} holds {length} bytes",
@@ -478,7 +507,8 @@ pub fn decode_tiles<'s>(
                             m.chunk
                         )));
                     }
-                    let src = source(*s).ok_or_else(|| Error::malformed("VT chunk names an unknown source"))?;
+                    let src = source(*s)
+                        .ok_or_else(|| Error::malformed("VT chunk names an unknown source"))?;
                     Some(read_range(src, offset + c.offset, c.length, limits)?)
                 }
                 (Some(c), Storage::Missing { file, .. }) if c.tile_index.is_some() => {
