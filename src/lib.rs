@@ -10,6 +10,7 @@ pub mod dds;
 pub mod io;
 pub mod model;
 mod sniff;
+pub mod unreal;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
@@ -111,7 +112,7 @@ pub fn file_stem(path: &str) -> &str {
 type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
-const OPENERS: &[EngineOpener] = &[dds::open];
+const OPENERS: &[EngineOpener] = &[dds::open, unreal::open];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
@@ -253,6 +254,9 @@ impl Catalog {
     /// `as_stored` is asked for.
     pub fn decode(&self, tex: usize, mip: usize, slice: u32, opts: DecodeOptions) -> Result<Image> {
         let t = self.texture(tex)?;
+        if let Layout::Virtual(_) = &t.layout {
+            return self.decode_tiles(tex, mip, slice, None).map(|v| v.image);
+        }
         let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
         let mut img = decode_surface(t.format, w, h, &bytes, &self.options.limits)
             .map_err(|e| e.in_file(&t.file))?;
@@ -260,5 +264,32 @@ impl Catalog {
             img.flip_rows();
         }
         Ok(img)
+    }
+
+    /// Decodes a rectangle of tiles (all of them when `rect` is None) of one layer of a virtual
+    /// texture; absent tiles get the layer's fallback colour and are listed in the result.
+    pub fn decode_tiles(
+        &self,
+        tex: usize,
+        mip: usize,
+        layer: u32,
+        rect: Option<unreal::vt::TileRect>,
+    ) -> Result<unreal::vt::VtImage> {
+        let t = self.texture(tex)?;
+        let Layout::Virtual(vt) = &t.layout else {
+            return Err(Error::malformed(format!(
+                "{} is not a virtual texture",
+                t.name
+            )));
+        };
+        unreal::vt::decode_tiles(
+            vt,
+            mip,
+            layer as usize,
+            rect,
+            |i| self.sources.get(i).map(|s| s.as_ref()),
+            &self.options.limits,
+        )
+        .map_err(|e| e.in_file(&t.file))
     }
 }

@@ -107,6 +107,8 @@ impl Mip {
 pub enum Layout {
     /// `mips[m].surfaces[s]` each hold one image of `format`.
     Surfaces,
+    /// A UE5 virtual texture: tiles in chunks (seed 000); `slices` are its layers.
+    Virtual(Box<crate::unreal::vt::VtLayout>),
 }
 
 /// Row order of the stored surfaces.

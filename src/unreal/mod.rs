@@ -1,0 +1,567 @@
+//! Unreal Engine cooked textures (seed 000, issue 5, shared notes unreal-layout.md): legacy
+//! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
+//! .uzenasset), classic mip chains and UE5 virtual textures.
+
+mod cursor;
+pub mod fixture;
+pub mod package;
+pub mod texture;
+pub mod vt;
+
+use crate::io::{Error, Result};
+use crate::model::{
+    ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, RowOrder, SourceId, Storage,
+    Texture, TextureKind,
+};
+use crate::{base_name, file_stem, FileProblem, OpenContext};
+use package::{Export, Flavor, Package, PACKAGE_TAG};
+use texture::{BulkFile, Payload, PlatformData};
+
+/// Classes whose exports carry cooked pixel data (seed 000, issue 5).
+fn is_texture_class(class: &str) -> bool {
+    matches!(
+        class,
+        "Texture2D"
+            | "TextureCube"
+            | "VolumeTexture"
+            | "Texture2DArray"
+            | "TextureCubeArray"
+            | "LightMapTexture2D"
+            | "ShadowMapTexture2D"
+            | "LightMapVirtualTexture2D"
+            | "VirtualTexture2D"
+            | "Texture2DDynamic"
+    )
+}
+
+fn ext_of(name: &str) -> String {
+    let b = base_name(name);
+    match b.find('.') {
+        Some(i) => b[i..].to_ascii_lowercase(),
+        None => String::new(),
+    }
+}
+
+/// The path with its extension replaced, for sibling lookup (`a/T.uasset` -> `a/T.ubulk`).
+fn with_ext(name: &str, ext: &str) -> String {
+    let b = base_name(name);
+    let dir = &name[..name.len() - b.len()];
+    format!("{dir}{}{ext}", file_stem(b))
+}
+
+/// A sibling in the same folder first; a same-named file anywhere only when it is unique.
+fn sibling(ctx: &OpenContext, i: usize, ext: &str) -> Option<usize> {
+    let want = with_ext(ctx.sources[i].name(), ext);
+    let n = ctx.claimed.len();
+    if let Some(j) = (0..n).find(|&j| ctx.sources[j].name().eq_ignore_ascii_case(&want)) {
+        return Some(j);
+    }
+    let b = base_name(&want);
+    let hits: Vec<usize> = (0..n)
+        .filter(|&j| base_name(ctx.sources[j].name()).eq_ignore_ascii_case(b))
+        .collect();
+    match hits.as_slice() {
+        [j] => Some(*j),
+        _ => None,
+    }
+}
+
+/// The Unreal opener: claims packages and their siblings, lists texture exports.
+pub fn open(ctx: &mut OpenContext) {
+    for i in ctx.unclaimed() {
+        if ctx.claimed[i] {
+            continue;
+        }
+        let name = ctx.sources[i].name().to_string();
+        let ext = ext_of(&name);
+        if !matches!(ext.as_str(), ".uasset" | ".uzenasset" | ".umap") {
+            continue;
+        }
+        let head = ctx.head(i, 4).unwrap_or_default();
+        let legacy = head.len() == 4
+            && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
+        ctx.claimed[i] = true;
+        let uexp = if legacy {
+            sibling(ctx, i, ".uexp")
+        } else {
+            None
+        };
+        let ubulk = sibling(ctx, i, ".ubulk");
+        let uptnl = sibling(ctx, i, ".uptnl");
+        for j in [uexp, ubulk, uptnl].into_iter().flatten() {
+            ctx.claimed[j] = true;
+        }
+        let files = Files {
+            main: i,
+            uexp,
+            ubulk,
+            uptnl,
+        };
+        match open_package(ctx, &files, legacy) {
+            Ok(0) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &Error::not_recognised("the package has no texture export with cooked pixel data"),
+            )),
+            Ok(_) => {}
+            Err(e) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &e.in_file(&name),
+            )),
+        }
+    }
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        let ext = ext_of(&name);
+        if matches!(ext.as_str(), ".uexp" | ".ubulk" | ".uptnl" | ".m.ubulk") {
+            ctx.claimed[i] = true;
+            let e = Error::missing_sibling(
+                &with_ext(base_name(&name), ".uasset"),
+                format_args!("{name} (it only continues a package)"),
+            );
+            ctx.problems
+                .push(FileProblem::new(&name, Some(Engine::Unreal), &e));
+        }
+    }
+}
+
+struct Files {
+    main: usize,
+    uexp: Option<usize>,
+    ubulk: Option<usize>,
+    uptnl: Option<usize>,
+}
+
+fn open_package(ctx: &mut OpenContext, files: &Files, legacy: bool) -> Result<usize> {
+    let main = ctx.sources[files.main].clone();
+    let pkg = if legacy {
+        package::parse_legacy(main.as_ref(), &ctx.limits)?
+    } else {
+        package::parse_zen(main.as_ref(), &ctx.limits)?
+    };
+    let mut found = 0;
+    for export in &pkg.exports {
+        if let Some(class) = &export.class {
+            if !is_texture_class(class) {
+                continue;
+            }
+        }
+        let data_src = if export.in_uexp {
+            match files.uexp {
+                Some(j) => j,
+                None => {
+                    return Err(Error::missing_sibling(
+                        &with_ext(base_name(main.name()), ".uexp"),
+                        format_args!("the export data of {}", export.name),
+                    ))
+                }
+            }
+        } else {
+            files.main
+        };
+        let src = ctx.sources[data_src].clone();
+        let blocks = match texture::find_platform_data(src.as_ref(), &pkg, export, &ctx.limits) {
+            Ok(b) => b,
+            // Zen exports name no class: anything without platform data is simply not a texture.
+            Err(_) if export.class.is_none() => continue,
+            Err(e) => {
+                let t = error_texture(main.name(), export, &e.in_file(src.name()));
+                ctx.textures.push(t);
+                found += 1;
+                continue;
+            }
+        };
+        let t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
+        ctx.textures.push(t);
+        found += 1;
+    }
+    Ok(found)
+}
+
+fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
+    Texture {
+        file: file.to_string(),
+        engine: Engine::Unreal,
+        name: export.name.clone(),
+        class: export.class.clone().unwrap_or_else(|| "Texture".into()),
+        kind: TextureKind::Tex2D,
+        format: crate::PixelFormat::RGBA8,
+        native_format: NativeFormat::Name(String::new()),
+        width: 0,
+        height: 0,
+        depth: 1,
+        authored: None,
+        slices: 1,
+        mips: Vec::new(),
+        color_space: ColorSpace::Unknown,
+        normal_map: None,
+        rows: RowOrder::TopFirst,
+        layout: Layout::Surfaces,
+        metadata: Vec::new(),
+        notes: Vec::new(),
+        error: Some(e.to_string()),
+    }
+}
+
+fn flavor_name(pkg: &Package) -> &'static str {
+    match pkg.flavor {
+        Flavor::Legacy => "legacy (.uasset + .uexp)",
+        Flavor::Zen4 => "zen (UE4.26/4.27 IoStore)",
+        Flavor::Zen5 { .. } => "zen (UE5 IoStore)",
+    }
+}
+
+/// Maps a payload onto the opened files.
+fn storage(ctx: &OpenContext, files: &Files, data_src: SourceId, p: &Payload) -> (Storage, String) {
+    match p {
+        Payload::Inline { pos, size } => (
+            Storage::Range {
+                source: data_src,
+                offset: *pos,
+                length: *size,
+            },
+            "inline".into(),
+        ),
+        Payload::External { file, offset, size } => {
+            let (idx, ext) = match file {
+                BulkFile::Ubulk => (files.ubulk, ".ubulk"),
+                BulkFile::Uptnl => (files.uptnl, ".uptnl"),
+            };
+            let fname = with_ext(base_name(ctx.sources[files.main].name()), ext);
+            match idx {
+                Some(j) => (
+                    Storage::Range {
+                        source: j,
+                        offset: *offset,
+                        length: *size,
+                    },
+                    fname,
+                ),
+                None => (
+                    Storage::Missing {
+                        file: fname.clone(),
+                        length: *size,
+                    },
+                    fname,
+                ),
+            }
+        }
+        Payload::Nothing | Payload::Unreadable(_) => (Storage::Empty, "none".into()),
+    }
+}
+
+fn mip_list(ids: &[usize]) -> String {
+    match (ids.first(), ids.last()) {
+        (Some(a), Some(b)) if a == b => format!("mip {a}"),
+        (Some(a), Some(b)) if b - a + 1 == ids.len() => format!("mips {a}-{b}"),
+        _ => format!(
+            "mips {}",
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn build_texture(
+    ctx: &OpenContext,
+    files: &Files,
+    pkg: &Package,
+    export: &Export,
+    data_src: SourceId,
+    blocks: &[PlatformData],
+) -> Texture {
+    let pd = &blocks[0];
+    let file = ctx.sources[files.main].name().to_string();
+    let format = texture::pixel_format(&pd.pixel_format);
+    let mut t = error_texture(&file, export, &Error::malformed(""));
+    t.error = None;
+    t.native_format = NativeFormat::Name(pd.pixel_format.clone());
+    t.format = format.unwrap_or(crate::PixelFormat::RGBA8);
+    if format.is_none() {
+        t.error = Some(format!(
+            "pixel format {} is not supported by Texscope",
+            pd.pixel_format
+        ));
+    }
+    t.add_meta("Package", flavor_name(pkg));
+    t.add_meta("Engine (guessed from layout)", engine_guess(pkg, pd));
+    t.add_meta("Package flags", format!("0x{:08X}", pkg.package_flags));
+    t.add_meta("Pixel format", &pd.pixel_format);
+    t.add_meta("PackedData", format!("0x{:08X}", pd.packed_data));
+    t.add_meta("SizeX x SizeY", format!("{}x{}", pd.size_x, pd.size_y));
+    t.add_meta("FirstMipToSerialize", pd.first_mip);
+    t.add_meta(
+        "Platform data",
+        format!(
+            "bytes {}..{} of {}",
+            pd.start,
+            pd.end,
+            ctx.sources[data_src].name()
+        ),
+    );
+    if blocks.len() > 1 {
+        let others: Vec<&str> = blocks[1..]
+            .iter()
+            .map(|b| b.pixel_format.as_str())
+            .collect();
+        t.add_meta("Other cooked formats", others.join(", "));
+        t.notes.push(format!(
+            "the package holds {} cooked formats; showing the first ({})",
+            blocks.len(),
+            pd.pixel_format
+        ));
+    }
+    let class = export.class.clone().unwrap_or_else(|| {
+        // Zen exports reference their class by hash; infer it from the platform data.
+        if pd.is_cube() {
+            "TextureCube".into()
+        } else if pd.mips.first().is_some_and(|m| m.depth > 1) {
+            "VolumeTexture".into()
+        } else if pd.num_slices() > 1 {
+            "Texture2DArray".into()
+        } else {
+            "Texture2D".into()
+        }
+    });
+    let slices = pd.num_slices().max(1);
+    let (kind, slices) = if pd.is_cube() || class.contains("Cube") {
+        if slices > 6 {
+            (TextureKind::Array, slices)
+        } else {
+            (TextureKind::Cube, 6)
+        }
+    } else if class == "VolumeTexture" || pd.mips.first().is_some_and(|m| m.depth > 1) {
+        (TextureKind::Volume, 1)
+    } else if class.contains("Array") || slices > 1 {
+        (TextureKind::Array, slices)
+    } else {
+        (TextureKind::Tex2D, 1)
+    };
+    t.class = class;
+    t.kind = kind;
+    t.slices = slices;
+    if t.format == crate::PixelFormat::BC5 {
+        // Issue 5: BC5 is how UE cooks TC_Normalmap (notes §6); the properties saying so are
+        // unversioned, so this is the format's usual meaning, not a read fact.
+        t.normal_map = Some(NormalEncoding::Rg);
+    }
+    t.notes.push(
+        "colour space unknown: sRGB and compression settings are in unversioned properties".into(),
+    );
+
+    if let Some(raw) = &pd.vt {
+        return build_vt(ctx, files, data_src, t, raw, pd);
+    }
+
+    let mut missing_by_file: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, m) in pd.mips.iter().enumerate() {
+        if let Payload::Unreadable(msg) = &m.payload {
+            t.error = Some(format!("mip {i}: {msg}"));
+        }
+        let (st, note) = storage(ctx, files, data_src, &m.payload);
+        t.add_meta(
+            &format!("mip {i} bulk"),
+            format!(
+                "{}x{}x{} {}; {} ({}); {}",
+                m.width,
+                m.height,
+                m.depth,
+                m.how,
+                texture::bulk_flags::describe(m.flags),
+                m.flags,
+                match &m.payload {
+                    Payload::Inline { pos, size } => format!("{size} bytes inline at {pos}"),
+                    Payload::External { offset, size, .. } =>
+                        format!("{size} bytes at {offset} of {note}"),
+                    Payload::Nothing => "no payload".into(),
+                    Payload::Unreadable(s) => s.clone(),
+                }
+            ),
+        );
+        if let Storage::Missing { file, .. } = &st {
+            match missing_by_file.iter_mut().find(|(f, _)| f == file) {
+                Some((_, v)) => v.push(i),
+                None => missing_by_file.push((file.clone(), vec![i])),
+            }
+        }
+        let surfaces = split_surfaces(&st, kind, slices);
+        t.mips.push(Mip {
+            width: m.width,
+            height: m.height,
+            depth: if kind == TextureKind::Volume {
+                m.depth
+            } else {
+                1
+            },
+            surfaces,
+            location_note: note,
+        });
+        if let (Some(f), Some(len)) = (format, st_len(&st)) {
+            let need = f.surface_size(m.width, m.height) * m.depth.max(1) as u64 * slices as u64;
+            if len < need {
+                t.notes.push(format!(
+                    "mip {i} stores {len} bytes but a {}x{} {} mip needs {need}",
+                    m.width, m.height, pd.pixel_format
+                ));
+            }
+        }
+    }
+    for (f, ids) in missing_by_file {
+        t.notes.push(format!(
+            "{} ({}) live in {f}, which was not opened: drop it with the package to see them",
+            mip_list(&ids),
+            ids.iter()
+                .map(|&i| format!("{}x{}", pd.mips[i].width, pd.mips[i].height))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(m0) = t.mips.first() {
+        t.width = m0.width;
+        t.height = m0.height;
+        t.depth = m0.depth;
+        if (m0.width, m0.height) != (pd.size_x, pd.size_y) {
+            t.authored = Some((pd.size_x, pd.size_y));
+            let shift = (0..16).find(|&k| {
+                (pd.size_x >> k).max(1) == m0.width && (pd.size_y >> k).max(1) == m0.height
+            });
+            t.notes.push(match shift {
+                Some(k) => format!(
+                    "authored {}x{}, cooked {}x{}: a LOD bias of {k} mips",
+                    pd.size_x, pd.size_y, m0.width, m0.height
+                ),
+                None => format!(
+                    "authored {}x{} is not a whole-mip shift of the cooked {}x{}",
+                    pd.size_x, pd.size_y, m0.width, m0.height
+                ),
+            });
+        }
+    } else if t.error.is_none() {
+        t.error = Some("the texture has no mips".into());
+    }
+    t
+}
+
+fn st_len(s: &Storage) -> Option<u64> {
+    match s {
+        Storage::Range { length, .. } | Storage::Missing { length, .. } => Some(*length),
+        Storage::Empty => None,
+    }
+}
+
+/// Cube faces and array layers are stored back to back in one payload (notes §3.2).
+fn split_surfaces(st: &Storage, kind: TextureKind, slices: u32) -> Vec<Storage> {
+    if kind == TextureKind::Volume || slices <= 1 {
+        return vec![st.clone()];
+    }
+    let n = slices as u64;
+    (0..n)
+        .map(|k| match st {
+            Storage::Range {
+                source,
+                offset,
+                length,
+            } => Storage::Range {
+                source: *source,
+                offset: offset + k * (length / n),
+                length: length / n,
+            },
+            Storage::Missing { file, length } => Storage::Missing {
+                file: file.clone(),
+                length: length / n,
+            },
+            Storage::Empty => Storage::Empty,
+        })
+        .collect()
+}
+
+fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
+    let tail = match pd.layout {
+        texture::TailLayout::Ue4Old => "UE4.18/4.19 texture layout",
+        texture::TailLayout::Ue4 => "UE4.20+ texture layout",
+        texture::TailLayout::Ue5 => "UE5 texture layout",
+    };
+    format!("{} ({tail})", pkg.engine_guess)
+}
+
+fn build_vt(
+    ctx: &OpenContext,
+    files: &Files,
+    data_src: SourceId,
+    mut t: Texture,
+    raw: &vt::VtRaw,
+    pd: &PlatformData,
+) -> Texture {
+    let mut layout = raw.layout.clone();
+    let mut missing = Vec::new();
+    for (k, (chunk, p)) in layout
+        .chunks
+        .iter_mut()
+        .zip(&raw.chunk_payloads)
+        .enumerate()
+    {
+        let (st, _) = storage(ctx, files, data_src, p);
+        if let Storage::Missing { file, .. } = &st {
+            missing.push((k, file.clone()));
+        }
+        chunk.storage = st;
+    }
+    t.format = layout.layers[0].format;
+    t.native_format = NativeFormat::Name(layout.layers[0].native_format.clone());
+    t.kind = TextureKind::Tex2D;
+    t.slices = layout.layers.len() as u32;
+    t.width = layout.width;
+    t.height = layout.height;
+    if (pd.size_x, pd.size_y) != (layout.width, layout.height) {
+        t.authored = Some((pd.size_x, pd.size_y));
+    }
+    t.normal_map = None;
+    t.add_meta(
+        "Virtual texture",
+        format!(
+            "{} layers ({}), tile {} + border {}, {} chunks",
+            layout.layers.len(),
+            layout
+                .layers
+                .iter()
+                .map(|l| l.native_format.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            layout.tile_size,
+            layout.tile_border,
+            layout.chunks.len()
+        ),
+    );
+    t.notes.push(
+        "virtual texture: slices are its layers; decode any mip or rectangle of tiles".into(),
+    );
+    for (k, f) in &missing {
+        let mips: Vec<usize> = layout
+            .mips
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.chunk as usize == *k)
+            .map(|(i, _)| i)
+            .collect();
+        t.notes.push(format!(
+            "VT chunk {k} ({}) lives in {f}, which was not opened: its tiles show the fallback colour",
+            mip_list(&mips)
+        ));
+    }
+    t.mips = layout
+        .mips
+        .iter()
+        .map(|m| Mip {
+            width: m.width,
+            height: m.height,
+            depth: 1,
+            surfaces: Vec::new(),
+            location_note: format!("VT chunk {}", m.chunk),
+        })
+        .collect();
+    t.layout = Layout::Virtual(Box::new(layout));
+    t
+}

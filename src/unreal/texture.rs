@@ -1,0 +1,656 @@
+//! The cooked platform data of a texture export: anchor search, FTexturePlatformData, the mip
+//! chain with its bulk-data headers, and the virtual-texture switch (notes §3, §4; seed 000).
+
+use super::cursor::Cursor;
+use super::package::{Export, Flavor, Package};
+use super::vt::{self, VtRaw};
+use crate::codec::PixelFormat;
+use crate::io::{Error, Limits, Result, Source};
+
+/// EBulkDataFlags (notes §4).
+pub mod bulk_flags {
+    pub const PAYLOAD_AT_END_OF_FILE: u32 = 0x1;
+    pub const COMPRESSED_ZLIB: u32 = 0x2;
+    pub const UNUSED: u32 = 0x20;
+    pub const FORCE_INLINE_PAYLOAD: u32 = 0x40;
+    pub const PAYLOAD_IN_SEPARATE_FILE: u32 = 0x100;
+    pub const OPTIONAL_PAYLOAD: u32 = 0x800;
+    pub const COMPRESSED_LZO: u32 = 0x10;
+    pub const SIZE_64BIT: u32 = 0x2000;
+    pub const DUPLICATE_NON_OPTIONAL: u32 = 0x4000;
+    pub const BAD_DATA_VERSION: u32 = 0x8000;
+    pub const NO_OFFSET_FIXUP: u32 = 0x10000;
+
+    pub fn describe(f: u32) -> String {
+        const NAMES: &[(u32, &str)] = &[
+            (0x1, "PayloadAtEndOfFile"),
+            (0x2, "SerializeCompressedZLIB"),
+            (0x4, "ForceSingleElementSerialization"),
+            (0x8, "SingleUse"),
+            (0x10, "SerializeCompressedLZO"),
+            (0x20, "Unused"),
+            (0x40, "ForceInlinePayload"),
+            (0x80, "ForceStreamPayload"),
+            (0x100, "PayloadInSeperateFile"),
+            (0x200, "SerializeCompressedBitWindow"),
+            (0x400, "Force_NOT_InlinePayload"),
+            (0x800, "OptionalPayload"),
+            (0x1000, "MemoryMappedPayload"),
+            (0x2000, "Size64Bit"),
+            (0x4000, "DuplicateNonOptionalPayload"),
+            (0x8000, "BadDataVersion"),
+            (0x10000, "NoOffsetFixUp"),
+            (0x20000, "WorkspaceDomainPayload"),
+            (0x40000, "LazyLoadable"),
+        ];
+        let v: Vec<&str> = NAMES
+            .iter()
+            .filter(|(b, _)| f & b != 0)
+            .map(|(_, n)| *n)
+            .collect();
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join("|")
+        }
+    }
+}
+use bulk_flags as bf;
+
+/// Which cooked layout precedes FTexturePlatformData (notes §3.1: SkipOffset encoding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailLayout {
+    /// UE < 4.20: i32 absolute SkipOffset; no SizeZ, no bIsVirtual.
+    Ue4Old,
+    /// UE4.20-4.27: i64 absolute SkipOffset.
+    Ue4,
+    /// UE5: i64 SkipOffset relative to its own position, 16 placeholder bytes before SizeX.
+    Ue5,
+}
+
+impl TailLayout {
+    /// Bytes from the pixel-format FName to the FString's length prefix.
+    fn fname_distance(self) -> u64 {
+        match self {
+            TailLayout::Ue4Old => 8 + 4 + 12,
+            TailLayout::Ue4 => 8 + 8 + 12,
+            TailLayout::Ue5 => 8 + 8 + 16 + 12,
+        }
+    }
+}
+
+/// Which file a streamed payload lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BulkFile {
+    Ubulk,
+    Uptnl,
+}
+
+/// Where one mip's (or VT chunk's) bytes live, in the coordinates of the package's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// In the file holding the export data (the .uexp or the zen package), at `pos`.
+    Inline { pos: u64, size: u64 },
+    /// In the .ubulk / .uptnl at `offset`.
+    External {
+        file: BulkFile,
+        offset: u64,
+        size: u64,
+    },
+    /// Flagged as carrying no data.
+    Nothing,
+    /// Stored in a way that cannot be read (compressed bulk data); the reason.
+    Unreadable(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct RawMip {
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub payload: Payload,
+    pub flags: u32,
+    /// How the bulk reference was written ("index 3", "header").
+    pub how: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlatformData {
+    pub pixel_format: String,
+    pub layout: TailLayout,
+    pub size_x: u32,
+    pub size_y: u32,
+    pub packed_data: u32,
+    pub first_mip: i32,
+    pub mips: Vec<RawMip>,
+    pub is_virtual: bool,
+    pub vt: Option<VtRaw>,
+    /// Position of the pixel-format FName and of the end of the block (SkipOffset target).
+    pub start: u64,
+    pub end: u64,
+}
+
+impl PlatformData {
+    pub fn is_cube(&self) -> bool {
+        self.packed_data & 0x8000_0000 != 0
+    }
+    pub fn has_opt_data(&self) -> bool {
+        self.packed_data & 0x4000_0000 != 0
+    }
+    pub fn has_cpu_copy(&self) -> bool {
+        self.packed_data & 0x2000_0000 != 0
+    }
+    pub fn num_slices(&self) -> u32 {
+        self.packed_data & 0x3FFF_FFFF
+    }
+}
+
+/// EPixelFormat name -> pixel format (notes §6; issue 5's list plus the other names UE uses for
+/// formats Texscope decodes). DXGI memory orders: PF_A32B32G32R32F is R32G32B32A32_FLOAT and
+/// PF_FloatRGBA is R16G16B16A16_FLOAT (UE4-DDS-Tools PF_TO_DXGI).
+pub fn pixel_format(name: &str) -> Option<PixelFormat> {
+    use PixelFormat::*;
+    let name = name.strip_suffix("_crunched").unwrap_or(name);
+    if let Some(rest) = name.strip_prefix("PF_ASTC_") {
+        let (dims, hdr) = match rest.strip_suffix("_HDR") {
+            Some(d) => (d, true),
+            None => (rest, false),
+        };
+        let (w, h) = dims.split_once('x')?;
+        let f = ASTC {
+            w: w.parse().ok()?,
+            h: h.parse().ok()?,
+            hdr,
+        };
+        return PixelFormat::from_name(&f.name());
+    }
+    Some(match name {
+        "PF_DXT1" => BC1,
+        "PF_DXT3" => BC2,
+        "PF_DXT5" => BC3,
+        "PF_BC4" => BC4,
+        "PF_BC5" => BC5,
+        "PF_BC6H" => BC6HU,
+        "PF_BC7" => BC7,
+        "PF_B8G8R8A8" => BGRA8,
+        "PF_R8G8B8A8" | "PF_R8G8B8A8_UINT" => RGBA8,
+        "PF_G8" | "PF_R8" | "PF_R8_UINT" => R8,
+        "PF_L8" => L8,
+        "PF_A8" => A8,
+        "PF_G16" | "PF_R16_UINT" => R16,
+        "PF_R8G8" => RG8,
+        "PF_G16R16" | "PF_R16G16_UINT" => RG16,
+        "PF_R16F" | "PF_R16F_FILTER" => R16F,
+        "PF_G16R16F" | "PF_G16R16F_FILTER" => RG16F,
+        "PF_R32_FLOAT" => R32F,
+        "PF_G32R32F" => RG32F,
+        "PF_FloatRGBA" => RGBA16F,
+        "PF_A32B32G32R32F" => RGBA32F,
+        "PF_A16B16G16R16" | "PF_R16G16B16A16_UNORM" | "PF_R16G16B16A16_UINT" => RGBA16,
+        "PF_A2B10G10R10" => RGB10A2,
+        "PF_FloatR11G11B10" => RG11B10F,
+        "PF_R5G6B5_UNORM" => RGB565,
+        "PF_B5G5R5A1_UNORM" => BGRA5551,
+        "PF_ETC1" => ETC1,
+        "PF_ETC2_RGB" => ETC2RGB,
+        "PF_ETC2_RGBA" => ETC2RGBA8,
+        "PF_ETC2_R11_EAC" => EACR11,
+        "PF_ETC2_RG11_EAC" => EACRG11,
+        "PF_PVRTC2" => PVRTC2RGBA,
+        "PF_PVRTC4" => PVRTC4RGBA,
+        "PF_ATC_RGB" => ATCRGB,
+        "PF_ATC_RGBA_E" => ATCRGBAExplicit,
+        "PF_ATC_RGBA_I" => ATCRGBAInterpolated,
+        _ => return None,
+    })
+}
+
+/// Finds every plausible platform-data anchor `len "PF_...\0"` inside `[start, start+size)` of
+/// `src`, reading it in windows; returns the positions of the length prefixes in file order.
+fn anchors(src: &dyn Source, start: u64, size: u64, limits: &Limits) -> Result<Vec<u64>> {
+    const WINDOW: u64 = 1 << 16;
+    const OVERLAP: u64 = 80;
+    let end = start.saturating_add(size).min(src.len());
+    let mut out = Vec::new();
+    let mut at = start;
+    while at < end {
+        let n = (end - at).min(WINDOW + OVERLAP);
+        let buf = crate::io::read_range(src, at, n, limits)?;
+        let scan = (n.min(WINDOW)) as usize;
+        for i in 0..scan {
+            if buf.len() < i + 7 || &buf[i + 4..i + 7] != b"PF_" {
+                continue;
+            }
+            let len = u32::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]) as usize;
+            if !(5..=64).contains(&len) || buf.len() < i + 4 + len {
+                continue;
+            }
+            let s = &buf[i + 4..i + 4 + len];
+            if s[len - 1] == 0 && s[..len - 1].iter().all(|b| b.is_ascii_graphic()) {
+                out.push(at + i as u64);
+            }
+        }
+        at += WINDOW;
+    }
+    Ok(out)
+}
+
+/// Locates and parses the export's cooked platform data. Every candidate anchor is confirmed by
+/// the FName before it naming the same PF_ string and by the SkipOffset landing exactly after the
+/// parsed block (notes §3). Returns the blocks in file order (one per cooked format).
+pub fn find_platform_data(
+    src: &dyn Source,
+    pkg: &Package,
+    export: &Export,
+    limits: &Limits,
+) -> Result<Vec<PlatformData>> {
+    let end = export.start.saturating_add(export.size);
+    let mut last_err = None;
+    for anchor in anchors(src, export.start, export.size, limits)? {
+        for layout in [TailLayout::Ue5, TailLayout::Ue4, TailLayout::Ue4Old] {
+            if matches!(pkg.flavor, Flavor::Legacy) {
+                // The summary already told UE4 from UE5.
+                if (pkg.ue5_version > 0) != (layout == TailLayout::Ue5) {
+                    continue;
+                }
+            }
+            let Some(fname_at) = anchor.checked_sub(layout.fname_distance()) else {
+                continue;
+            };
+            if fname_at < export.start {
+                continue;
+            }
+            match parse_block(src, pkg, export, layout, fname_at, end, limits) {
+                Ok(Some(first)) => {
+                    let mut blocks = vec![first];
+                    // Multi-format packages: FName, SkipOffset, data ... until FName "None".
+                    while blocks.len() < 16 {
+                        let next = blocks.last().map(|b| b.end).unwrap_or(end);
+                        match parse_block(src, pkg, export, layout, next, end, limits) {
+                            Ok(Some(b)) => blocks.push(b),
+                            _ => break,
+                        }
+                    }
+                    return Ok(blocks);
+                }
+                Ok(None) => {}
+                Err(e) => last_err = Some(e),
+            }
+        }
+    }
+    Err(last_err.unwrap_or_else(|| {
+        Error::unsupported(format!(
+            "export {} holds no cooked pixel data (no PF_ platform-data block in its serial \
+             range): render targets and runtime textures carry none",
+            export.name
+        ))
+    }))
+}
+
+/// Parses one FName + SkipOffset + FTexturePlatformData block at `at`. `Ok(None)` when the FName
+/// does not name a pixel format (not this layout, or the terminating "None").
+fn parse_block(
+    src: &dyn Source,
+    pkg: &Package,
+    export: &Export,
+    layout: TailLayout,
+    at: u64,
+    end: u64,
+    limits: &Limits,
+) -> Result<Option<PlatformData>> {
+    let mut c = Cursor::new(src, at, end, limits);
+    let fname = c.i32()?;
+    let number = c.i32()?;
+    let Some(pf_name) = pkg.name(fname) else {
+        return Ok(None);
+    };
+    if number != 0 || !pf_name.starts_with("PF_") {
+        return Ok(None);
+    }
+    let pf_name = pf_name.to_string();
+    let skip_at = c.pos;
+    let block_end = match layout {
+        TailLayout::Ue4Old => (c.i32()? as i64).checked_sub(export.coord_delta),
+        TailLayout::Ue4 => c.i64()?.checked_sub(export.coord_delta),
+        TailLayout::Ue5 => c.i64()?.checked_add(skip_at as i64),
+    };
+    let Some(block_end) = block_end.filter(|&e| e > c.pos as i64 && e as u64 <= end) else {
+        return Ok(None);
+    };
+    let block_end = block_end as u64;
+    c.end = block_end;
+    if layout == TailLayout::Ue5 {
+        c.skip(16)?; // placeholder / bUsingDerivedData (notes §3.2.1)
+    }
+    let size_x = c.u32()?;
+    let size_y = c.u32()?;
+    let packed_data = c.u32()?;
+    let pf_string = c.fstring()?;
+    if pf_string != pf_name && !pf_string.starts_with(&pf_name) {
+        return Ok(None);
+    }
+    let mut pd = PlatformData {
+        pixel_format: pf_name,
+        layout,
+        size_x,
+        size_y,
+        packed_data,
+        first_mip: 0,
+        mips: Vec::new(),
+        is_virtual: false,
+        vt: None,
+        start: at,
+        end: block_end,
+    };
+    if pd.has_opt_data() {
+        c.skip(8)?; // ExtData, NumMipsInTail
+    }
+    if pd.has_cpu_copy() {
+        // FSharedImage (UE5.4+; notes §3.2.4, reader-only): SizeX, SizeY, SizeZ, format, gamma,
+        // then an i64-sized byte array.
+        c.skip(12)?;
+        c.skip(4)?;
+        c.skip(1)?;
+        let n = c.i64()?;
+        if n < 0 {
+            return Err(Error::malformed("negative CPU-copy size"));
+        }
+        c.skip(n as u64)?;
+    }
+    pd.first_mip = c.i32()?;
+    let num_mips = c.i32()?;
+    if num_mips < 0 || num_mips as u32 > limits.max_mips {
+        return Err(Error::malformed(format!("NumMips {num_mips}")));
+    }
+    read_mips(&mut c, pkg, export.coord_delta, &mut pd, num_mips as u32)?;
+    if c.pos != block_end && layout != TailLayout::Ue4Old {
+        pd.is_virtual = c.bool32()?;
+        if pd.is_virtual {
+            if layout != TailLayout::Ue5 {
+                return Err(Error::unsupported(
+                    "UE4 virtual textures (4.23-4.27 layout) are not supported yet; UE5 ones are",
+                ));
+            }
+            pd.vt = Some(vt::read_built_data(&mut c, pkg, export)?);
+        }
+    }
+    if c.pos != block_end {
+        return Err(Error::malformed(format!(
+            "platform data of {} ends at {} but its SkipOffset says {block_end}",
+            export.name, c.pos
+        )));
+    }
+    Ok(Some(pd))
+}
+
+fn bytes_of(pd: &PlatformData, f: Option<PixelFormat>, w: u32, h: u32, d: u32) -> u64 {
+    let faces = if pd.is_cube() {
+        pd.num_slices().max(6) as u64
+    } else {
+        pd.num_slices().max(1) as u64
+    };
+    let per = f.map(|f| f.surface_size(w, h)).unwrap_or(0);
+    // A volume's slice count is its depth, already counted in `d`.
+    let faces = if d > 1 { 1 } else { faces };
+    per * d.max(1) as u64 * faces
+}
+
+fn read_mips(
+    c: &mut Cursor,
+    pkg: &Package,
+    coord_delta: i64,
+    pd: &mut PlatformData,
+    n: u32,
+) -> Result<()> {
+    let format = pixel_format(&pd.pixel_format);
+    let index_form = pd.layout == TailLayout::Ue5 && pkg.resources.is_some();
+    let mut external_cursor = 0u64;
+    for i in 0..n {
+        let mut how = String::new();
+        if pd.layout != TailLayout::Ue5 {
+            c.bool32()?; // bCooked
+        }
+        let (payload, flags) = if index_form {
+            let idx = c.i32()?;
+            how = format!("data resource {idx}");
+            let entry = usize::try_from(idx)
+                .ok()
+                .and_then(|i| pkg.resources.as_ref().and_then(|r| r.get(i)).copied());
+            // Seed 000's probe: the trailer right at the cursor means the payload is streamed;
+            // otherwise it is inline and the trailer must sit exactly payload-size further on.
+            let prev = pd.mips.last().map(|m| (m.width, m.height, m.depth));
+            let cands = expected_dims(pd, prev);
+            let probe = probe_trailer(c, &cands, |w, h, d| bytes_of(pd, format, w, h, d))?;
+            match (entry, probe) {
+                (Some(e), Some((_, inline_size))) => {
+                    let inline = e.flags & bf::FORCE_INLINE_PAYLOAD != 0;
+                    let agree = match inline_size {
+                        Some(s) => inline && s == e.size,
+                        None => !inline,
+                    };
+                    if !agree {
+                        return Err(Error::malformed(format!(
+                            "mip {i}: the data-resource table ({}, {} bytes) disagrees with the \
+                             stream (trailer probe)",
+                            bf::describe(e.flags),
+                            e.size
+                        )));
+                    }
+                    (entry_payload(c, e)?, e.flags)
+                }
+                (Some(e), None) => (entry_payload(c, e)?, e.flags),
+                (None, Some((_, Some(size)))) => {
+                    let p = Payload::Inline { pos: c.pos, size };
+                    c.skip(size)?;
+                    (p, bf::FORCE_INLINE_PAYLOAD)
+                }
+                (None, Some((dims, None))) => {
+                    // No table row: streamed mips are concatenated in chain order from offset 0.
+                    let size = bytes_of(pd, format, dims.0, dims.1, dims.2);
+                    let p = Payload::External {
+                        file: BulkFile::Ubulk,
+                        offset: external_cursor,
+                        size,
+                    };
+                    external_cursor += size;
+                    (p, bf::PAYLOAD_IN_SEPARATE_FILE)
+                }
+                (None, None) => {
+                    return Err(Error::malformed(format!(
+                        "mip {i}: bulk index {idx} has no table row and no mip trailer follows"
+                    )))
+                }
+            }
+        } else {
+            how.push_str("header");
+            read_bulk_header(c, pkg, coord_delta)?
+        };
+        let width = c.u32()?;
+        let height = c.u32()?;
+        let depth = if pd.layout == TailLayout::Ue4Old {
+            1
+        } else {
+            c.u32()?
+        };
+        if width == 0 || height == 0 || width > 65536 || height > 65536 || depth > 65536 {
+            return Err(Error::malformed(format!(
+                "mip {i} claims {width}x{height}x{depth}"
+            )));
+        }
+        pd.mips.push(RawMip {
+            width,
+            height,
+            depth,
+            payload,
+            flags,
+            how,
+        });
+    }
+    Ok(())
+}
+
+/// Mip sizes the chain can have next: the previous mip halved, or for mip 0 SizeX >>
+/// (FirstMipToSerialize + k) for a whole-mip LOD bias k (seed 000).
+fn expected_dims(pd: &PlatformData, prev: Option<(u32, u32, u32)>) -> Vec<(u32, u32, u32)> {
+    let half = |v: u32| (v / 2).max(1);
+    match prev {
+        Some((w, h, d)) => vec![(half(w), half(h), if d > 1 { half(d) } else { 1 })],
+        None => {
+            let depth = if pd.is_cube() {
+                1
+            } else {
+                pd.num_slices().max(1)
+            };
+            (0..16u32)
+                .map(|k| {
+                    let s = (pd.first_mip.max(0) as u32 + k).min(31);
+                    let sh = |v: u32| (v >> s).max(1);
+                    (sh(pd.size_x), sh(pd.size_y), {
+                        let d = sh(depth);
+                        if depth > 1 {
+                            d
+                        } else {
+                            1
+                        }
+                    })
+                })
+                .chain(std::iter::once((pd.size_x, pd.size_y, 1)))
+                .collect()
+        }
+    }
+}
+
+/// Returns the matched dims and `Some(size)` for an inline payload, `None` for streamed.
+#[allow(clippy::type_complexity)]
+fn probe_trailer(
+    c: &Cursor,
+    cands: &[(u32, u32, u32)],
+    size: impl Fn(u32, u32, u32) -> u64,
+) -> Result<Option<((u32, u32, u32), Option<u64>)>> {
+    let read3 = |pos: u64| -> Option<(u32, u32, u32)> {
+        let mut p = Cursor::new(c.src, pos, c.end, c.limits);
+        Some((p.u32().ok()?, p.u32().ok()?, p.u32().ok()?))
+    };
+    for &d in cands {
+        if read3(c.pos) == Some(d) {
+            return Ok(Some((d, None)));
+        }
+    }
+    for &d in cands {
+        let s = size(d.0, d.1, d.2);
+        if s > 0 && read3(c.pos.saturating_add(s)) == Some(d) {
+            return Ok(Some((d, Some(s))));
+        }
+    }
+    Ok(None)
+}
+
+/// Payload of a data-resource / zen BulkDataMap row; an inline one follows in the stream.
+pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
+    if e.flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
+        return Ok(Payload::Unreadable(format!(
+            "compressed bulk data ({}) is not supported",
+            bf::describe(e.flags)
+        )));
+    }
+    if e.flags & bf::FORCE_INLINE_PAYLOAD != 0 {
+        let p = Payload::Inline {
+            pos: c.pos,
+            size: e.size,
+        };
+        c.skip(e.size)?;
+        return Ok(p);
+    }
+    if e.flags & bf::UNUSED != 0 || e.size == 0 {
+        return Ok(Payload::Nothing);
+    }
+    let file = if e.flags & bf::OPTIONAL_PAYLOAD != 0 {
+        BulkFile::Uptnl
+    } else {
+        BulkFile::Ubulk
+    };
+    Ok(Payload::External {
+        file,
+        offset: e.offset,
+        size: e.size,
+    })
+}
+
+/// A full legacy FByteBulkData header (notes §4) and where its payload lives.
+pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Result<(Payload, u32)> {
+    let flags = c.u32()?;
+    let big = flags & bf::SIZE_64BIT != 0;
+    let _count = if big { c.i64()? } else { c.i32()? as i64 };
+    let size = if big { c.i64()? } else { c.i32()? as i64 };
+    let mut offset = c.i64()?;
+    if flags & bf::BAD_DATA_VERSION != 0 {
+        c.skip(2)?;
+    }
+    if flags & bf::DUPLICATE_NON_OPTIONAL != 0 {
+        c.skip(4)?;
+        c.skip(if big { 8 } else { 4 })?;
+        c.skip(8)?;
+    }
+    if size < 0 {
+        return Err(Error::malformed(format!("bulk data of size {size}")));
+    }
+    let size = size as u64;
+    if flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
+        return Ok((
+            Payload::Unreadable(format!(
+                "compressed bulk data ({}) is not supported",
+                bf::describe(flags)
+            )),
+            flags,
+        ));
+    }
+    if flags & bf::FORCE_INLINE_PAYLOAD != 0 {
+        let p = Payload::Inline { pos: c.pos, size };
+        c.skip(size)?;
+        return Ok((p, flags));
+    }
+    if flags & bf::UNUSED != 0 || size == 0 {
+        return Ok((Payload::Nothing, flags));
+    }
+    if flags & bf::NO_OFFSET_FIXUP == 0 {
+        offset = offset.saturating_add(pkg.bulk_data_start);
+    }
+    if offset < 0 {
+        return Err(Error::malformed(format!("bulk data at offset {offset}")));
+    }
+    let file = if flags & bf::OPTIONAL_PAYLOAD != 0 {
+        Some(BulkFile::Uptnl)
+    } else if flags & bf::PAYLOAD_IN_SEPARATE_FILE != 0 {
+        Some(BulkFile::Ubulk)
+    } else {
+        None
+    };
+    Ok(match file {
+        Some(file) => (
+            Payload::External {
+                file,
+                offset: offset as u64,
+                size,
+            },
+            flags,
+        ),
+        // PayloadAtEndOfFile alone: same package at a combined-file offset (notes §4).
+        None => {
+            let pos = offset
+                .checked_sub(coord_delta)
+                .filter(|&p| p >= 0)
+                .ok_or_else(|| {
+                    Error::malformed(format!(
+                        "bulk data at combined offset {offset} lies before the export data"
+                    ))
+                })?;
+            (
+                Payload::Inline {
+                    pos: pos as u64,
+                    size,
+                },
+                flags,
+            )
+        }
+    })
+}

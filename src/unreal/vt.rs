@@ -1,0 +1,540 @@
+//! UE5 virtual textures: FVirtualTextureBuiltData (notes §5, correcting seed 000's VT section),
+//! the tile grid the viewer overlays, and decoding of a whole mip or any rectangle of tiles.
+
+use super::cursor::Cursor;
+use super::package::{Export, Package};
+use super::texture::{self, Payload};
+use crate::codec::{decode_surface, Image, PixelFormat, Pixels};
+use crate::io::{read_range, Error, Limits, Result, Source};
+use crate::model::Storage;
+use serde::Serialize;
+
+/// One VT layer (e.g. base colour DXT1 + normal BC5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VtLayer {
+    pub format: PixelFormat,
+    /// The LayerTypes string, e.g. "PF_DXT1".
+    pub native_format: String,
+    /// LayerFallbackColors: shown where a tile is absent.
+    pub fallback: [f32; 4],
+    /// Byte offset of this layer inside one tile record (from TileDataOffsetPerLayer).
+    pub offset_in_tile: u32,
+    /// Bytes of this layer's physical tile.
+    pub bytes: u32,
+}
+
+/// One mip of the tile grid (FVirtualTextureTileOffsetData plus its chunk and base offset).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VtMip {
+    /// Pixels at this mip (Width >> mip, at least 1).
+    pub width: u32,
+    pub height: u32,
+    pub width_tiles: u32,
+    pub height_tiles: u32,
+    pub max_address: u32,
+    pub chunk: u32,
+    /// Chunk offset of the mip's first tile (counts the 4-byte chunk header).
+    pub base_offset: u32,
+    /// Sorted Morton range starts and, per range, the first tile index or 0xFFFFFFFF (empty).
+    pub addresses: Vec<u32>,
+    pub offsets: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VtChunk {
+    pub size: u32,
+    pub codec_payload_size: u32,
+    /// Per layer: 0 Black, 1 OpaqueBlack, 2 White, 3 Flat, 4 RawGPU, 5 ZippedGPU, 6 Crunch.
+    pub codecs: Vec<u8>,
+    /// SHA-1 of the chunk bytes, hex.
+    pub hash: String,
+    pub storage: Storage,
+    /// How the chunk's bulk data was referenced ("data resource 3", "header").
+    pub bulk: String,
+}
+
+/// The whole VT layout exposed through `Layout::Virtual`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VtLayout {
+    pub tile_size: u32,
+    pub tile_border: u32,
+    pub width: u32,
+    pub height: u32,
+    /// UDIM block counts (normally 1x1).
+    pub width_in_blocks: u32,
+    pub height_in_blocks: u32,
+    /// Bytes of one tile record, all layers (TileDataOffsetPerLayer.last()).
+    pub tile_bytes: u32,
+    pub layers: Vec<VtLayer>,
+    pub mips: Vec<VtMip>,
+    pub chunks: Vec<VtChunk>,
+}
+
+/// One cell of the grid, for the overlay.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VtTile {
+    pub x: u32,
+    pub y: u32,
+    pub morton: u32,
+    /// Index of the tile in its mip's run table, absent for an empty cell.
+    pub tile_index: Option<u32>,
+    pub chunk: u32,
+    /// Byte range of this layer's tile inside the chunk.
+    pub offset: u64,
+    pub length: u64,
+    /// The tile exists and its chunk was opened.
+    pub present: bool,
+}
+
+/// What the parser found before chunk payloads were mapped to opened files.
+#[derive(Debug, Clone)]
+pub struct VtRaw {
+    pub layout: VtLayout,
+    pub chunk_payloads: Vec<Payload>,
+}
+
+/// Morton code: x bits at even positions, y bits at odd (seed 000, notes §5).
+pub fn morton(x: u32, y: u32) -> u32 {
+    fn spread(v: u32) -> u32 {
+        let mut v = v & 0xFFFF;
+        v = (v | (v << 8)) & 0x00FF_00FF;
+        v = (v | (v << 4)) & 0x0F0F_0F0F;
+        v = (v | (v << 2)) & 0x3333_3333;
+        v = (v | (v << 1)) & 0x5555_5555;
+        v
+    }
+    spread(x) | (spread(y) << 1)
+}
+
+impl VtLayout {
+    pub fn physical_tile(&self) -> u32 {
+        self.tile_size + 2 * self.tile_border
+    }
+
+    /// Tile index at (x, y) of `mip` from the run table, None for an empty cell (notes §5:
+    /// k = upper_bound(Addresses, v) - 1; index = Offsets[k] + v - Addresses[k]).
+    pub fn tile_index(&self, mip: usize, x: u32, y: u32) -> Option<u32> {
+        let m = self.mips.get(mip)?;
+        if x >= m.width_tiles || y >= m.height_tiles {
+            return None;
+        }
+        let v = morton(x, y);
+        let k = m.addresses.partition_point(|&a| a <= v).checked_sub(1)?;
+        let base = *m.offsets.get(k)?;
+        if base == u32::MAX {
+            return None;
+        }
+        base.checked_add(v - m.addresses[k])
+    }
+
+    pub fn tile(&self, mip: usize, layer: usize, x: u32, y: u32) -> Option<VtTile> {
+        let m = self.mips.get(mip)?;
+        let l = self.layers.get(layer)?;
+        if x >= m.width_tiles || y >= m.height_tiles {
+            return None;
+        }
+        let tile_index = self.tile_index(mip, x, y);
+        let offset = tile_index
+            .map(|i| {
+                m.base_offset as u64 + i as u64 * self.tile_bytes as u64 + l.offset_in_tile as u64
+            })
+            .unwrap_or(0);
+        let chunk_ok = self
+            .chunks
+            .get(m.chunk as usize)
+            .map(|c| c.storage.is_present() && offset + l.bytes as u64 <= c.size as u64)
+            .unwrap_or(false);
+        Some(VtTile {
+            x,
+            y,
+            morton: morton(x, y),
+            tile_index,
+            chunk: m.chunk,
+            offset,
+            length: if tile_index.is_some() {
+                l.bytes as u64
+            } else {
+                0
+            },
+            present: tile_index.is_some() && chunk_ok,
+        })
+    }
+
+    /// Every cell of `mip`'s grid, row by row.
+    pub fn tiles(&self, mip: usize, layer: usize) -> Vec<VtTile> {
+        let Some(m) = self.mips.get(mip) else {
+            return Vec::new();
+        };
+        (0..m.height_tiles)
+            .flat_map(|y| (0..m.width_tiles).map(move |x| (x, y)))
+            .filter_map(|(x, y)| self.tile(mip, layer, x, y))
+            .collect()
+    }
+}
+
+fn read_u32s(c: &mut Cursor, what: &str) -> Result<Vec<u32>> {
+    c.u32_array(what)
+}
+
+/// FVirtualTextureBuiltData, UE5 layout (notes §5), read right after bIsVirtual = 1.
+pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result<VtRaw> {
+    let _cooked = c.bool32()?;
+    let num_layers = c.u32()?;
+    if !(1..=8).contains(&num_layers) {
+        return Err(Error::malformed(format!(
+            "VT NumLayers {num_layers} (1..8)"
+        )));
+    }
+    let width_in_blocks = c.u32()?;
+    let height_in_blocks = c.u32()?;
+    let tile_size = c.u32()?;
+    let tile_border = c.u32()?;
+    if tile_size == 0 || tile_size > 4096 || tile_border > 64 {
+        return Err(Error::malformed(format!(
+            "VT tile size {tile_size} + border {tile_border} is not plausible"
+        )));
+    }
+    let offsets_per_layer = read_u32s(c, "TileDataOffsetPerLayer")?;
+    if offsets_per_layer.len() != num_layers as usize {
+        return Err(Error::malformed(
+            "TileDataOffsetPerLayer does not have one entry per layer",
+        ));
+    }
+    let num_mips = c.u32()?;
+    let width = c.u32()?;
+    let height = c.u32()?;
+    if num_mips == 0 || num_mips > c.limits.max_mips {
+        return Err(Error::malformed(format!("VT NumMips {num_mips}")));
+    }
+    c.limits.check_dims(width, height, 1)?;
+    let chunk_per_mip = read_u32s(c, "ChunkIndexPerMip")?;
+    let base_per_mip = read_u32s(c, "BaseOffsetPerMip")?;
+    let n = c.i32()?;
+    if n < 0 || n as u32 != num_mips || chunk_per_mip.len() != n as usize {
+        return Err(Error::malformed(
+            "VT per-mip tables do not have one entry per mip",
+        ));
+    }
+    if base_per_mip.len() != n as usize {
+        return Err(Error::malformed(
+            "BaseOffsetPerMip length differs from NumMips",
+        ));
+    }
+    let mut mips = Vec::new();
+    for m in 0..n as usize {
+        let width_tiles = c.u32()?;
+        let height_tiles = c.u32()?;
+        let max_address = c.u32()?;
+        let addresses = read_u32s(c, "TileOffsetData.Addresses")?;
+        let offsets = read_u32s(c, "TileOffsetData.Offsets")?;
+        if addresses.len() != offsets.len() || addresses.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::malformed(format!(
+                "VT mip {m}: address ranges are not sorted or do not pair with offsets"
+            )));
+        }
+        let sh = |v: u32| (v >> m.min(31)).max(1);
+        mips.push(VtMip {
+            width: sh(width),
+            height: sh(height),
+            width_tiles,
+            height_tiles,
+            max_address,
+            chunk: chunk_per_mip[m],
+            base_offset: base_per_mip[m],
+            addresses,
+            offsets,
+        });
+    }
+    let legacy: Vec<usize> = (0..3)
+        .map(|_| read_u32s(c, "legacy VT tables").map(|v| v.len()))
+        .collect::<Result<_>>()?;
+    if legacy[2] != 0 {
+        return Err(Error::unsupported(
+            "VT uses the pre-UE5 tile addressing (TileOffsetInChunk); only UE5 addressing is supported",
+        ));
+    }
+    let mut layers = Vec::new();
+    let p = tile_size + 2 * tile_border;
+    for l in 0..num_layers as usize {
+        let name = c.fstring()?;
+        let format = texture::pixel_format(&name).ok_or_else(|| {
+            Error::unsupported(format!("VT layer {l} pixel format {name} is not supported"))
+        })?;
+        let start = if l == 0 { 0 } else { offsets_per_layer[l - 1] };
+        let bytes = offsets_per_layer[l].checked_sub(start).unwrap_or(0);
+        let need = format.surface_size(p, p);
+        if bytes as u64 != need {
+            return Err(Error::malformed(format!(
+                "VT layer {l} ({name}) has {bytes}-byte tiles, but a {p}x{p} tile needs {need}"
+            )));
+        }
+        layers.push(VtLayer {
+            format,
+            native_format: name,
+            fallback: [0.0; 4],
+            offset_in_tile: start,
+            bytes,
+        });
+    }
+    for layer in layers.iter_mut() {
+        for v in layer.fallback.iter_mut() {
+            *v = c.f32()?;
+        }
+    }
+    let nchunks = c.i32()?;
+    if nchunks < 0 {
+        return Err(Error::malformed("negative VT chunk count"));
+    }
+    c.limits.check_count(
+        nchunks as u64,
+        28 + 5 * num_layers as u64,
+        c.end.saturating_sub(c.pos),
+        "VT chunks",
+    )?;
+    let mut chunks = Vec::new();
+    let mut payloads = Vec::new();
+    for _ in 0..nchunks {
+        let hash: String = c.bytes(20)?.iter().map(|b| format!("{b:02x}")).collect();
+        let size = c.u32()?;
+        let codec_payload_size = c.u32()?;
+        let mut codecs = Vec::new();
+        for _ in 0..num_layers {
+            codecs.push(c.u8()?);
+            c.u32()?; // CodecPayloadOffset
+        }
+        let (payload, bulk) = match &pkg.resources {
+            Some(rows) => {
+                let idx = c.i32()?;
+                let row = usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| rows.get(i))
+                    .copied()
+                    .ok_or_else(|| {
+                        Error::malformed(format!(
+                            "VT chunk names data resource {idx}, which does not exist"
+                        ))
+                    })?;
+                (
+                    texture::entry_payload(c, row)?,
+                    format!("data resource {idx}"),
+                )
+            }
+            None => (
+                texture::read_bulk_header(c, pkg, export.coord_delta)?.0,
+                "header".to_string(),
+            ),
+        };
+        chunks.push(VtChunk {
+            size,
+            codec_payload_size,
+            codecs,
+            hash,
+            storage: Storage::Empty,
+            bulk,
+        });
+        payloads.push(payload);
+    }
+    for (m, mip) in mips.iter().enumerate() {
+        if mip.chunk as usize >= chunks.len() {
+            return Err(Error::malformed(format!(
+                "VT mip {m} names chunk {}, but there are {}",
+                mip.chunk,
+                chunks.len()
+            )));
+        }
+    }
+    let tile_bytes = *offsets_per_layer.last().unwrap_or(&0);
+    Ok(VtRaw {
+        layout: VtLayout {
+            tile_size,
+            tile_border,
+            width,
+            height,
+            width_in_blocks,
+            height_in_blocks,
+            tile_bytes,
+            layers,
+            mips,
+            chunks,
+        },
+        chunk_payloads: payloads,
+    })
+}
+
+/// A rectangle of tiles at one mip: `x`, `y` first tile, `w` x `h` tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileRect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+/// A decoded region and the grid cells that were filled with the fallback colour.
+#[derive(Debug, Clone)]
+pub struct VtImage {
+    pub image: Image,
+    /// Pixel position of the image's top-left corner in the mip.
+    pub origin: (u32, u32),
+    /// (x, y) of tiles absent from the table or whose chunk file is missing.
+    pub missing: Vec<(u32, u32)>,
+    /// Files that would fill missing tiles.
+    pub missing_files: Vec<String>,
+}
+
+fn fill(img: &mut Image, x0: u32, y0: u32, w: u32, h: u32, c: [f32; 4]) {
+    let width = img.width as usize;
+    for y in y0..y0 + h {
+        for x in x0..x0 + w {
+            let i = (y as usize * width + x as usize) * 4;
+            match &mut img.pixels {
+                Pixels::Rgba8(p) => {
+                    for k in 0..4 {
+                        p[i + k] = (c[k].clamp(0.0, 1.0) * 255.0).round() as u8;
+                    }
+                }
+                Pixels::Rgba16(p) => {
+                    for k in 0..4 {
+                        p[i + k] = (c[k].clamp(0.0, 1.0) * 65535.0).round() as u16;
+                    }
+                }
+                Pixels::Rgba32F(p) => p[i..i + 4].copy_from_slice(&c),
+            }
+        }
+    }
+}
+
+/// Copies a `w` x `h` region from (sx, sy) of `src` to (dx, dy) of `dst` (same precision).
+fn blit(dst: &mut Image, src: &Image, (sx, sy): (u32, u32), (dx, dy): (u32, u32), w: u32, h: u32) {
+    fn rows<T: Copy>(
+        d: &mut [T],
+        s: &[T],
+        dw: usize,
+        sw: usize,
+        a: [usize; 4],
+        w: usize,
+        h: usize,
+    ) {
+        let [sx, sy, dx, dy] = a;
+        for r in 0..h {
+            let so = ((sy + r) * sw + sx) * 4;
+            let doff = ((dy + r) * dw + dx) * 4;
+            d[doff..doff + w * 4].copy_from_slice(&s[so..so + w * 4]);
+        }
+    }
+    let (dw, sw) = (dst.width as usize, src.width as usize);
+    let a = [sx as usize, sy as usize, dx as usize, dy as usize];
+    let (w, h) = (w as usize, h as usize);
+    match (&mut dst.pixels, &src.pixels) {
+        (Pixels::Rgba8(d), Pixels::Rgba8(s)) => rows(d, s, dw, sw, a, w, h),
+        (Pixels::Rgba16(d), Pixels::Rgba16(s)) => rows(d, s, dw, sw, a, w, h),
+        (Pixels::Rgba32F(d), Pixels::Rgba32F(s)) => rows(d, s, dw, sw, a, w, h),
+        _ => {}
+    }
+}
+
+/// Decodes a rectangle of tiles (or the whole mip when `rect` is None) of one layer: each present
+/// tile's physical P x P block image is decoded and its centre (border cropped) placed at
+/// (tx * TileSize, ty * TileSize); absent tiles get the layer's fallback colour and are listed.
+/// `source` resolves a catalog source id.
+pub fn decode_tiles<'s>(
+    vt: &VtLayout,
+    mip: usize,
+    layer: usize,
+    rect: Option<TileRect>,
+    source: impl Fn(usize) -> Option<&'s dyn Source>,
+    limits: &Limits,
+) -> Result<VtImage> {
+    let m = vt.mips.get(mip).ok_or_else(|| {
+        Error::malformed(format!("the VT has {} mips; no mip {mip}", vt.mips.len()))
+    })?;
+    let l = vt.layers.get(layer).ok_or_else(|| {
+        Error::malformed(format!(
+            "the VT has {} layers; no layer {layer}",
+            vt.layers.len()
+        ))
+    })?;
+    let r = rect.unwrap_or(TileRect {
+        x: 0,
+        y: 0,
+        w: m.width_tiles,
+        h: m.height_tiles,
+    });
+    if r.w == 0
+        || r.h == 0
+        || r.x.checked_add(r.w).is_none_or(|e| e > m.width_tiles)
+        || r.y.checked_add(r.h).is_none_or(|e| e > m.height_tiles)
+    {
+        return Err(Error::malformed(format!(
+            "tile rectangle {}x{} at ({}, {}) is outside mip {mip}'s {}x{} tile grid",
+            r.w, r.h, r.x, r.y, m.width_tiles, m.height_tiles
+        )));
+    }
+    let t = vt.tile_size;
+    let ox = r.x * t;
+    let oy = r.y * t;
+    let iw = (r.w * t).min(m.width.saturating_sub(ox)).max(1);
+    let ih = (r.h * t).min(m.height.saturating_sub(oy)).max(1);
+    let mut img = Image::new(iw, ih, l.format.precision(), limits)?;
+    let mut missing = Vec::new();
+    let mut missing_files = Vec::new();
+    let p = vt.physical_tile();
+    let b = vt.tile_border;
+    let chunk = &vt.chunks[m.chunk as usize];
+    for ty in r.y..r.y + r.h {
+        for tx in r.x..r.x + r.w {
+            let dx = tx * t - ox;
+            let dy = ty * t - oy;
+            if dx >= iw || dy >= ih {
+                continue;
+            }
+            let cw = t.min(iw - dx);
+            let ch = t.min(ih - dy);
+            let cell = vt.tile(mip, layer, tx, ty);
+            let tile = match (&cell, &chunk.storage) {
+                (
+                    Some(c),
+                    Storage::Range {
+                        source: s,
+                        offset,
+                        length,
+                    },
+                ) if c.tile_index.is_some() => {
+                    if c.offset + c.length > *length {
+                        return Err(Error::malformed(format!(
+                            "VT tile ({tx}, {ty}) of mip {mip} ends at {} but chunk {} holds {length} bytes",
+                            c.offset + c.length,
+                            m.chunk
+                        )));
+                    }
+                    let src = source(*s)
+                        .ok_or_else(|| Error::malformed("VT chunk names an unknown source"))?;
+                    Some(read_range(src, offset + c.offset, c.length, limits)?)
+                }
+                (Some(c), Storage::Missing { file, .. }) if c.tile_index.is_some() => {
+                    if !missing_files.contains(file) {
+                        missing_files.push(file.clone());
+                    }
+                    None
+                }
+                _ => None,
+            };
+            match tile {
+                Some(bytes) => {
+                    let dec = decode_surface(l.format, p, p, &bytes, limits)?;
+                    blit(&mut img, &dec, (b, b), (dx, dy), cw, ch);
+                }
+                None => {
+                    fill(&mut img, dx, dy, cw, ch, l.fallback);
+                    missing.push((tx, ty));
+                }
+            }
+        }
+    }
+    Ok(VtImage {
+        image: img,
+        origin: (ox, oy),
+        missing,
+        missing_files,
+    })
+}
