@@ -239,6 +239,15 @@ impl Catalog {
                 )?;
                 Ok((bytes, m.width, m.height))
             }
+            // An opener marks a surface cut off by the end of its own file as missing from it.
+            Storage::Missing { file, .. } if *file == t.file => Err(Error::new(
+                ErrorKind::Truncated,
+                format!(
+                    "{file} ends before mip {mip} ({}x{}) of {}: the file is cut short",
+                    m.width, m.height, t.name
+                ),
+            )
+            .in_file(file)),
             Storage::Missing { file, .. } => Err(Error::missing_sibling(
                 file,
                 format_args!("mip {mip} ({}x{}) of {}", m.width, m.height, t.name),

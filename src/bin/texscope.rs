@@ -1,1 +1,516 @@
-fn main() {}
+//! `texscope` — the native command line over the same core the web page uses.
+//!
+//! The contract (census JSON fields, export file names, exit codes) is fixed by issue 2; later
+//! issues and outside checks rely on it. Arguments are parsed by hand: three commands and four
+//! options do not justify a parser crate in the binary.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use texscope::{
+    base_name, io::Error, open, Catalog, DecodeOptions, Image, OpenOptions, Pixels, Result, Source,
+    SourceRef,
+};
+
+const USAGE: &str = "usage:
+  texscope census PATH...      one JSON object per line per texture (or per file with no texture)
+  texscope info PATH...        the same facts for a person
+  texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
+                               [--format png|exr|raw]
+PATH is a file or a folder (walked recursively); the files of one folder are opened together so
+siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
+
+/// A file opened for each read, so a folder of thousands of files never holds thousands of
+/// handles (the CLI reads a few header ranges per file, so the extra opens cost little).
+struct PathSource {
+    path: PathBuf,
+    name: String,
+    len: u64,
+}
+
+impl Source for PathSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f =
+            std::fs::File::open(&self.path).map_err(|e| Error::io(format!("cannot open: {e}")))?;
+        f.seek(SeekFrom::Start(offset))
+            .and_then(|_| f.read_exact(buf))
+            .map_err(|e| {
+                Error::io(format!(
+                    "read of {} bytes at {offset} failed: {e}",
+                    buf.len()
+                ))
+            })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pick {
+    One(u32),
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum OutFormat {
+    Png,
+    Exr,
+    Raw,
+}
+
+enum Command {
+    Census,
+    Info,
+    Export {
+        out: PathBuf,
+        mip: Pick,
+        slice: Pick,
+        format: OutFormat,
+    },
+}
+
+fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), String> {
+    let (cmd, rest) = args.split_first().ok_or("no command given")?;
+    let mut paths = Vec::new();
+    let mut out = None;
+    let mut mip = None;
+    let mut slice = None;
+    let mut format = None;
+    let mut it = rest.iter();
+    let number = |flag: &str, v: Option<&String>| -> std::result::Result<u32, String> {
+        let v = v.ok_or(format!("{flag} needs a number"))?;
+        v.parse()
+            .map_err(|_| format!("{flag} needs a number, not '{v}'"))
+    };
+    let set = |slot: &mut Option<Pick>, v: Pick, what: &str| {
+        if slot.replace(v).is_some() {
+            Err(format!("{what} given twice"))
+        } else {
+            Ok(())
+        }
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a folder")?)),
+            "--mip" => set(&mut mip, Pick::One(number("--mip", it.next())?), "the mip")?,
+            "--all-mips" => set(&mut mip, Pick::All, "the mip")?,
+            "--slice" => set(
+                &mut slice,
+                Pick::One(number("--slice", it.next())?),
+                "the slice",
+            )?,
+            "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
+            "--format" => {
+                format = Some(match it.next().map(String::as_str) {
+                    Some("png") => OutFormat::Png,
+                    Some("exr") => OutFormat::Exr,
+                    Some("raw") => OutFormat::Raw,
+                    other => return Err(format!("--format is png, exr or raw, not {other:?}")),
+                })
+            }
+            "--" => paths.extend(it.by_ref().map(PathBuf::from)),
+            s if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            s => paths.push(PathBuf::from(s)),
+        }
+    }
+    if paths.is_empty() {
+        return Err("no PATH given".into());
+    }
+    let command = match cmd.as_str() {
+        "census" | "info" => {
+            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
+                return Err(format!("{cmd} takes only paths"));
+            }
+            if cmd == "census" {
+                Command::Census
+            } else {
+                Command::Info
+            }
+        }
+        "export" => Command::Export {
+            out: out.ok_or("export needs --out DIR")?,
+            mip: mip.unwrap_or(Pick::One(0)),
+            slice: slice.unwrap_or(Pick::One(0)),
+            format: format.unwrap_or(OutFormat::Png),
+        },
+        other => return Err(format!("unknown command '{other}'")),
+    };
+    Ok((command, paths))
+}
+
+/// Files by folder, and (path, message) for paths that could not be read.
+type Groups = BTreeMap<PathBuf, Vec<PathBuf>>;
+type PathErrors = Vec<(String, String)>;
+
+/// Files to open, grouped by folder (sorted), each group sorted by path. A path that cannot be
+/// read becomes an error line of its own.
+fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
+    let mut groups = Groups::new();
+    let mut errors = PathErrors::new();
+    fn walk(dir: &Path, groups: &mut Groups, errors: &mut PathErrors) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) => {
+                let name = dir.display().to_string();
+                errors.push((name.clone(), format!("{name}: cannot list the folder: {e}")));
+                return;
+            }
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            // Follows symlinks to files; links to folders are not followed (no cycles).
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => walk(&p, groups, errors),
+                _ if p.is_file() => groups.entry(dir.to_path_buf()).or_default().push(p),
+                _ => {}
+            }
+        }
+    }
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut groups, &mut errors);
+        } else if p.is_file() {
+            let parent = p.parent().map(Path::to_path_buf).unwrap_or_default();
+            groups.entry(parent).or_default().push(p.clone());
+        } else {
+            let name = p.display().to_string();
+            errors.push((name.clone(), format!("{name}: no such file or folder")));
+        }
+    }
+    for files in groups.values_mut() {
+        files.sort();
+        files.dedup();
+    }
+    (groups, errors)
+}
+
+fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
+    let mut sources: Vec<SourceRef> = Vec::new();
+    let mut errors = Vec::new();
+    for p in files {
+        let name = p.display().to_string();
+        match std::fs::metadata(p) {
+            Ok(m) => sources.push(Arc::new(PathSource {
+                path: p.clone(),
+                name,
+                len: m.len(),
+            })),
+            Err(e) => errors.push((name.clone(), format!("{name}: cannot open: {e}"))),
+        }
+    }
+    (open(sources, &OpenOptions::default()), errors)
+}
+
+/// Census lines of one catalog, sorted by file (stable: catalog order within a file).
+fn census_lines(cat: &Catalog, errors: &[(String, String)]) -> Vec<(String, serde_json::Value)> {
+    let mut lines: Vec<(String, serde_json::Value)> = cat
+        .textures
+        .iter()
+        .map(|t| (t.file.clone(), t.census()))
+        .chain(cat.problems.iter().map(|p| (p.file.clone(), p.census())))
+        .chain(errors.iter().map(|(f, e)| {
+            (
+                f.clone(),
+                serde_json::json!({ "file": f, "engine": null, "error": e }),
+            )
+        }))
+        .collect();
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    lines
+}
+
+fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
+    let mut order: Vec<usize> = (0..cat.textures.len()).collect();
+    order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
+    for i in order {
+        let t = &cat.textures[i];
+        let c = t.census();
+        writeln!(out, "{}", t.file)?;
+        writeln!(
+            out,
+            "  {} — {} {} ({}), {} {}x{}{}, {} mip(s), {} slice(s), native format {}, {}",
+            t.name,
+            c["engine"].as_str().unwrap_or("?"),
+            t.class,
+            c["kind"].as_str().unwrap_or("?"),
+            t.format.name(),
+            t.width,
+            t.height,
+            if t.depth > 1 {
+                format!("x{}", t.depth)
+            } else {
+                String::new()
+            },
+            t.mips.len(),
+            t.slices,
+            c["native_format"],
+            match t.srgb() {
+                Some(true) => "sRGB",
+                Some(false) => "linear",
+                None => "colour space not stated",
+            }
+        )?;
+        if let Some((w, h)) = t.authored {
+            writeln!(out, "  authored size {w}x{h}")?;
+        }
+        if let Some(e) = &t.error {
+            writeln!(out, "  ERROR: {e}")?;
+        }
+        for (m, mip) in t.mips.iter().enumerate() {
+            writeln!(
+                out,
+                "  mip {m}: {}x{}{} {} ({})",
+                mip.width,
+                mip.height,
+                if mip.depth > 1 {
+                    format!("x{}", mip.depth)
+                } else {
+                    String::new()
+                },
+                if mip.is_present() {
+                    "present"
+                } else {
+                    "MISSING"
+                },
+                mip.location_note
+            )?;
+        }
+        for (k, v) in &t.metadata {
+            writeln!(out, "  {k}: {v}")?;
+        }
+        for n in &t.notes {
+            writeln!(out, "  note: {n}")?;
+        }
+    }
+    let mut problems: Vec<_> = cat.problems.iter().collect();
+    problems.sort_by(|a, b| a.file.cmp(&b.file));
+    for p in problems {
+        writeln!(out, "{}\n  no texture: {}", p.file, p.error)?;
+    }
+    Ok(())
+}
+
+/// Replaces what Windows, macOS or Linux file systems refuse in a file name.
+fn safe_name(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if out.is_empty() || out.chars().all(|c| c == '.') {
+        out = out.replace('.', "_") + "_";
+    }
+    out
+}
+
+fn write_png(path: &Path, img: &Image) -> std::result::Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), img.width, img.height);
+    enc.set_color(png::ColorType::Rgba);
+    let data = match &img.pixels {
+        Pixels::Rgba16(p) => {
+            enc.set_depth(png::BitDepth::Sixteen);
+            p.iter().flat_map(|v| v.to_be_bytes()).collect()
+        }
+        _ => {
+            enc.set_depth(png::BitDepth::Eight);
+            img.to_rgba8()
+        }
+    };
+    let mut w = enc.write_header().map_err(|e| e.to_string())?;
+    w.write_image_data(&data).map_err(|e| e.to_string())?;
+    w.finish().map_err(|e| e.to_string())
+}
+
+fn write_exr(path: &Path, img: &Image) -> std::result::Result<(), String> {
+    let w = img.width as usize;
+    let texel = |x: usize, y: usize| -> (f32, f32, f32, f32) {
+        let i = (y * w + x) * 4;
+        let v: [f32; 4] = match &img.pixels {
+            Pixels::Rgba8(p) => std::array::from_fn(|c| p[i + c] as f32 / 255.0),
+            Pixels::Rgba16(p) => std::array::from_fn(|c| p[i + c] as f32 / 65535.0),
+            Pixels::Rgba32F(p) => std::array::from_fn(|c| p[i + c]),
+        };
+        (v[0], v[1], v[2], v[3])
+    };
+    exr::prelude::write_rgba_file(path, w, img.height as usize, texel).map_err(|e| e.to_string())
+}
+
+/// Exports the chosen surfaces of every texture of `cat`; returns the number of files written.
+fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) -> usize {
+    let mut written = 0;
+    let mut order: Vec<usize> = (0..cat.textures.len()).collect();
+    order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
+    for i in order {
+        let t = &cat.textures[i];
+        if let Some(e) = &t.error {
+            eprintln!("{}: {}: not exported: {e}", t.file, t.name);
+            continue;
+        }
+        let mips: Vec<usize> = match mip {
+            Pick::All => (0..t.mips.len()).collect(),
+            Pick::One(m) if (m as usize) < t.mips.len() => vec![m as usize],
+            Pick::One(m) => {
+                eprintln!(
+                    "{}: {}: has {} mip(s); there is no mip {m}",
+                    t.file,
+                    t.name,
+                    t.mips.len()
+                );
+                continue;
+            }
+        };
+        let mut clamped = false;
+        for m in mips {
+            let count = t.surface_count(m);
+            let slices: Vec<u32> = match slice {
+                Pick::All => (0..count).collect(),
+                Pick::One(s) if s < count => vec![s],
+                Pick::One(s) => {
+                    eprintln!(
+                        "{}: {}: mip {m} has {count} slice(s); there is no slice {s}",
+                        t.file, t.name
+                    );
+                    continue;
+                }
+            };
+            for s in slices {
+                let ext = match format {
+                    OutFormat::Png => "png",
+                    OutFormat::Exr => "exr",
+                    OutFormat::Raw => "raw",
+                };
+                let file_name = safe_name(&format!(
+                    "{}__{}__mip{m}__s{s}.{ext}",
+                    base_name(&t.file),
+                    t.name
+                ));
+                let path = out.join(file_name);
+                let result = match format {
+                    OutFormat::Raw => cat
+                        .read_surface(i, m, s)
+                        .map_err(|e| e.to_string())
+                        .and_then(|(b, ..)| std::fs::write(&path, b).map_err(|e| e.to_string())),
+                    OutFormat::Png | OutFormat::Exr => cat
+                        .decode(i, m, s, DecodeOptions::default())
+                        .map_err(|e| e.to_string())
+                        .and_then(|img| {
+                            if format == OutFormat::Exr {
+                                write_exr(&path, &img)
+                            } else {
+                                clamped |= matches!(img.pixels, Pixels::Rgba32F(_));
+                                write_png(&path, &img)
+                            }
+                        }),
+                };
+                match result {
+                    Ok(()) => written += 1,
+                    Err(e) => eprintln!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name),
+                }
+            }
+        }
+        if clamped {
+            eprintln!(
+                "{}: {}: {} holds floats; the PNG clamps them to 0..1 (use --format exr to keep them)",
+                t.file,
+                t.name,
+                t.format.name()
+            );
+        }
+    }
+    written
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(
+        args.first().map(String::as_str),
+        Some("-h" | "--help" | "help")
+    ) {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let (command, paths) = match parse_args(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("texscope: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Command::Export { out, .. } = &command {
+        if let Err(e) = std::fs::create_dir_all(out) {
+            eprintln!("texscope: cannot create {}: {e}", out.display());
+            return ExitCode::from(1);
+        }
+    }
+    let (groups, path_errors) = collect(&paths);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut written = 0;
+    let mut report = |out: &mut std::io::BufWriter<std::io::StdoutLock>,
+                      cat: &Catalog,
+                      errors: &[(String, String)]|
+     -> std::io::Result<()> {
+        match &command {
+            Command::Census => {
+                for (_, line) in census_lines(cat, errors) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+            Command::Info => {
+                info(cat, out)?;
+                for (_, e) in errors {
+                    writeln!(out, "{e}")?;
+                }
+            }
+            Command::Export {
+                out: dir,
+                mip,
+                slice,
+                format,
+            } => {
+                written += export(cat, dir, *mip, *slice, *format);
+                for (_, e) in errors {
+                    eprintln!("{e}");
+                }
+            }
+        }
+        Ok(())
+    };
+    let empty = open(Vec::new(), &OpenOptions::default());
+    let mut result = report(&mut out, &empty, &path_errors);
+    for files in groups.values() {
+        if result.is_err() {
+            break;
+        }
+        let (cat, errors) = open_group(files);
+        result = report(&mut out, &cat, &errors);
+    }
+    let result = result.and_then(|_| out.flush());
+    if let Command::Export { out, .. } = &command {
+        eprintln!("texscope: wrote {written} file(s) to {}", out.display());
+    }
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`texscope census . | head`) is not a failure of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("texscope: cannot write the output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

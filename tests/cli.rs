@@ -1,0 +1,393 @@
+//! The `texscope` binary against the CLI contract of issue 2: census fields equal what the
+//! generated fixtures were written with; exported PNG/EXR/raw files equal `decode_surface` (or
+//! the stored bytes) of exactly those fixtures, read back with the png and exr crates.
+
+mod dds_fixtures;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use dds_fixtures::{desc, standard_set, Fixture};
+use texscope::{decode_surface, Limits, Pixels, Precision, TextureKind};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_texscope"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+/// A fresh folder under the system temp dir, unique per test.
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("texscope-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write_fixtures(dir: &Path, set: &[Fixture]) {
+    for fx in set {
+        std::fs::write(dir.join(&fx.file), fx.bytes()).unwrap();
+    }
+}
+
+fn census(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = run(&[&["census"], args].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn export_name(fx: &Fixture, mip: u32, slice: u32, ext: &str) -> String {
+    format!(
+        "{}__{}__mip{mip}__s{slice}.{ext}",
+        fx.file,
+        fx.file.trim_end_matches(".dds")
+    )
+}
+
+#[test]
+fn census_reports_what_was_written() {
+    let dir = temp_dir("census");
+    let set = standard_set();
+    let sub = dir.join("nested/deeper");
+    std::fs::create_dir_all(&sub).unwrap();
+    write_fixtures(&sub, &set);
+    std::fs::write(dir.join("readme.txt"), b"not a texture").unwrap();
+    let lines = census(&[dir.to_str().unwrap()]);
+    assert_eq!(lines.len(), set.len() + 1);
+    // Output is sorted: the top folder's file first, then the nested folder's files by path.
+    assert!(lines[0]["file"].as_str().unwrap().ends_with("readme.txt"));
+    assert!(lines[0]["error"].as_str().unwrap().contains("readme.txt"));
+    let files: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l["file"].as_str().unwrap())
+        .collect();
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(files, sorted);
+    for fx in &set {
+        let path = sub.join(&fx.file).display().to_string();
+        let l = lines
+            .iter()
+            .find(|l| l["file"] == path.as_str())
+            .unwrap_or_else(|| panic!("{path} not in census"));
+        let d = &fx.desc;
+        // Expected values: the Desc each fixture was written from.
+        assert_eq!(l["engine"], "dds");
+        assert_eq!(l["name"], fx.file.trim_end_matches(".dds"));
+        assert_eq!(l["class"], "DDS");
+        let kind = match d.kind {
+            TextureKind::Tex2D => "2d",
+            TextureKind::Cube => "cube",
+            TextureKind::Array => "array",
+            TextureKind::Volume => "volume",
+        };
+        assert_eq!(l["kind"], kind, "{}", fx.file);
+        assert_eq!(l["width"], d.width);
+        assert_eq!(l["height"], d.height);
+        assert_eq!(l["depth"], d.depth);
+        assert_eq!(
+            l["slices"],
+            if d.kind == TextureKind::Volume {
+                1
+            } else {
+                d.slices
+            }
+        );
+        assert_eq!(l["mips"], d.mips);
+        assert_eq!(l["format"], d.format.name());
+        assert_eq!(l["virtual"], false);
+        assert_eq!(
+            l["mips_present"],
+            serde_json::json!(vec![true; d.mips as usize])
+        );
+        assert_eq!(l["error"], serde_json::Value::Null);
+        if d.srgb {
+            assert_eq!(l["srgb"], true);
+        }
+        assert!(l["native_format"].is_string() || l["native_format"].is_number());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn png_export_equals_decode() {
+    let dir = temp_dir("png");
+    let set = standard_set();
+    write_fixtures(&dir, &set);
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--all-mips",
+        "--all-slices",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Float formats are clamped for PNG, and the CLI says so per texture.
+    assert!(
+        stderr.contains("RGBA32F holds floats; the PNG clamps"),
+        "{stderr}"
+    );
+    let limits = Limits::default();
+    let mut checked = 0;
+    for fx in &set {
+        for m in 0..fx.desc.mips {
+            for s in 0..fx.surface_count(m) {
+                let path = out_dir.join(export_name(fx, m, s, "png"));
+                let file = std::fs::File::open(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", path.display()));
+                let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+                    .read_info()
+                    .unwrap();
+                let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+                let info = reader.next_frame(&mut buf).unwrap();
+                let (bytes, w, h) = fx.surface(m, s);
+                // Reference: the codec's decode of the bytes the fixture wrote.
+                let img = decode_surface(fx.desc.format, w, h, bytes, &limits).unwrap();
+                assert_eq!((info.width, info.height), (w, h));
+                assert_eq!(info.color_type, png::ColorType::Rgba);
+                match &img.pixels {
+                    Pixels::Rgba16(p) => {
+                        assert_eq!(info.bit_depth, png::BitDepth::Sixteen, "{}", fx.file);
+                        let got: Vec<u16> = buf[..info.buffer_size()]
+                            .chunks_exact(2)
+                            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+                            .collect();
+                        assert!(&got == p, "{} mip {m} slice {s}", fx.file);
+                    }
+                    _ => {
+                        assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", fx.file);
+                        assert!(
+                            buf[..info.buffer_size()] == img.to_rgba8()[..],
+                            "{} mip {m} slice {s}",
+                            fx.file
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    // Every surface of every fixture was exported (nothing else was written).
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), checked);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn exr_export_keeps_floats() {
+    let dir = temp_dir("exr");
+    let set: Vec<Fixture> = standard_set()
+        .into_iter()
+        .filter(|fx| fx.desc.format.precision() == Precision::Float)
+        .collect();
+    assert!(set.len() >= 10, "float formats: {}", set.len());
+    write_fixtures(&dir, &set);
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--mip",
+        "1",
+        "--slice",
+        "0",
+        "--format",
+        "exr",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    for fx in &set {
+        let path = out_dir.join(export_name(fx, 1, 0, "exr"));
+        let img = exr::prelude::read_first_rgba_layer_from_file(
+            &path,
+            |size, _| (size.0, vec![[0f32; 4]; size.0 * size.1]),
+            |(w, px), pos, (r, g, b, a): (f32, f32, f32, f32)| {
+                px[pos.1 * *w + pos.0] = [r, g, b, a]
+            },
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (bytes, w, h) = fx.surface(1, 0);
+        // Reference: the codec's f32 decode of the bytes the fixture wrote.
+        let want = decode_surface(fx.desc.format, w, h, bytes, &Limits::default()).unwrap();
+        let Pixels::Rgba32F(want) = want.pixels else {
+            panic!("{} is not float", fx.file)
+        };
+        let (iw, px) = &img.layer_data.channel_data.pixels;
+        assert_eq!(*iw as u32, w);
+        assert_eq!(px.len() as u32, w * h);
+        for (i, (g, e)) in px.iter().flatten().zip(&want).enumerate() {
+            assert!(
+                g.to_bits() == e.to_bits() || (g.is_nan() && e.is_nan()),
+                "{} value {i}: {g} != {e}",
+                fx.file
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn raw_export_is_the_stored_bytes() {
+    let dir = temp_dir("raw");
+    let set = standard_set();
+    write_fixtures(&dir, &set);
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--all-mips",
+        "--all-slices",
+        "--format",
+        "raw",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    for fx in &set {
+        for m in 0..fx.desc.mips {
+            for s in 0..fx.surface_count(m) {
+                let got = std::fs::read(out_dir.join(export_name(fx, m, s, "raw"))).unwrap();
+                assert!(got == fx.surface(m, s).0, "{} mip {m} slice {s}", fx.file);
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_files_are_reported_not_fatal() {
+    let dir = temp_dir("bad");
+    let good = Fixture::simple("good.dds", dds_fixtures::decodable_formats()[0], 8, 8, 2);
+    std::fs::write(dir.join("good.dds"), good.bytes()).unwrap();
+    std::fs::write(dir.join("short_header.dds"), &good.bytes()[..60]).unwrap();
+    let mut cut = Fixture::simple("cut.dds", texscope::PixelFormat::BC1, 16, 16, 3).bytes();
+    cut.truncate(128 + 128 + 10); // mip 0 (4x4 blocks x 8 bytes) whole, mip 1 cut
+    std::fs::write(dir.join("cut.dds"), cut).unwrap();
+    let mut huge = good.bytes();
+    huge[12..20].copy_from_slice(&[0, 0, 0, 0x80, 0, 0, 0, 0x80]); // 2^31 x 2^31
+    std::fs::write(dir.join("huge.dds"), huge).unwrap();
+    let mut unknown = Fixture::new(
+        "unknown.dds",
+        texscope::dds::Desc {
+            force_dx10: true,
+            ..desc(texscope::PixelFormat::BC7, 8, 8, 1)
+        },
+    )
+    .bytes();
+    unknown[128..132].copy_from_slice(&250u32.to_le_bytes());
+    std::fs::write(dir.join("unknown.dds"), unknown).unwrap();
+    std::fs::write(dir.join("empty.dds"), b"").unwrap();
+
+    let lines = census(&[dir.to_str().unwrap(), "/nonexistent/texscope/path"]);
+    let by = |f: &str| {
+        lines
+            .iter()
+            .find(|l| l["file"].as_str().unwrap().ends_with(f))
+            .unwrap_or_else(|| panic!("{f} missing"))
+    };
+    assert!(by("short_header.dds")["error"]
+        .as_str()
+        .unwrap()
+        .contains("ends"));
+    assert_eq!(
+        by("cut.dds")["mips_present"],
+        serde_json::json!([true, false, false])
+    );
+    assert_eq!(by("cut.dds")["error"], serde_json::Value::Null);
+    assert!(by("huge.dds")["error"].as_str().unwrap().contains("limit"));
+    assert!(by("unknown.dds")["error"]
+        .as_str()
+        .unwrap()
+        .contains("DXGI_FORMAT 250"));
+    assert!(by("empty.dds")["error"].as_str().unwrap().contains("empty"));
+    assert!(by("path")["error"]
+        .as_str()
+        .unwrap()
+        .contains("no such file"));
+    assert_eq!(by("good.dds")["error"], serde_json::Value::Null);
+
+    // Exporting the same folder writes what it can and explains the rest on stderr.
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--all-mips",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cut short"), "{stderr}");
+    assert!(out_dir.join("cut.dds__cut__mip0__s0.png").exists());
+    assert!(!out_dir.join("cut.dds__cut__mip1__s0.png").exists());
+    assert!(out_dir.join("good.dds__good__mip1__s0.png").exists());
+
+    let info = run(&["info", dir.to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(text.contains("mip 1: 8x8 MISSING"), "{text}");
+    assert!(text.contains("DXGI_FORMAT 250"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn wrong_command_lines_exit_2() {
+    for args in [
+        &[][..],
+        &["frobnicate", "x"],
+        &["census"],
+        &["export", "x"],
+        &["export", "x", "--out"],
+        &["export", "x", "--out", "o", "--mip", "one"],
+        &["export", "x", "--out", "o", "--mip", "1", "--all-mips"],
+        &["export", "x", "--out", "o", "--format", "jpg"],
+        &["census", "x", "--out", "o"],
+        &["info", "x", "--bogus"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("usage"),
+            "{args:?}"
+        );
+    }
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+}
+
+#[test]
+fn export_names_replace_refused_characters() {
+    let dir = temp_dir("names");
+    // Linux allows ':' and '?' in names; Windows refuses them, so exports replace them by '_'.
+    let fx = Fixture::simple("x.dds", texscope::PixelFormat::RGBA8, 2, 2, 1);
+    let path = dir.join("x:y?.dds");
+    std::fs::write(&path, fx.bytes()).unwrap();
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        path.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "raw",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["x_y_.dds__x_y___mip0__s0.raw".to_string()]);
+    std::fs::remove_dir_all(&dir).ok();
+}
