@@ -36,6 +36,8 @@ function startWorker() {
     const msg = ev.message || 'the decoder failed to start';
     for (const p of pending.values()) p.reject(new Error(msg));
     pending.clear();
+    worker.terminate();
+    worker = null;
   };
 }
 
@@ -48,7 +50,7 @@ function call(req) {
     worker.postMessage({ ...r, id });
   });
   // A fresh worker after a crash has lost the files: reopen them first.
-  if (fresh && opened.length && req.op !== 'add') {
+  if (fresh && opened.length) {
     return send({ op: 'add', files: opened }).then(() => send(req));
   }
   return send(req);
@@ -107,10 +109,16 @@ async function openFiles(fileList) {
       return;
     }
     setStatus(`${textures.length} texture${textures.length > 1 ? 's' : ''} in ${opened.length} file${opened.length > 1 ? 's' : ''}`);
-    // Keep the current view when more files arrive, else show the first texture that decodes.
-    const keep = state.current && textures[state.current.index];
-    const start = keep ? state.current.index : Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
-    await show({ index: start, mip: keep ? state.current.mip : firstPresentMip(textures[start]), slice: keep ? state.current.slice : 0 });
+    // Keep the current view when more files arrive (the catalog is rebuilt, so find the texture
+    // again by file and name), else show the first texture that decodes.
+    const prev = state.current;
+    const kept = prev ? textures.findIndex((t) => t.census.file === prev.file && t.census.name === prev.name) : -1;
+    if (kept >= 0) {
+      await show({ index: kept, mip: prev.mip, slice: prev.slice });
+    } else {
+      const start = Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
+      await show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
+    }
   } catch (e) {
     fail(e.message);
   }
@@ -220,7 +228,7 @@ async function show({ index, mip, slice }) {
   if (!t) throw new Error(`there is no texture ${index}`);
   if (mip < 0 || mip >= t.mips.length) throw new Error(`${t.census.name} has ${t.mips.length} mips; there is no mip ${mip}`);
   const seq = ++showSeq;
-  state.current = { index, mip, slice };
+  state.current = { index, mip, slice, file: t.census.file, name: t.census.name };
   for (const li of el.list.children) li.classList.toggle('selected', li.dataset.index === String(index));
   renderControls(t, mip, slice);
   renderInfo(t, mip);
@@ -257,7 +265,7 @@ el.mip.addEventListener('change', () => {
 });
 el.slice.addEventListener('change', () => {
   const c = state.current;
-  if (c) selectFromUi({ ...c, slice: Number(el.slice.value) });
+  if (c) selectFromUi({ index: c.index, mip: c.mip, slice: Number(el.slice.value) });
 });
 el.exposure.addEventListener('input', () => {
   state.exposure = Number(el.exposure.value);

@@ -106,6 +106,9 @@ test('RGBA16F DX10 array: raw floats per mip and slice, unclamped', async (t) =>
   // A texture dropped later is added to what is open.
   await drop(page, [['rgba8.dds', rgba8Dds(4, 4, 1)]]);
   await page.waitForFunction(() => window.texscope.textures().length === 3, null, { timeout: 20000 });
+  await waitState(page, 'ready');
+  const kept = await view(page);
+  assert.deepEqual([kept.texture, kept.mip, kept.slice], ['hdr', 0, 1], 'the view stays where it was');
   assert.deepEqual(problems, []);
 });
 
