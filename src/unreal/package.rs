@@ -635,3 +635,24 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         package_flags,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::{BytesSource, ErrorKind};
+
+    #[test]
+    fn garbage_is_refused_with_a_reason() {
+        let l = Limits::default();
+        let e = parse_legacy(&BytesSource::new("a.uasset", vec![0u8; 64]), &l).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotRecognised);
+        let mut tagged = PACKAGE_TAG.to_le_bytes().to_vec();
+        tagged.extend_from_slice(&(-8i32).to_le_bytes());
+        tagged.resize(300, 0xFF);
+        assert!(parse_legacy(&BytesSource::new("b.uasset", tagged), &l).is_err());
+        assert!(parse_zen(&BytesSource::new("c.uzenasset", vec![0u8; 10]), &l).is_err());
+        let mut hostile = vec![0u8; 64];
+        hostile[4..8].copy_from_slice(&u32::MAX.to_le_bytes()); // HeaderSize
+        assert!(parse_zen(&BytesSource::new("d.uzenasset", hostile), &l).is_err());
+    }
+}

@@ -210,7 +210,10 @@ pub fn pixel_format(name: &str) -> Option<PixelFormat> {
 fn anchors(src: &dyn Source, start: u64, size: u64, limits: &Limits) -> Result<Vec<u64>> {
     const WINDOW: u64 = 1 << 16;
     const OVERLAP: u64 = 80;
-    let end = start.saturating_add(size).min(src.len());
+    // The block follows the property block, which is small (under 2 KiB in every sample); inline
+    // mips come after the anchor. 4 MiB bounds the scan of a hostile or huge export.
+    const MAX_SCAN: u64 = 4 << 20;
+    let end = start.saturating_add(size.min(MAX_SCAN)).min(src.len());
     let mut out = Vec::new();
     let mut at = start;
     while at < end {
@@ -653,4 +656,49 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
             )
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixel_format_names() {
+        // Issue 5's list and notes §6's table.
+        assert_eq!(pixel_format("PF_DXT1"), Some(PixelFormat::BC1));
+        assert_eq!(pixel_format("PF_DXT5"), Some(PixelFormat::BC3));
+        assert_eq!(pixel_format("PF_BC6H"), Some(PixelFormat::BC6HU));
+        assert_eq!(pixel_format("PF_FloatRGBA"), Some(PixelFormat::RGBA16F));
+        assert_eq!(pixel_format("PF_A32B32G32R32F"), Some(PixelFormat::RGBA32F));
+        assert_eq!(
+            pixel_format("PF_ASTC_6x6"),
+            Some(PixelFormat::ASTC {
+                w: 6,
+                h: 6,
+                hdr: false
+            })
+        );
+        assert_eq!(pixel_format("PF_Unknown"), None);
+    }
+
+    #[test]
+    fn bulk_flags_read_as_names() {
+        // Notes §4: 0x10501 is what every streamed mip in the samples carries.
+        assert_eq!(
+            bulk_flags::describe(0x10501),
+            "PayloadAtEndOfFile|PayloadInSeperateFile|Force_NOT_InlinePayload|NoOffsetFixUp"
+        );
+    }
+
+    #[test]
+    fn anchors_need_a_terminated_pf_string() {
+        let mut data = vec![0u8; 16];
+        data.extend_from_slice(&8u32.to_le_bytes());
+        data.extend_from_slice(b"PF_DXT1\0");
+        data.extend_from_slice(&8u32.to_le_bytes());
+        data.extend_from_slice(b"PF_DXT1X"); // no NUL: not an FString
+        let src = crate::io::BytesSource::new("x", data);
+        let found = anchors(&src, 0, 100, &Limits::default()).unwrap();
+        assert_eq!(found, vec![16]);
+    }
 }

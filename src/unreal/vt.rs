@@ -142,7 +142,10 @@ impl VtLayout {
         let chunk_ok = self
             .chunks
             .get(m.chunk as usize)
-            .map(|c| c.storage.is_present() && offset + l.bytes as u64 <= c.size as u64)
+            .map(|c| {
+                matches!(c.storage, Storage::Range { .. })
+                    && offset + l.bytes as u64 <= c.size as u64
+            })
             .unwrap_or(false);
         Some(VtTile {
             x,
@@ -224,6 +227,12 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
     for m in 0..n as usize {
         let width_tiles = c.u32()?;
         let height_tiles = c.u32()?;
+        // The grid drives per-tile loops in the overlay: bound it like any table from a file.
+        if width_tiles as u64 * height_tiles as u64 > c.limits.max_entries {
+            return Err(Error::limit(format!(
+                "VT mip {m}: a {width_tiles}x{height_tiles} tile grid is over the entry limit"
+            )));
+        }
         let max_address = c.u32()?;
         let addresses = read_u32s(c, "TileOffsetData.Addresses")?;
         let offsets = read_u32s(c, "TileOffsetData.Offsets")?;
@@ -261,7 +270,7 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             Error::unsupported(format!("VT layer {l} pixel format {name} is not supported"))
         })?;
         let start = if l == 0 { 0 } else { offsets_per_layer[l - 1] };
-        let bytes = offsets_per_layer[l].checked_sub(start).unwrap_or(0);
+        let bytes = offsets_per_layer[l].saturating_sub(start);
         let need = format.surface_size(p, p);
         if bytes as u64 != need {
             return Err(Error::malformed(format!(
@@ -481,8 +490,11 @@ pub fn decode_tiles<'s>(
     let p = vt.physical_tile();
     let b = vt.tile_border;
     let chunk = &vt.chunks[m.chunk as usize];
-    for ty in r.y..r.y + r.h {
-        for tx in r.x..r.x + r.w {
+    // Only tiles that overlap the (clipped) image are visited.
+    let x_end = r.x + r.w.min(iw.div_ceil(t));
+    let y_end = r.y + r.h.min(ih.div_ceil(t));
+    for ty in r.y..y_end {
+        for tx in r.x..x_end {
             let dx = tx * t - ox;
             let dy = ty * t - oy;
             if dx >= iw || dy >= ih {
@@ -537,4 +549,79 @@ pub fn decode_tiles<'s>(
         missing,
         missing_files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_interleaves_x_even_y_odd() {
+        // Seed 000: x bits at even positions, y bits at odd.
+        assert_eq!(morton(1, 0), 1);
+        assert_eq!(morton(0, 1), 2);
+        assert_eq!(morton(3, 3), 15);
+        assert_eq!(morton(4, 0), 16);
+    }
+
+    fn layout(addresses: Vec<u32>, offsets: Vec<u32>) -> VtLayout {
+        VtLayout {
+            tile_size: 128,
+            tile_border: 4,
+            width: 512,
+            height: 512,
+            width_in_blocks: 1,
+            height_in_blocks: 1,
+            tile_bytes: 9248,
+            layers: vec![VtLayer {
+                format: PixelFormat::BC1,
+                native_format: "PF_DXT1".into(),
+                fallback: [0.0; 4],
+                offset_in_tile: 0,
+                bytes: 9248,
+            }],
+            mips: vec![VtMip {
+                width: 512,
+                height: 512,
+                width_tiles: 4,
+                height_tiles: 4,
+                max_address: 16,
+                chunk: 0,
+                base_offset: 4,
+                addresses,
+                offsets,
+            }],
+            chunks: vec![VtChunk {
+                size: 4 + 16 * 9248,
+                codec_payload_size: 4,
+                codecs: vec![4],
+                hash: String::new(),
+                storage: Storage::Empty,
+                bulk: String::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn run_table_lookup() {
+        // Notes §5: index = Offsets[k] + v - Addresses[k], k = upper_bound - 1; ~0 = empty run.
+        let vt = layout(vec![0, 4, 8], vec![0, u32::MAX, 4]);
+        assert_eq!(vt.tile_index(0, 0, 0), Some(0));
+        assert_eq!(vt.tile_index(0, 1, 1), Some(3)); // v = 3
+        assert_eq!(vt.tile_index(0, 2, 0), None); // v = 4, empty run
+        assert_eq!(vt.tile_index(0, 0, 2), Some(4)); // v = 8
+        assert_eq!(vt.tile_index(0, 3, 3), Some(11)); // v = 15
+        assert_eq!(vt.tile_index(0, 4, 0), None); // outside the grid
+        let t = vt.tile(0, 0, 0, 2).unwrap();
+        assert_eq!((t.offset, t.length), (4 + 4 * 9248, 9248));
+        // Storage::Empty: the chunk is not readable, so nothing is present.
+        assert!(!t.present);
+    }
+
+    #[test]
+    fn table_without_a_start_at_zero_has_no_tiles_before_it() {
+        let vt = layout(vec![2], vec![0]);
+        assert_eq!(vt.tile_index(0, 0, 0), None);
+        assert_eq!(vt.tile_index(0, 0, 1), Some(0));
+    }
 }
