@@ -215,3 +215,164 @@ fn cli_census_lists_ktx2() {
     assert_eq!(line["name"], "BC7");
     assert_eq!(line["mips_present"], serde_json::json!([true]));
 }
+
+/// A KTX 1 file per the KTX 1.1 specification: 64-byte header, no key/value data, then per
+/// level imageSize (one face for a non-array cube, else the whole level) and the images.
+fn ktx1(
+    gl: [u32; 3],
+    w: u32,
+    h: u32,
+    layers: u32,
+    faces: u32,
+    levels: &[Vec<Vec<u8>>],
+    big: bool,
+) -> Vec<u8> {
+    let u32b = |v: u32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let mut b = vec![
+        0xAB, 0x4B, 0x54, 0x58, 0x20, 0x31, 0x31, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+    ];
+    let [gl_type, gl_format, gl_internal] = gl;
+    for v in [
+        0x0403_0201,
+        gl_type,
+        1,
+        gl_format,
+        gl_internal,
+        gl_format,
+        w,
+        h,
+        0,
+        layers,
+        faces,
+        levels.len() as u32,
+        0,
+    ] {
+        b.extend_from_slice(&u32b(v));
+    }
+    for images in levels {
+        let non_array_cube = faces == 6 && layers == 0;
+        let size = if non_array_cube {
+            images[0].len()
+        } else {
+            images.iter().map(Vec::len).sum()
+        };
+        b.extend_from_slice(&u32b(size as u32));
+        for img in images {
+            b.extend_from_slice(img);
+            while non_array_cube && b.len() % 4 != 0 {
+                b.push(0);
+            }
+        }
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+    }
+    b
+}
+
+#[test]
+fn generated_ktx1_read_back() {
+    // (glType, glFormat, glInternalFormat): 0/0/GL_COMPRESSED_RGBA_S3TC_DXT5_EXT and
+    // GL_UNSIGNED_BYTE/GL_RGBA/GL_RGBA8, from the GL registry.
+    let bc3 = ([0, 0, 0x83F3], PixelFormat::BC3);
+    let rgba8 = ([0x1401, 0x1908, 0x8058], PixelFormat::RGBA8);
+    // (layers, faces, levels, kind, slices)
+    let shapes = [
+        (0, 1, 3, TextureKind::Tex2D, 1),
+        (0, 6, 2, TextureKind::Cube, 6),
+        (3, 1, 2, TextureKind::Array, 3),
+        (2, 6, 2, TextureKind::Cube, 12),
+    ];
+    for big in [false, true] {
+        for (gl, format) in [bc3, rgba8] {
+            if big && format == PixelFormat::RGBA8 {
+                continue;
+            }
+            for &(layers, faces, nlevels, kind, slices) in &shapes {
+                let (w, h) = (12, 8);
+                let levels: Vec<Vec<Vec<u8>>> = (0..nlevels)
+                    .map(|l| {
+                        let (mw, mh, _) = mip_dims(w, h, 1, l);
+                        (0..slices)
+                            .map(|s| {
+                                random_bytes(
+                                    (l * 100 + s) as u64,
+                                    format.surface_size(mw, mh) as usize,
+                                )
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let file = ktx1(gl, w, h, layers, faces, &levels, big);
+                let c = open(
+                    vec![BytesSource::shared("g.ktx", file)],
+                    &OpenOptions::default(),
+                );
+                let what = format!("{format:?} {kind:?} x{slices} big {big}");
+                assert!(c.problems.is_empty(), "{what}: {:?}", c.problems);
+                let t = &c.textures[0];
+                assert_eq!(t.error, None, "{what}");
+                assert_eq!(t.format, format);
+                assert_eq!(t.native_format, NativeFormat::Id(gl[2] as i64));
+                assert_eq!(
+                    (t.kind, t.slices, t.mips.len()),
+                    (kind, slices, nlevels as usize),
+                    "{what}"
+                );
+                for (l, images) in levels.iter().enumerate() {
+                    for (s, img) in images.iter().enumerate() {
+                        let (got, ..) = c.read_surface(0, l, s as u32).unwrap();
+                        assert!(got == *img, "{what} level {l} slice {s}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ktx1_errors() {
+    let rgb8 = [0x1401, 0x1907, 0x8051]; // GL_UNSIGNED_BYTE, GL_RGB, GL_RGB8
+                                         // 13 texels x 3 bytes = 39-byte rows, padded to 40 by the KTX 1 row alignment.
+    let file = ktx1(rgb8, 13, 2, 0, 1, &[vec![vec![0; 80]]], false);
+    let c = open(
+        vec![BytesSource::shared("p.ktx", file)],
+        &OpenOptions::default(),
+    );
+    assert!(c.textures[0].error.as_deref().unwrap().contains("padded"));
+    // A BC1 chain cut inside level 1: level 0 stays readable.
+    let bc1 = [0, 0, 0x83F0];
+    let levels = vec![
+        vec![random_bytes(1, 32)],
+        vec![random_bytes(2, 8)],
+        vec![random_bytes(3, 8)],
+    ];
+    let mut file = ktx1(bc1, 8, 8, 0, 1, &levels, false);
+    file.truncate(64 + 4 + 32 + 4 + 3);
+    let c = open(
+        vec![BytesSource::shared("c.ktx", file)],
+        &OpenOptions::default(),
+    );
+    let t = &c.textures[0];
+    assert_eq!(t.mips_present(), vec![true, false, false]);
+    assert!(c.read_surface(0, 0, 0).is_ok());
+    assert!(c.read_surface(0, 1, 0).is_err());
+    // A wrong imageSize is a malformed file, named.
+    let mut file = ktx1(bc1, 8, 8, 0, 1, &levels, false);
+    file[64..68].copy_from_slice(&31u32.to_le_bytes());
+    let c = open(
+        vec![BytesSource::shared("s.ktx", file)],
+        &OpenOptions::default(),
+    );
+    assert!(
+        c.problems[0].error.contains("imageSize"),
+        "{:?}",
+        c.problems
+    );
+}
