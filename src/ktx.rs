@@ -289,6 +289,14 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
                 } else {
                     "Basis Universal UASTC (vkFormat 0) data is not decoded yet".to_string()
                 }
+            } else if matches!(
+                h.vk_format,
+                1_000_054_002 | 1_000_054_003 | 1_000_054_006 | 1_000_054_007
+            ) {
+                format!(
+                    "vkFormat {} is PVRTC version II, which Texscope does not decode",
+                    h.vk_format
+                )
             } else {
                 format!(
                     "vkFormat {} is not a format Texscope reads (the format shown is a placeholder)",

@@ -71,14 +71,28 @@ fn real_ktx2_samples() {
         assert_eq!(bytes.len() as u64, length, "{file}");
         assert!(bytes[..] == whole[offset as usize..(offset + length) as usize]);
         if t.format.is_block_compressed() && t.format.name().starts_with("BC") {
-            // bcdec_rs decodes these; the sample is a photo, so it is not one flat colour.
+            // bcdec_rs decodes these; the sample is a drawing of Ferris on a transparent ground,
+            // so the corner and the body differ.
             let img = c.decode(0, 0, 0, Default::default()).unwrap();
             assert_ne!(img.texel(0, 0), img.texel(300, 200), "{file}");
         }
     }
+    // Every cut of a real file is listed or refused, never a panic.
+    let whole = std::fs::read(dir.join("BC1.ktx2")).unwrap();
+    for n in (0..300).chain([whole.len() - 1]) {
+        let c = open(
+            vec![BytesSource::shared("cut.ktx2", whole[..n].to_vec())],
+            &OpenOptions::default(),
+        );
+        assert_eq!(c.textures.len() + c.problems.len(), 1, "cut at {n}");
+        if let Some(t) = c.textures.first() {
+            assert_eq!(t.mips_present(), vec![false], "cut at {n}");
+            assert!(c.read_surface(0, 0, 0).is_err());
+        }
+    }
     // Formats we name but cannot read: listed with a clear error.
     for (file, says) in [
-        ("PVRTCII_4bpp.ktx2", "vkFormat 1000054003"),
+        ("PVRTCII_4bpp.ktx2", "PVRTC version II"),
         ("BASISU_ETC1S.ktx2", "ETC1S"),
         ("BASISU_UASTC.ktx2", "UASTC"),
     ] {
