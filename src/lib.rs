@@ -8,6 +8,7 @@
 pub mod codec;
 pub mod dds;
 pub mod io;
+pub mod ktx;
 pub mod model;
 mod sniff;
 pub mod unreal;
@@ -112,7 +113,7 @@ pub fn file_stem(path: &str) -> &str {
 type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
-const OPENERS: &[EngineOpener] = &[dds::open, unreal::open];
+const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unreal::open];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.

@@ -419,7 +419,11 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                 };
                 match result {
                     Ok(()) => written += 1,
-                    Err(e) => eprintln!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name),
+                    Err(e) => {
+                        // Core errors already name the file; say it once.
+                        let e = e.strip_prefix(&format!("{}: ", t.file)).unwrap_or(&e);
+                        eprintln!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
+                    }
                 }
             }
         }

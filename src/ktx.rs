@@ -1,0 +1,867 @@
+//! Loose KTX 1 (.ktx) and KTX 2 files (.ktx2) without supercompression: header, level index and key/value data
+//! are read as ranges; each level's images become `Storage::Range`s into the file.
+//!
+//! Layout facts from the Khronos KTX 2.0 specification: the 12-byte identifier, nine u32 header
+//! fields, the index (dfd/kvd offsets as u32, sgd as u64), then `max(1, levelCount)` level
+//! entries of three u64 (byteOffset, byteLength, uncompressedByteLength) from byte 80. A level
+//! holds, for each layer, each face, each z slice, one image. Format numbers are Vulkan's VkFormat.
+
+use crate::codec::{PixelFormat, ASTC_FOOTPRINTS};
+use crate::io::{read_range, Error, Reader, Result};
+use crate::model::{
+    mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, RowOrder, Storage, Texture,
+    TextureKind,
+};
+use crate::{file_stem, FileProblem, OpenContext};
+
+const KTX2_IDENTIFIER: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+const KTX1_IDENTIFIER: [u8; 12] = [
+    0xAB, 0x4B, 0x54, 0x58, 0x20, 0x31, 0x31, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
+];
+const HEADER_LEN: u64 = 80;
+const LEVEL_ENTRY: u64 = 24;
+
+/// VkFormat -> our format and whether it is the _SRGB variant (vulkan_core.h numbering).
+fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
+    use PixelFormat::*;
+    Some(match id {
+        2 => (RGBA4444, false),
+        4 => (RGB565, false),
+        8 => (BGRA5551, false),
+        9 => (R8, false),
+        15 => (R8, true),
+        16 => (RG8, false),
+        22 => (RG8, true),
+        23 => (RGB8, false),
+        29 => (RGB8, true),
+        30 => (BGR8, false),
+        36 => (BGR8, true),
+        37 => (RGBA8, false),
+        43 => (RGBA8, true),
+        44 => (BGRA8, false),
+        50 => (BGRA8, true),
+        64 => (RGB10A2, false),
+        70 => (R16, false),
+        76 => (R16F, false),
+        77 => (RG16, false),
+        83 => (RG16F, false),
+        91 => (RGBA16, false),
+        97 => (RGBA16F, false),
+        100 => (R32F, false),
+        103 => (RG32F, false),
+        106 => (RGB32F, false),
+        109 => (RGBA32F, false),
+        122 => (RG11B10F, false),
+        123 => (RGB9E5, false),
+        131 | 133 => (BC1, false),
+        132 | 134 => (BC1, true),
+        135 => (BC2, false),
+        136 => (BC2, true),
+        137 => (BC3, false),
+        138 => (BC3, true),
+        139 => (BC4, false),
+        140 => (BC4S, false),
+        141 => (BC5, false),
+        142 => (BC5S, false),
+        143 => (BC6HU, false),
+        144 => (BC6HS, false),
+        145 => (BC7, false),
+        146 => (BC7, true),
+        147 => (ETC2RGB, false),
+        148 => (ETC2RGB, true),
+        149 => (ETC2RGBA1, false),
+        150 => (ETC2RGBA1, true),
+        151 => (ETC2RGBA8, false),
+        152 => (ETC2RGBA8, true),
+        153 => (EACR11, false),
+        154 => (EACR11S, false),
+        155 => (EACRG11, false),
+        156 => (EACRG11S, false),
+        // ASTC_{w}x{h}_UNORM_BLOCK / _SRGB_BLOCK pairs in footprint order.
+        157..=184 => {
+            let (w, h) = ASTC_FOOTPRINTS[((id - 157) / 2) as usize];
+            (ASTC { w, h, hdr: false }, (id - 157) % 2 == 1)
+        }
+        // VK_IMG_format_pvrtc: PVRTC1 2bpp/4bpp UNORM, then the SRGB pair (1000054004/5).
+        1_000_054_000 => (PVRTC2RGBA, false),
+        1_000_054_001 => (PVRTC4RGBA, false),
+        1_000_054_004 => (PVRTC2RGBA, true),
+        1_000_054_005 => (PVRTC4RGBA, true),
+        // VK_EXT_texture_compression_astc_hdr: ASTC_{w}x{h}_SFLOAT_BLOCK in footprint order.
+        1_000_066_000..=1_000_066_013 => {
+            let (w, h) = ASTC_FOOTPRINTS[(id - 1_000_066_000) as usize];
+            (ASTC { w, h, hdr: true }, false)
+        }
+        // VK_EXT_4444_formats: A4R4G4B4_UNORM_PACK16 (A in bits 12-15, R 8-11, G 4-7, B 0-3).
+        1_000_340_000 => (ARGB4444, false),
+        _ => return None,
+    })
+}
+
+/// Claims the .ktx (KTX 1) and .ktx2 files among the opened files.
+pub fn open(ctx: &mut OpenContext) {
+    for i in ctx.unclaimed() {
+        let Ok(head) = ctx.head(i, HEADER_LEN) else {
+            continue;
+        };
+        let name = ctx.sources[i].name().to_string();
+        let ktx1 = head.starts_with(&KTX1_IDENTIFIER);
+        if !ktx1 && !head.starts_with(&KTX2_IDENTIFIER) {
+            continue;
+        }
+        ctx.claimed[i] = true;
+        let found = if ktx1 {
+            describe_ktx1(ctx, i, &head)
+        } else {
+            describe(ctx, i, &head)
+        };
+        match found {
+            Ok(t) => ctx.textures.push(t),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Ktx),
+                &e.in_file(&name),
+            )),
+        }
+    }
+}
+
+/// The header fields of KTX 2, by their specification names.
+struct Header {
+    vk_format: u32,
+    type_size: u32,
+    pixel_width: u32,
+    pixel_height: u32,
+    pixel_depth: u32,
+    layer_count: u32,
+    face_count: u32,
+    level_count: u32,
+    supercompression_scheme: u32,
+    dfd_byte_offset: u32,
+    dfd_byte_length: u32,
+    kvd_byte_offset: u32,
+    kvd_byte_length: u32,
+}
+
+fn parse_header(head: &[u8], file_len: u64) -> Result<Header> {
+    if (head.len() as u64) < HEADER_LEN {
+        return Err(
+            Error::truncated(head.len() as u64, HEADER_LEN - head.len() as u64, file_len)
+                .at_field("ktx2/header"),
+        );
+    }
+    let mut r = Reader::new(head);
+    r.skip(12)?;
+    Ok(Header {
+        vk_format: r.u32()?,
+        type_size: r.u32()?,
+        pixel_width: r.u32()?,
+        pixel_height: r.u32()?,
+        pixel_depth: r.u32()?,
+        layer_count: r.u32()?,
+        face_count: r.u32()?,
+        level_count: r.u32()?,
+        supercompression_scheme: r.u32()?,
+        dfd_byte_offset: r.u32()?,
+        dfd_byte_length: r.u32()?,
+        kvd_byte_offset: r.u32()?,
+        kvd_byte_length: r.u32()?,
+    })
+}
+
+/// Key/value pairs whose value is text (KTXorientation, KTXwriter, ...), for the info panel.
+fn key_values(data: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut r = Reader::new(data);
+    while let Ok(len) = r.u32() {
+        let Ok(entry) = r.bytes(len as usize) else {
+            break;
+        };
+        if let Some(nul) = entry.iter().position(|&b| b == 0) {
+            let key = String::from_utf8_lossy(&entry[..nul]).into_owned();
+            let value = &entry[nul + 1..];
+            let value = value.strip_suffix(&[0]).unwrap_or(value);
+            if value.iter().all(|b| (0x20..0x7f).contains(b)) {
+                out.push((key, String::from_utf8_lossy(value).into_owned()));
+            } else {
+                out.push((key, format!("{} bytes", value.len())));
+            }
+        }
+        if r.align(4).is_err() {
+            break;
+        }
+    }
+    out
+}
+
+fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
+    let src = ctx.sources[source].as_ref();
+    let name = src.name().to_string();
+    let file_len = src.len();
+    let limits = &ctx.limits;
+    let h = parse_header(head, file_len)?;
+
+    let mut meta: Vec<(String, String)> = vec![
+        ("vkFormat".into(), h.vk_format.to_string()),
+        ("typeSize".into(), h.type_size.to_string()),
+        ("layerCount".into(), h.layer_count.to_string()),
+        ("faceCount".into(), h.face_count.to_string()),
+        ("levelCount".into(), h.level_count.to_string()),
+        (
+            "dfdByteOffset / dfdByteLength".into(),
+            format!("{} / {}", h.dfd_byte_offset, h.dfd_byte_length),
+        ),
+        (
+            "supercompressionScheme".into(),
+            h.supercompression_scheme.to_string(),
+        ),
+    ];
+    if h.pixel_width == 0 || h.pixel_height == 0 {
+        return Err(Error::malformed(format!(
+            "pixelWidth x pixelHeight is {}x{}: 1D textures and zero sizes are not shown",
+            h.pixel_width, h.pixel_height
+        ))
+        .at_field("ktx2/pixelHeight"));
+    }
+    let depth = h.pixel_depth.max(1);
+    limits.check_dims(h.pixel_width, h.pixel_height, depth)?;
+    if h.face_count != 1 && h.face_count != 6 {
+        return Err(
+            Error::malformed(format!("faceCount is {}; it must be 1 or 6", h.face_count))
+                .at_field("ktx2/faceCount"),
+        );
+    }
+    let layers = h.layer_count.max(1);
+    let slices = layers
+        .checked_mul(h.face_count)
+        .filter(|&s| s <= limits.max_slices)
+        .ok_or_else(|| {
+            Error::limit(format!(
+                "{layers} layers x {} faces is over the limit of {} slices",
+                h.face_count, limits.max_slices
+            ))
+        })?;
+    if h.pixel_depth > 0 && slices > 1 {
+        return Err(Error::unsupported(
+            "arrays and cubes of volume textures are not shown",
+        ));
+    }
+    let levels = h.level_count.max(1);
+    if levels > limits.max_mips {
+        return Err(Error::limit(format!(
+            "levelCount {levels} is over the limit of {}",
+            limits.max_mips
+        ))
+        .at_field("ktx2/levelCount"));
+    }
+    let index = read_range(src, HEADER_LEN, levels as u64 * LEVEL_ENTRY, limits)
+        .map_err(|e| e.at_field("ktx2/levelIndex"))?;
+    if h.kvd_byte_length > 0 {
+        // Key/value data is small by design; a hostile length is caught by read_range's checks.
+        if let Ok(kvd) = read_range(
+            src,
+            h.kvd_byte_offset as u64,
+            h.kvd_byte_length as u64,
+            limits,
+        ) {
+            meta.extend(key_values(&kvd));
+        }
+    }
+    let orientation = meta
+        .iter()
+        .find(|(k, _)| k == "KTXorientation")
+        .map(|(_, v)| v.clone());
+    // KTXorientation "rd" is the default: rows go down. A 'u' second letter stores rows bottom first.
+    let rows = match orientation.as_deref().and_then(|o| o.chars().nth(1)) {
+        Some('u') => RowOrder::BottomFirst,
+        _ => RowOrder::TopFirst,
+    };
+
+    let mut error = None;
+    let (format, srgb) = match vk_format(h.vk_format) {
+        Some(f) => f,
+        None => {
+            error = Some(if h.vk_format == 0 {
+                if h.supercompression_scheme == 1 {
+                    "Basis Universal ETC1S (BasisLZ) data is not decoded yet".to_string()
+                } else {
+                    "Basis Universal UASTC (vkFormat 0) data is not decoded yet".to_string()
+                }
+            } else if matches!(
+                h.vk_format,
+                1_000_054_002 | 1_000_054_003 | 1_000_054_006 | 1_000_054_007
+            ) {
+                format!(
+                    "vkFormat {} is PVRTC version II, which Texscope does not decode",
+                    h.vk_format
+                )
+            } else {
+                format!(
+                    "vkFormat {} is not a format Texscope reads (the format shown is a placeholder)",
+                    h.vk_format
+                )
+            });
+            (PixelFormat::RGBA8, false)
+        }
+    };
+    if error.is_none() && h.supercompression_scheme != 0 {
+        let scheme = match h.supercompression_scheme {
+            1 => "BasisLZ",
+            2 => "Zstandard",
+            3 => "ZLIB",
+            _ => "an unknown scheme",
+        };
+        error = Some(format!(
+            "supercompression {} ({scheme}) is not read yet: save the file without supercompression",
+            h.supercompression_scheme
+        ));
+    }
+    let color_space = if srgb {
+        ColorSpace::Srgb
+    } else if error.is_none() {
+        ColorSpace::Linear
+    } else {
+        ColorSpace::Unknown
+    };
+    let volume = h.pixel_depth > 0;
+    let kind = if volume {
+        TextureKind::Volume
+    } else if h.face_count == 6 {
+        TextureKind::Cube
+    } else if h.layer_count > 0 {
+        TextureKind::Array
+    } else {
+        TextureKind::Tex2D
+    };
+
+    let mut notes = Vec::new();
+    let mut r = Reader::new(&index);
+    let mut mips = Vec::with_capacity(levels as usize);
+    for level in 0..levels {
+        let byte_offset = r.u64()?;
+        let byte_length = r.u64()?;
+        let _uncompressed_byte_length = r.u64()?;
+        let (w, hh, d) = mip_dims(h.pixel_width, h.pixel_height, depth, level);
+        let mut surfaces = Vec::new();
+        if error.is_none() {
+            let image = format.surface_size(w, hh) * d as u64;
+            let need = image * slices as u64;
+            if byte_length < need {
+                return Err(Error::malformed(format!(
+                    "level {level} holds {byte_length} bytes, but {slices} {w}x{hh}x{d} {} image(s) need {need}",
+                    format.name()
+                ))
+                .at_field("ktx2/levelIndex/byteLength"));
+            }
+            let in_file = byte_offset
+                .checked_add(need)
+                .is_some_and(|end| end <= file_len);
+            if !in_file {
+                notes.push(format!(
+                    "level {level} (bytes {byte_offset}+{need}) lies past the end of the file ({file_len} bytes): the file is cut short"
+                ));
+            }
+            for s in 0..slices as u64 {
+                surfaces.push(if in_file {
+                    Storage::Range {
+                        source,
+                        offset: byte_offset + s * image,
+                        length: image,
+                    }
+                } else {
+                    Storage::Missing {
+                        file: name.clone(),
+                        length: image,
+                    }
+                });
+            }
+        }
+        mips.push(Mip {
+            width: w,
+            height: hh,
+            depth: d,
+            surfaces,
+            location_note: "inline".into(),
+        });
+    }
+    if h.dfd_byte_length == 0 {
+        notes.push("no data format descriptor (dfdByteLength 0)".into());
+    }
+    Ok(Texture {
+        file: name.clone(),
+        engine: Engine::Ktx,
+        name: file_stem(&name).to_string(),
+        class: "KTX2".into(),
+        kind,
+        format,
+        native_format: NativeFormat::Id(h.vk_format as i64),
+        width: h.pixel_width,
+        height: h.pixel_height,
+        depth,
+        authored: None,
+        slices,
+        mips,
+        color_space,
+        normal_map: None,
+        rows,
+        layout: Layout::Surfaces,
+        metadata: meta,
+        notes,
+        error,
+    })
+}
+
+/// OpenGL internal formats of compressed KTX 1 data (glInternalFormat; GL/GLES extension
+/// registry values) and whether they are sRGB.
+fn gl_compressed(internal: u32) -> Option<(PixelFormat, bool)> {
+    use PixelFormat::*;
+    Some(match internal {
+        0x83F0 | 0x83F1 => (BC1, false),
+        0x8C4C | 0x8C4D => (BC1, true),
+        0x83F2 => (BC2, false),
+        0x8C4E => (BC2, true),
+        0x83F3 => (BC3, false),
+        0x8C4F => (BC3, true),
+        0x8DBB => (BC4, false),
+        0x8DBC => (BC4S, false),
+        0x8DBD => (BC5, false),
+        0x8DBE => (BC5S, false),
+        0x8E8C => (BC7, false),
+        0x8E8D => (BC7, true),
+        0x8E8E => (BC6HS, false),
+        0x8E8F => (BC6HU, false),
+        0x8D64 => (ETC1, false),
+        0x9274 => (ETC2RGB, false),
+        0x9275 => (ETC2RGB, true),
+        0x9276 => (ETC2RGBA1, false),
+        0x9277 => (ETC2RGBA1, true),
+        0x9278 => (ETC2RGBA8, false),
+        0x9279 => (ETC2RGBA8, true),
+        0x9270 => (EACR11, false),
+        0x9271 => (EACR11S, false),
+        0x9272 => (EACRG11, false),
+        0x9273 => (EACRG11S, false),
+        0x93B0..=0x93BD => {
+            let (w, h) = ASTC_FOOTPRINTS[(internal - 0x93B0) as usize];
+            (ASTC { w, h, hdr: false }, false)
+        }
+        0x93D0..=0x93DD => {
+            let (w, h) = ASTC_FOOTPRINTS[(internal - 0x93D0) as usize];
+            (ASTC { w, h, hdr: false }, true)
+        }
+        0x8C00 => (PVRTC4RGB, false),
+        0x8C01 => (PVRTC2RGB, false),
+        0x8C02 => (PVRTC4RGBA, false),
+        0x8C03 => (PVRTC2RGBA, false),
+        0x8C92 => (ATCRGB, false),
+        0x8C93 => (ATCRGBAExplicit, false),
+        0x87EE => (ATCRGBAInterpolated, false),
+        _ => return None,
+    })
+}
+
+/// Uncompressed KTX 1 data by (glFormat, glType) (GL enum values).
+fn gl_uncompressed(format: u32, ty: u32) -> Option<PixelFormat> {
+    use PixelFormat::*;
+    const RED: u32 = 0x1903;
+    const RG: u32 = 0x8227;
+    const RGB: u32 = 0x1907;
+    const RGBA: u32 = 0x1908;
+    const BGR: u32 = 0x80E0;
+    const BGRA: u32 = 0x80E1;
+    Some(match (format, ty) {
+        // GL_UNSIGNED_BYTE
+        (RGBA, 0x1401) => RGBA8,
+        (BGRA, 0x1401) => BGRA8,
+        (RGB, 0x1401) => RGB8,
+        (BGR, 0x1401) => BGR8,
+        (RED, 0x1401) => R8,
+        (RG, 0x1401) => RG8,
+        (0x1909, 0x1401) => L8,
+        (0x1906, 0x1401) => A8,
+        (0x190A, 0x1401) => LA8,
+        // GL_UNSIGNED_SHORT
+        (RED, 0x1403) => R16,
+        (RG, 0x1403) => RG16,
+        (RGBA, 0x1403) => RGBA16,
+        // GL_HALF_FLOAT and GL_HALF_FLOAT_OES
+        (RED, 0x140B | 0x8D61) => R16F,
+        (RG, 0x140B | 0x8D61) => RG16F,
+        (RGBA, 0x140B | 0x8D61) => RGBA16F,
+        // GL_FLOAT
+        (RED, 0x1406) => R32F,
+        (RG, 0x1406) => RG32F,
+        (RGB, 0x1406) => RGB32F,
+        (RGBA, 0x1406) => RGBA32F,
+        // Packed types: 5_6_5 and 4_4_4_4 put red in the high bits; the _REV types low.
+        (RGB, 0x8363) => RGB565,
+        (RGBA, 0x8033) => RGBA4444,
+        (RGB, 0x8C3E) => RGB9E5,
+        (RGB, 0x8C3B) => RG11B10F,
+        (RGBA, 0x8368) => RGB10A2,
+        _ => return None,
+    })
+}
+
+/// A KTX 1 file: 64-byte header, key/value data, then per level a u32 imageSize and the level's
+/// images (array elements, faces, z slices), each non-array cube face and each level padded to
+/// 4 bytes (Khronos KTX 1.1 specification).
+fn describe_ktx1(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
+    let src = ctx.sources[source].as_ref();
+    let name = src.name().to_string();
+    let file_len = src.len();
+    let limits = &ctx.limits;
+    const KTX1_HEADER: u64 = 64;
+    if (head.len() as u64) < KTX1_HEADER {
+        return Err(
+            Error::truncated(head.len() as u64, KTX1_HEADER - head.len() as u64, file_len)
+                .at_field("ktx/header"),
+        );
+    }
+    let mut r = Reader::new(head);
+    r.skip(12)?;
+    let endianness = r.u32()?;
+    let big = match endianness {
+        0x0403_0201 => false,
+        0x0102_0304 => true,
+        other => {
+            return Err(
+                Error::malformed(format!("endianness is 0x{other:08x}, not 0x04030201"))
+                    .at_field("ktx/endianness"),
+            )
+        }
+    };
+    if big {
+        r.set_endian(crate::io::Endian::Big);
+    }
+    let gl_type = r.u32()?;
+    let gl_type_size = r.u32()?;
+    let gl_format = r.u32()?;
+    let gl_internal_format = r.u32()?;
+    let _gl_base_internal_format = r.u32()?;
+    let pixel_width = r.u32()?;
+    let pixel_height = r.u32()?;
+    let pixel_depth = r.u32()?;
+    let number_of_array_elements = r.u32()?;
+    let number_of_faces = r.u32()?;
+    let number_of_mipmap_levels = r.u32()?;
+    let bytes_of_key_value_data = r.u32()?;
+    let mut meta: Vec<(String, String)> = vec![
+        ("glType".into(), format!("0x{gl_type:04x}")),
+        ("glFormat".into(), format!("0x{gl_format:04x}")),
+        (
+            "glInternalFormat".into(),
+            format!("0x{gl_internal_format:04x}"),
+        ),
+        (
+            "numberOfArrayElements".into(),
+            number_of_array_elements.to_string(),
+        ),
+        ("numberOfFaces".into(), number_of_faces.to_string()),
+        (
+            "numberOfMipmapLevels".into(),
+            number_of_mipmap_levels.to_string(),
+        ),
+    ];
+    if pixel_width == 0 || pixel_height == 0 {
+        return Err(Error::malformed(format!(
+            "pixelWidth x pixelHeight is {pixel_width}x{pixel_height}: 1D textures and zero sizes are not shown"
+        ))
+        .at_field("ktx/pixelHeight"));
+    }
+    let depth = pixel_depth.max(1);
+    limits.check_dims(pixel_width, pixel_height, depth)?;
+    if number_of_faces != 1 && number_of_faces != 6 {
+        return Err(Error::malformed(format!(
+            "numberOfFaces is {number_of_faces}; it must be 1 or 6"
+        ))
+        .at_field("ktx/numberOfFaces"));
+    }
+    let layers = number_of_array_elements.max(1);
+    let slices = layers
+        .checked_mul(number_of_faces)
+        .filter(|&s| s <= limits.max_slices)
+        .ok_or_else(|| {
+            Error::limit(format!(
+                "{layers} array elements x {number_of_faces} faces is over the limit of {} slices",
+                limits.max_slices
+            ))
+        })?;
+    if pixel_depth > 0 && slices > 1 {
+        return Err(Error::unsupported(
+            "arrays and cubes of volume textures are not shown",
+        ));
+    }
+    let levels = number_of_mipmap_levels.max(1);
+    if levels > limits.max_mips {
+        return Err(Error::limit(format!(
+            "numberOfMipmapLevels {levels} is over the limit of {}",
+            limits.max_mips
+        ))
+        .at_field("ktx/numberOfMipmapLevels"));
+    }
+    if bytes_of_key_value_data > 0 {
+        if let Ok(kvd) = read_range(src, KTX1_HEADER, bytes_of_key_value_data as u64, limits) {
+            if !big {
+                meta.extend(key_values(&kvd));
+            }
+        }
+    }
+
+    let (format, srgb, mut error) = if gl_type == 0 {
+        match gl_compressed(gl_internal_format) {
+            Some((f, s)) => (f, s, None),
+            None => (
+                PixelFormat::RGBA8,
+                false,
+                Some(format!("glInternalFormat 0x{gl_internal_format:04x} is not a format Texscope reads (the format shown is a placeholder)")),
+            ),
+        }
+    } else {
+        // GL_SRGB8 and GL_SRGB8_ALPHA8.
+        let srgb = matches!(gl_internal_format, 0x8C41 | 0x8C43);
+        match gl_uncompressed(gl_format, gl_type) {
+            Some(f) => (f, srgb, None),
+            None => (
+                PixelFormat::RGBA8,
+                false,
+                Some(format!("glFormat 0x{gl_format:04x} with glType 0x{gl_type:04x} is not a format Texscope reads (the format shown is a placeholder)")),
+            ),
+        }
+    };
+    if error.is_none() && big && gl_type_size > 1 {
+        error = Some("big-endian KTX files of multi-byte texels are not read yet".into());
+    }
+    let non_array_cube = number_of_faces == 6 && number_of_array_elements == 0;
+    let kind = if pixel_depth > 0 {
+        TextureKind::Volume
+    } else if number_of_faces == 6 {
+        TextureKind::Cube
+    } else if number_of_array_elements > 0 {
+        TextureKind::Array
+    } else {
+        TextureKind::Tex2D
+    };
+
+    let mut notes = Vec::new();
+    let mut mips = Vec::with_capacity(levels as usize);
+    let mut offset = Some(KTX1_HEADER + bytes_of_key_value_data as u64);
+    for level in 0..levels {
+        let (w, h, d) = mip_dims(pixel_width, pixel_height, depth, level);
+        let mut surfaces = Vec::new();
+        if error.is_none() {
+            // Uncompressed rows are aligned to 4 bytes (GL_UNPACK_ALIGNMENT 4); our surfaces
+            // are tightly packed, so padded rows cannot be described as one range.
+            let row = w as u64 * format.block().bytes as u64;
+            if !format.is_block_compressed() && row % 4 != 0 {
+                error = Some(format!(
+                    "level {level} has {row}-byte rows padded to 4 bytes; padded rows are not read yet"
+                ));
+            }
+        }
+        if error.is_none() {
+            let image = format.surface_size(w, h) * d as u64;
+            let stride = if non_array_cube {
+                image.next_multiple_of(4)
+            } else {
+                image
+            };
+            let level_bytes = stride * slices as u64;
+            let size_field = offset.and_then(|o| read_range(src, o, 4, limits).ok());
+            match (offset, size_field) {
+                (Some(o), Some(b)) => {
+                    let image_size = if big {
+                        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+                    } else {
+                        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                    } as u64;
+                    let want = if non_array_cube {
+                        image
+                    } else {
+                        image * slices as u64
+                    };
+                    if image_size != want {
+                        return Err(Error::malformed(format!(
+                            "level {level}: imageSize is {image_size}, but {} {w}x{h}x{d} image(s) need {want}",
+                            format.name()
+                        ))
+                        .at_field("ktx/imageSize"));
+                    }
+                    let data = o + 4;
+                    for s in 0..slices as u64 {
+                        let at = data + s * stride;
+                        surfaces.push(if at + image <= file_len {
+                            Storage::Range {
+                                source,
+                                offset: at,
+                                length: image,
+                            }
+                        } else {
+                            Storage::Missing {
+                                file: name.clone(),
+                                length: image,
+                            }
+                        });
+                    }
+                    let end = (data + level_bytes).next_multiple_of(4);
+                    offset = (end <= file_len).then_some(end);
+                }
+                _ => {
+                    for _ in 0..slices {
+                        surfaces.push(Storage::Missing {
+                            file: name.clone(),
+                            length: image,
+                        });
+                    }
+                    offset = None;
+                }
+            }
+        }
+        mips.push(Mip {
+            width: w,
+            height: h,
+            depth: d,
+            surfaces,
+            location_note: "inline".into(),
+        });
+    }
+    if error.is_none() && mips.iter().any(|m| !m.is_present()) {
+        notes.push(format!(
+            "the file ({file_len} bytes) is cut short: some levels are missing"
+        ));
+    }
+    if error.is_some() {
+        for m in &mut mips {
+            m.surfaces.clear();
+        }
+    }
+    let orientation = meta
+        .iter()
+        .find(|(k, _)| k == "KTXorientation")
+        .map(|(_, v)| v.clone());
+    // KTX 1 orientation values look like "S=r,T=d"; T=u stores rows bottom first.
+    let rows = if orientation.as_deref().is_some_and(|o| o.contains("T=u")) {
+        RowOrder::BottomFirst
+    } else {
+        RowOrder::TopFirst
+    };
+    let color_space = if srgb {
+        ColorSpace::Srgb
+    } else if error.is_none() {
+        ColorSpace::Linear
+    } else {
+        ColorSpace::Unknown
+    };
+    Ok(Texture {
+        file: name.clone(),
+        engine: Engine::Ktx,
+        name: file_stem(&name).to_string(),
+        class: "KTX".into(),
+        kind,
+        format,
+        native_format: NativeFormat::Id(gl_internal_format as i64),
+        width: pixel_width,
+        height: pixel_height,
+        depth,
+        authored: None,
+        slices,
+        mips,
+        color_space,
+        normal_map: None,
+        rows,
+        layout: Layout::Surfaces,
+        metadata: meta,
+        notes,
+        error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::BytesSource;
+    use crate::OpenOptions;
+
+    fn ktx2(fields: [u32; 9], levels: &[(u64, u64)], data: &[u8]) -> Vec<u8> {
+        let mut b = KTX2_IDENTIFIER.to_vec();
+        for v in fields {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&[0; 32]);
+        for (o, l) in levels {
+            for v in [*o, *l, *l] {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        b.extend_from_slice(data);
+        b
+    }
+
+    fn open_one(b: Vec<u8>) -> crate::Catalog {
+        crate::open(
+            vec![BytesSource::shared("t.ktx2", b)],
+            &OpenOptions::default(),
+        )
+    }
+
+    #[test]
+    fn hostile_headers_are_refused() {
+        // 2^31 x 2^31 (pixelWidth/pixelHeight, spec header fields 3 and 4).
+        let c = open_one(ktx2(
+            [145, 1, 1 << 31, 1 << 31, 0, 0, 1, 1, 0],
+            &[(104, 16)],
+            &[0; 16],
+        ));
+        assert!(c.problems[0].error.contains("limit"), "{:?}", c.problems);
+        let c = open_one(ktx2(
+            [145, 1, 4, 4, 0, u32::MAX, 6, 1, 0],
+            &[(104, 16)],
+            &[0; 16],
+        ));
+        assert!(c.problems[0].error.contains("limit"), "{:?}", c.problems);
+        let c = open_one(ktx2(
+            [145, 1, 4, 4, 0, 0, 1, 1000, 0],
+            &[(104, 16)],
+            &[0; 16],
+        ));
+        assert!(
+            c.problems[0].error.contains("levelCount"),
+            "{:?}",
+            c.problems
+        );
+        let c = open_one(ktx2([145, 1, 4, 4, 0, 0, 3, 1, 0], &[(104, 16)], &[0; 16]));
+        assert!(
+            c.problems[0].error.contains("faceCount"),
+            "{:?}",
+            c.problems
+        );
+        // A level that points past the end is listed as missing, not read.
+        let c = open_one(ktx2([145, 1, 4, 4, 0, 0, 1, 1, 0], &[(1 << 40, 16)], &[]));
+        assert_eq!(c.textures[0].mips_present(), vec![false]);
+        assert_eq!(
+            c.read_surface(0, 0, 0).unwrap_err().kind,
+            crate::ErrorKind::Truncated
+        );
+        // Too short for the header.
+        let c = open_one(KTX2_IDENTIFIER[..].to_vec());
+        assert!(c.problems[0].error.contains("ends"), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn supercompressed_and_unknown_are_listed_with_errors() {
+        let c = open_one(ktx2([145, 1, 4, 4, 0, 0, 1, 1, 2], &[(104, 16)], &[0; 16]));
+        assert!(c.textures[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("Zstandard"));
+        let c = open_one(ktx2([7777, 1, 4, 4, 0, 0, 1, 1, 0], &[(104, 16)], &[0; 16]));
+        assert!(c.textures[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("vkFormat 7777"));
+    }
+}
