@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod dds;
+pub mod frostbite;
 pub mod io;
 pub mod ktx;
 pub mod model;
@@ -25,6 +26,9 @@ use io::read_range;
 #[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     pub limits: Limits,
+    /// Frostbite format-ordinal table by profile name (`frostbite::render_format::PROFILES`);
+    /// `None` = the 2014.4+ enum of Skate and later games.
+    pub frostbite_profile: Option<String>,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
@@ -68,6 +72,7 @@ pub struct OpenContext {
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
     pub limits: Limits,
+    pub frostbite_profile: Option<String>,
 }
 
 impl OpenContext {
@@ -113,7 +118,8 @@ pub fn file_stem(path: &str) -> &str {
 type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
-const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unreal::open];
+// Frostbite goes last: it may pair a chunk by size among the files no other engine took.
+const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unreal::open, frostbite::open];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
@@ -125,6 +131,7 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         textures: Vec::new(),
         problems: Vec::new(),
         limits: options.limits.clone(),
+        frostbite_profile: options.frostbite_profile.clone(),
     };
     for opener in OPENERS {
         opener(&mut ctx);
