@@ -33,16 +33,16 @@ pub(super) fn decode(
                         BC2 => bcdec_rs::bc2(block, &mut px, 16),
                         BC3 => bcdec_rs::bc3(block, &mut px, 16),
                         BC7 => bcdec_rs::bc7(block, &mut px, 16),
-                        BC4 | BC4S => {
+                        BC4 => {
                             let mut r = [0u8; 16];
-                            bcdec_rs::bc4(block, &mut r, 4, format == BC4S);
+                            bcdec_rs::bc4(block, &mut r, 4, false);
                             for (t, v) in r.iter().enumerate() {
                                 px[t * 4..t * 4 + 4].copy_from_slice(&[*v, 0, 0, 255]);
                             }
                         }
-                        BC5 | BC5S => {
+                        BC5 => {
                             let mut rg = [0u8; 32];
-                            bcdec_rs::bc5(block, &mut rg, 8, format == BC5S);
+                            bcdec_rs::bc5(block, &mut rg, 8, false);
                             for t in 0..16 {
                                 px[t * 4..t * 4 + 4].copy_from_slice(&[
                                     rg[t * 2],
@@ -62,16 +62,41 @@ pub(super) fn decode(
             for by in 0..bh {
                 for bx in 0..bw {
                     let i = (by * bw + bx) * bytes;
-                    let mut rgb = [0f32; 48];
-                    bcdec_rs::bc6h_float(&data[i..i + bytes], &mut rgb, 12, format == BC6HS);
+                    let block = &data[i..i + bytes];
                     let mut px = [0f32; 64];
-                    for t in 0..16 {
-                        px[t * 4..t * 4 + 4].copy_from_slice(&[
-                            rgb[t * 3],
-                            rgb[t * 3 + 1],
-                            rgb[t * 3 + 2],
-                            1.0,
-                        ]);
+                    match format {
+                        BC6HU | BC6HS => {
+                            let mut rgb = [0f32; 48];
+                            bcdec_rs::bc6h_float(block, &mut rgb, 12, format == BC6HS);
+                            for t in 0..16 {
+                                px[t * 4..t * 4 + 4].copy_from_slice(&[
+                                    rgb[t * 3],
+                                    rgb[t * 3 + 1],
+                                    rgb[t * 3 + 2],
+                                    1.0,
+                                ]);
+                            }
+                        }
+                        BC4S => {
+                            let mut r = [0f32; 16];
+                            bcdec_rs::bc4_float(block, &mut r, 4, true);
+                            for (t, v) in r.iter().enumerate() {
+                                px[t * 4..t * 4 + 4].copy_from_slice(&[*v, 0.0, 0.0, 1.0]);
+                            }
+                        }
+                        BC5S => {
+                            let mut rg = [0f32; 32];
+                            bcdec_rs::bc5_float(block, &mut rg, 8, true);
+                            for t in 0..16 {
+                                px[t * 4..t * 4 + 4].copy_from_slice(&[
+                                    rg[t * 2],
+                                    rg[t * 2 + 1],
+                                    0.0,
+                                    1.0,
+                                ]);
+                            }
+                        }
+                        _ => unreachable!("8-bit formats decode above"),
                     }
                     copy_block(out, w, h, bx, by, &px);
                 }
@@ -83,7 +108,14 @@ pub(super) fn decode(
 }
 
 /// Copies the visible part of a decoded 4x4 block (RGBA, 16 texels) into the image.
-fn copy_block<T: Copy>(out: &mut [T], w: usize, h: usize, bx: usize, by: usize, px: &[T]) {
+pub(super) fn copy_block<T: Copy>(
+    out: &mut [T],
+    w: usize,
+    h: usize,
+    bx: usize,
+    by: usize,
+    px: &[T],
+) {
     let x0 = bx * 4;
     let cols = (w - x0).min(4);
     for row in 0..4 {

@@ -6,8 +6,11 @@
 //! luminance gives (l, l, l, 1). Views (solo channel as grey, rebuilt normal Z) are the viewer's job.
 //! LDR formats of up to 8 bits per channel decode to RGBA8, 10-16-bit unorm formats to RGBA16, and
 //! every float or HDR format (half, float, BC6H, RGB9E5, R11G11B10F) to RGBA f32, never clamped.
+//! Signed-normalised formats (BC4S, BC5S, signed EAC) decode to f32 in -1..1, as an SNORM sampler
+//! returns them.
 
 mod bc;
+mod etc;
 mod plain;
 
 use crate::io::{Error, Limits, Result};
@@ -92,7 +95,7 @@ pub enum PixelFormat {
     ATCRGB,
     ATCRGBAExplicit,
     ATCRGBAInterpolated,
-    /// Packed 4:2:2 Y0 U Y1 V.
+    /// Packed 4:2:2 Y0 U Y1 V (BT.601 studio range, decoded to RGBA8).
     YUY2,
 }
 
@@ -214,8 +217,12 @@ impl PixelFormat {
         use PixelFormat::*;
         match *self {
             R16 | RG16 | RGBA16 | RGB10A2 => Precision::Unorm16,
+            // EAC carries 11 bits per channel.
+            EACR11 | EACRG11 => Precision::Unorm16,
             R16F | RG16F | RGBA16F | R32F | RG32F | RGB32F | RGBA32F | RGB9E5 | RG11B10F
             | BC6HU | BC6HS => Precision::Float,
+            // Signed formats keep their sign: an SNORM sampler returns -1..1.
+            BC4S | BC5S | EACR11S | EACRG11S => Precision::Float,
             ASTC { hdr: true, .. } => Precision::Float,
             _ => Precision::Unorm8,
         }
@@ -435,7 +442,10 @@ pub fn decode_surface(
     if w == 0 || h == 0 {
         return Ok(img);
     }
-    if bc::decode(format, w, h, data, &mut img)? || plain::decode(format, w, h, data, &mut img)? {
+    if bc::decode(format, w, h, data, &mut img)?
+        || etc::decode(format, w, h, data, &mut img)?
+        || plain::decode(format, w, h, data, &mut img)?
+    {
         Ok(img)
     } else {
         Err(Error::unsupported(format!(

@@ -16,6 +16,10 @@ pub(super) fn decode(
     use PixelFormat::*;
     let n = w as usize * h as usize;
     let bpp = format.block().bytes as usize;
+    if format == YUY2 {
+        yuy2(w as usize, h as usize, data, img);
+        return Ok(true);
+    }
     if format.is_block_compressed() {
         return Ok(false);
     }
@@ -69,7 +73,6 @@ pub(super) fn decode(
                         expand(v, 4),
                     ]
                 },
-                YUY2 => return Ok(false),
                 _ => return Ok(false),
             };
             for (o, t) in out.chunks_exact_mut(4).zip(texels) {
@@ -123,6 +126,37 @@ pub(super) fn decode(
         }
     }
     Ok(true)
+}
+
+/// YUY2 (Y0 U Y1 V per pair of texels) to RGB with the integer BT.601 studio-range conversion
+/// Microsoft recommends for 8-bit YUV ("Converting 8-bit YUV to RGB888"). A row of odd width still
+/// stores a whole pair; its second texel is dropped.
+fn yuy2(w: usize, h: usize, data: &[u8], img: &mut Image) {
+    let Pixels::Rgba8(out) = &mut img.pixels else {
+        return;
+    };
+    let pairs = w.div_ceil(2);
+    let clip = |v: i32| ((v + 128) >> 8).clamp(0, 255) as u8;
+    for y in 0..h {
+        for p in 0..pairs {
+            let s = &data[(y * pairs + p) * 4..][..4];
+            let (d, e) = (s[1] as i32 - 128, s[3] as i32 - 128);
+            for (k, &luma) in [s[0], s[2]].iter().enumerate() {
+                let x = p * 2 + k;
+                if x >= w {
+                    break;
+                }
+                let c = 298 * (luma as i32 - 16);
+                let o = (y * w + x) * 4;
+                out[o..o + 4].copy_from_slice(&[
+                    clip(c + 409 * e),
+                    clip(c - 100 * d - 208 * e),
+                    clip(c + 516 * d),
+                    255,
+                ]);
+            }
+        }
+    }
 }
 
 /// Widens the low `bits` bits of `v` to 8 bits by bit replication (exact for 0 and full scale).
