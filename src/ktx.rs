@@ -8,11 +8,80 @@
 
 use crate::codec::{PixelFormat, ASTC_FOOTPRINTS};
 use crate::io::{read_range, Error, Reader, Result};
+use crate::io::{Limits, Source, SourceRef};
 use crate::model::{
     mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, RowOrder, Storage, Texture,
     TextureKind,
 };
 use crate::{file_stem, FileProblem, OpenContext};
+use std::sync::{Arc, OnceLock};
+
+/// One Zstandard-supercompressed KTX 2 level, decompressed whole on its first read (a level is
+/// one frame, so no smaller range can be decoded) and kept for the next reads.
+struct ZstdLevel {
+    name: String,
+    inner: SourceRef,
+    offset: u64,
+    length: u64,
+    uncompressed: u64,
+    limits: Limits,
+    data: OnceLock<std::result::Result<Arc<[u8]>, Error>>,
+}
+
+impl ZstdLevel {
+    fn decompress(&self) -> Result<Arc<[u8]>> {
+        use std::io::Read;
+        let packed = read_range(self.inner.as_ref(), self.offset, self.length, &self.limits)?;
+        let bad = |e: &dyn std::fmt::Display| {
+            Error::malformed(format!("Zstandard data does not decode: {e}"))
+                .at_field("ktx2/supercompressionScheme")
+        };
+        let mut dec = ruzstd::decoding::StreamingDecoder::new(&packed[..]).map_err(|e| bad(&e))?;
+        let mut out = Vec::new();
+        // One byte past the declared size tells a longer stream from an exact one.
+        (&mut dec)
+            .take(self.uncompressed + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| bad(&e))?;
+        if out.len() as u64 != self.uncompressed {
+            return Err(Error::malformed(format!(
+                "the level decompresses to {}{} bytes, but uncompressedByteLength says {}",
+                out.len(),
+                if out.len() as u64 > self.uncompressed {
+                    "+"
+                } else {
+                    ""
+                },
+                self.uncompressed
+            ))
+            .at_field("ktx2/levelIndex/uncompressedByteLength"));
+        }
+        Ok(out.into())
+    }
+}
+
+impl Source for ZstdLevel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn len(&self) -> u64 {
+        self.uncompressed
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let data = self
+            .data
+            .get_or_init(|| self.decompress())
+            .as_ref()
+            .map_err(|e| e.clone().in_file(self.inner.name()))?;
+        let start = usize::try_from(offset).map_err(|_| Error::truncated(offset, 0, self.len()))?;
+        let src = start
+            .checked_add(buf.len())
+            .and_then(|end| data.get(start..end))
+            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len()))?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+}
 
 const KTX2_IDENTIFIER: [u8; 12] = [
     0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
@@ -113,12 +182,18 @@ pub fn open(ctx: &mut OpenContext) {
         }
         ctx.claimed[i] = true;
         let found = if ktx1 {
-            describe_ktx1(ctx, i, &head)
+            describe_ktx1(ctx, i, &head).map(|t| (t, Vec::new()))
         } else {
             describe(ctx, i, &head)
         };
         match found {
-            Ok(t) => ctx.textures.push(t),
+            Ok((t, derived)) => {
+                // describe() numbered these from the current end of ctx.sources.
+                for d in derived {
+                    ctx.add_source(d);
+                }
+                ctx.textures.push(t)
+            }
             Err(e) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Ktx),
@@ -196,7 +271,12 @@ fn key_values(data: &[u8]) -> Vec<(String, String)> {
     out
 }
 
-fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
+/// The texture of a KTX 2 file, and the derived sources (decompressed levels) its surfaces
+/// name, numbered from `ctx.sources.len()`.
+// ZstdLevel wraps the file's SourceRef, which the core's `Source` does not require to be
+// Send/Sync (browser files are not); an Arc is still what `SourceRef` is.
+#[allow(clippy::arc_with_non_send_sync)]
+fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, Vec<SourceRef>)> {
     let src = ctx.sources[source].as_ref();
     let name = src.name().to_string();
     let file_len = src.len();
@@ -306,7 +386,8 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
             (PixelFormat::RGBA8, false)
         }
     };
-    if error.is_none() && h.supercompression_scheme != 0 {
+    let zstd = h.supercompression_scheme == 2;
+    if error.is_none() && h.supercompression_scheme != 0 && !zstd {
         let scheme = match h.supercompression_scheme {
             1 => "BasisLZ",
             2 => "Zstandard",
@@ -337,27 +418,52 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
     };
 
     let mut notes = Vec::new();
+    let mut derived: Vec<SourceRef> = Vec::new();
     let mut r = Reader::new(&index);
     let mut mips = Vec::with_capacity(levels as usize);
     for level in 0..levels {
         let byte_offset = r.u64()?;
         let byte_length = r.u64()?;
-        let _uncompressed_byte_length = r.u64()?;
+        let uncompressed_byte_length = r.u64()?;
         let (w, hh, d) = mip_dims(h.pixel_width, h.pixel_height, depth, level);
         let mut surfaces = Vec::new();
         if error.is_none() {
             let image = format.surface_size(w, hh) * d as u64;
             let need = image * slices as u64;
-            if byte_length < need {
+            let stored = if zstd {
+                uncompressed_byte_length
+            } else {
+                byte_length
+            };
+            if stored < need {
                 return Err(Error::malformed(format!(
-                    "level {level} holds {byte_length} bytes, but {slices} {w}x{hh}x{d} {} image(s) need {need}",
+                    "level {level} holds {stored} bytes, but {slices} {w}x{hh}x{d} {} image(s) need {need}",
                     format.name()
                 ))
                 .at_field("ktx2/levelIndex/byteLength"));
             }
+            let stored_len = if zstd { byte_length } else { need };
             let in_file = byte_offset
-                .checked_add(need)
+                .checked_add(stored_len)
                 .is_some_and(|end| end <= file_len);
+            // A Zstandard level is one frame: it is decompressed whole, on first read.
+            let (level_source, level_offset) = if zstd && in_file {
+                limits
+                    .check_alloc(uncompressed_byte_length, "a decompressed KTX 2 level")
+                    .map_err(|e| e.at_field("ktx2/levelIndex/uncompressedByteLength"))?;
+                derived.push(Arc::new(ZstdLevel {
+                    name: format!("{name} (level {level}, Zstandard)"),
+                    inner: ctx.sources[source].clone(),
+                    offset: byte_offset,
+                    length: byte_length,
+                    uncompressed: uncompressed_byte_length,
+                    limits: limits.clone(),
+                    data: OnceLock::new(),
+                }) as SourceRef);
+                (ctx.sources.len() + derived.len() - 1, 0)
+            } else {
+                (source, byte_offset)
+            };
             if !in_file {
                 notes.push(format!(
                     "level {level} (bytes {byte_offset}+{need}) lies past the end of the file ({file_len} bytes): the file is cut short"
@@ -366,8 +472,8 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
             for s in 0..slices as u64 {
                 surfaces.push(if in_file {
                     Storage::Range {
-                        source,
-                        offset: byte_offset + s * image,
+                        source: level_source,
+                        offset: level_offset + s * image,
                         length: image,
                     }
                 } else {
@@ -389,28 +495,31 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Texture> {
     if h.dfd_byte_length == 0 {
         notes.push("no data format descriptor (dfdByteLength 0)".into());
     }
-    Ok(Texture {
-        file: name.clone(),
-        engine: Engine::Ktx,
-        name: file_stem(&name).to_string(),
-        class: "KTX2".into(),
-        kind,
-        format,
-        native_format: NativeFormat::Id(h.vk_format as i64),
-        width: h.pixel_width,
-        height: h.pixel_height,
-        depth,
-        authored: None,
-        slices,
-        mips,
-        color_space,
-        normal_map: None,
-        rows,
-        layout: Layout::Surfaces,
-        metadata: meta,
-        notes,
-        error,
-    })
+    Ok((
+        Texture {
+            file: name.clone(),
+            engine: Engine::Ktx,
+            name: file_stem(&name).to_string(),
+            class: "KTX2".into(),
+            kind,
+            format,
+            native_format: NativeFormat::Id(h.vk_format as i64),
+            width: h.pixel_width,
+            height: h.pixel_height,
+            depth,
+            authored: None,
+            slices,
+            mips,
+            color_space,
+            normal_map: None,
+            rows,
+            layout: Layout::Surfaces,
+            metadata: meta,
+            notes,
+            error,
+        },
+        derived,
+    ))
 }
 
 /// OpenGL internal formats of compressed KTX 1 data (glInternalFormat; GL/GLES extension
@@ -851,12 +960,14 @@ mod tests {
 
     #[test]
     fn supercompressed_and_unknown_are_listed_with_errors() {
+        let c = open_one(ktx2([145, 1, 4, 4, 0, 0, 1, 1, 3], &[(104, 16)], &[0; 16]));
+        assert!(c.textures[0].error.as_deref().unwrap().contains("ZLIB"));
+        // Zstandard is read, but these 16 zero bytes are no Zstandard frame.
         let c = open_one(ktx2([145, 1, 4, 4, 0, 0, 1, 1, 2], &[(104, 16)], &[0; 16]));
-        assert!(c.textures[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("Zstandard"));
+        assert_eq!(c.textures[0].error, None);
+        let e = c.read_surface(0, 0, 0).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Malformed, "{e}");
+        assert!(e.to_string().contains("Zstandard"), "{e}");
         let c = open_one(ktx2([7777, 1, 4, 4, 0, 0, 1, 1, 0], &[(104, 16)], &[0; 16]));
         assert!(c.textures[0]
             .error

@@ -103,8 +103,10 @@ fn real_ktx2_samples() {
     }
 }
 
-/// A KTX 2 file (no supercompression, no DFD) holding `data` as one level after another, each
-/// level `layers x faces` images, per the KTX 2.0 specification's layout.
+/// A KTX 2 file (no DFD) holding `levels` one after another, each level `layers x faces`
+/// images, per the KTX 2.0 specification's layout; with `zstd`, each level is one Zstandard
+/// frame (supercompressionScheme 2) made by ruzstd's encoder.
+#[allow(clippy::too_many_arguments)]
 fn ktx2(
     vk: u32,
     w: u32,
@@ -113,7 +115,21 @@ fn ktx2(
     layers: u32,
     faces: u32,
     levels: &[Vec<u8>],
+    zstd: bool,
 ) -> Vec<u8> {
+    let packed: Vec<Vec<u8>> = levels
+        .iter()
+        .map(|l| {
+            if zstd {
+                ruzstd::encoding::compress_to_vec(
+                    &l[..],
+                    ruzstd::encoding::CompressionLevel::Fastest,
+                )
+            } else {
+                l.clone()
+            }
+        })
+        .collect();
     let kvd = b"KTXorientation\0rd\0";
     let mut kv = (kvd.len() as u32).to_le_bytes().to_vec();
     kv.extend_from_slice(kvd);
@@ -126,22 +142,32 @@ fn ktx2(
     let mut b = vec![
         0xAB, 0x4B, 0x54, 0x58, 0x20, 0x32, 0x30, 0xBB, 0x0D, 0x0A, 0x1A, 0x0A,
     ];
-    for v in [vk, 1, w, h, depth, layers, faces, levels.len() as u32, 0] {
+    for v in [
+        vk,
+        1,
+        w,
+        h,
+        depth,
+        layers,
+        faces,
+        levels.len() as u32,
+        zstd as u32 * 2,
+    ] {
         b.extend_from_slice(&v.to_le_bytes());
     }
     for v in [0u32, 0, kvd_offset as u32, kv.len() as u32] {
         b.extend_from_slice(&v.to_le_bytes());
     }
     b.extend_from_slice(&[0; 16]);
-    for l in levels {
-        for v in [offset, l.len() as u64, l.len() as u64] {
+    for (l, p) in levels.iter().zip(&packed) {
+        for v in [offset, p.len() as u64, l.len() as u64] {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        offset += l.len() as u64;
+        offset += p.len() as u64;
     }
     b.extend_from_slice(&kv);
-    for l in levels {
-        b.extend_from_slice(l);
+    for p in &packed {
+        b.extend_from_slice(p);
     }
     b
 }
@@ -176,37 +202,40 @@ fn generated_shapes_read_back() {
                     random_bytes(vk as u64 * 100 + l as u64, n as usize)
                 })
                 .collect();
-            let file = ktx2(vk, w, h, depth, layers, faces, &levels);
-            let c = open(
-                vec![BytesSource::shared("g.ktx2", file)],
-                &OpenOptions::default(),
-            );
-            let t = &c.textures[0];
-            let what = format!("vk {vk} {kind:?} x{slices}");
-            assert_eq!(t.error, None, "{what}");
-            assert_eq!(t.format, format, "{what}");
-            assert_eq!(
-                (t.kind, t.slices, t.mips.len()),
-                (kind, slices, nlevels as usize)
-            );
-            assert_eq!(t.rows, RowOrder::TopFirst);
-            assert_eq!(t.color_space == ColorSpace::Srgb, vk == 43 || vk == 146);
-            for (l, level) in levels.iter().enumerate() {
-                let (mw, mh, md) = mip_dims(w, h, depth.max(1), l as u32);
-                let image = format.surface_size(mw, mh) as usize;
-                let count = if kind == TextureKind::Volume {
-                    md
-                } else {
-                    slices
-                };
-                assert_eq!(t.surface_count(l), count);
-                for s in 0..count as usize {
-                    let (got, gw, gh) = c.read_surface(0, l, s as u32).unwrap();
-                    assert_eq!((gw, gh), (mw, mh));
-                    assert!(
-                        got[..] == level[s * image..(s + 1) * image],
-                        "{what} level {l} slice {s}"
-                    );
+            // Every shape plain and Zstandard-supercompressed.
+            for zstd in [false, true] {
+                let file = ktx2(vk, w, h, depth, layers, faces, &levels, zstd);
+                let c = open(
+                    vec![BytesSource::shared("g.ktx2", file)],
+                    &OpenOptions::default(),
+                );
+                let t = &c.textures[0];
+                let what = format!("vk {vk} {kind:?} x{slices} zstd {zstd}");
+                assert_eq!(t.error, None, "{what}");
+                assert_eq!(t.format, format, "{what}");
+                assert_eq!(
+                    (t.kind, t.slices, t.mips.len()),
+                    (kind, slices, nlevels as usize)
+                );
+                assert_eq!(t.rows, RowOrder::TopFirst);
+                assert_eq!(t.color_space == ColorSpace::Srgb, vk == 43 || vk == 146);
+                for (l, level) in levels.iter().enumerate() {
+                    let (mw, mh, md) = mip_dims(w, h, depth.max(1), l as u32);
+                    let image = format.surface_size(mw, mh) as usize;
+                    let count = if kind == TextureKind::Volume {
+                        md
+                    } else {
+                        slices
+                    };
+                    assert_eq!(t.surface_count(l), count);
+                    for s in 0..count as usize {
+                        let (got, gw, gh) = c.read_surface(0, l, s as u32).unwrap();
+                        assert_eq!((gw, gh), (mw, mh));
+                        assert!(
+                            got[..] == level[s * image..(s + 1) * image],
+                            "{what} level {l} slice {s}"
+                        );
+                    }
                 }
             }
         }
