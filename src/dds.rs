@@ -129,6 +129,11 @@ fn dxgi_format(id: u32) -> Option<(PixelFormat, Srgb)> {
     })
 }
 
+/// Whether [`write`] can store `format` (a legacy pixel format or a DXGI format exists for it).
+pub fn can_write(format: PixelFormat) -> bool {
+    legacy_pixel_format(format).is_some() || dxgi_id(format, false).is_some()
+}
+
 /// The DXGI_FORMAT number the writer uses for `format` (the _UNORM or _SRGB variant).
 fn dxgi_id(format: PixelFormat, srgb: bool) -> Option<u32> {
     let wanted_srgb = |s: Srgb| match s {

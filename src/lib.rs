@@ -73,7 +73,13 @@ pub struct OpenContext {
     pub problems: Vec<FileProblem>,
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
+    /// The first bytes of each user file, read once and shared by every engine's probe.
+    heads: Vec<Option<Vec<u8>>>,
 }
+
+/// How much of a file's start one probe read fetches: every engine's magic and the largest fixed
+/// header probed (DDS with DX10, 148 bytes) fit, so opening costs one small read per file.
+pub const HEAD_LEN: u64 = 256;
 
 impl OpenContext {
     /// Registers a derived source (a decompressed view, a file inside a bundle).
@@ -89,9 +95,17 @@ impl OpenContext {
             .collect()
     }
 
-    /// Reads the first `n` bytes (or fewer) of source `i`.
-    pub fn head(&self, i: usize, n: u64) -> Result<Vec<u8>> {
-        io::read_up_to(self.sources[i].as_ref(), 0, n, &self.limits)
+    /// The first `n` bytes (or fewer, when the file is shorter) of user file `i`. The first call
+    /// reads at least [`HEAD_LEN`] bytes and keeps them, so probes by several engines share one read.
+    pub fn head(&mut self, i: usize, n: u64) -> Result<Vec<u8>> {
+        let len = self.sources[i].len();
+        let cached = self.heads[i].as_ref().map_or(0, |h| h.len() as u64);
+        if cached < n.min(len) {
+            let h = io::read_up_to(self.sources[i].as_ref(), 0, n.max(HEAD_LEN), &self.limits)?;
+            self.heads[i] = Some(h);
+        }
+        let h = self.heads[i].as_deref().unwrap_or_default();
+        Ok(h[..h.len().min(usize::try_from(n).unwrap_or(usize::MAX))].to_vec())
     }
 
     /// Finds a user file by base name, case-insensitively (siblings are paired by name).
@@ -132,6 +146,7 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         problems: Vec::new(),
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
+        heads: vec![None; n],
     };
     for opener in OPENERS {
         opener(&mut ctx);

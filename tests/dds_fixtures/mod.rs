@@ -21,11 +21,13 @@ pub fn random_bytes(seed: u64, n: usize) -> Vec<u8> {
         .collect()
 }
 
-/// The fixed formats `decode_surface` decodes today (the fixtures follow the codec as it grows).
+/// The fixed formats `decode_surface` decodes today and a .dds can hold (the fixtures follow the
+/// codec as it grows; ETC/EAC have no DXGI format and are tested through KTX).
 pub fn decodable_formats() -> Vec<PixelFormat> {
     ALL_FIXED
         .iter()
         .copied()
+        .filter(|&f| texscope::dds::can_write(f))
         .filter(|&f| {
             let zeros = vec![0u8; f.surface_size(8, 8) as usize];
             decode_surface(f, 8, 8, &zeros, &Limits::default()).is_ok()
