@@ -159,10 +159,10 @@ fn clamp8(v: i32) -> u8 {
 fn etc_rgb(b: u64, etc2: bool, punch: bool, px: &mut [u8; 64]) {
     let diff = bits(b, 33, 1) == 1;
     let opaque = !punch || diff;
-    let sel = |t: usize| {
+    let sel: [usize; 16] = std::array::from_fn(|t| {
         let i = bit_index(t) as u32;
         ((bits(b, i + 16, 1) << 1) | bits(b, i, 1)) as usize
-    };
+    });
     // Differential mode uses 5-bit bases plus 3-bit signed deltas; an out-of-range sum selects
     // one of ETC2's extra modes. Punch-through has no individual mode: bit 33 is the opacity flag.
     if diff || punch {
@@ -194,7 +194,7 @@ fn sub_blocks(
     c1: [i32; 3],
     c2: [i32; 3],
     opaque: bool,
-    sel: &dyn Fn(usize) -> usize,
+    sel: &[usize; 16],
     px: &mut [u8; 64],
 ) {
     let flip = bits(b, 32, 1) == 1;
@@ -207,7 +207,7 @@ fn sub_blocks(
         } else {
             (c1, tables[0])
         };
-        let s = sel(t);
+        let s = sel[t];
         let o = &mut px[t * 4..t * 4 + 4];
         if !opaque && s == 2 {
             o.copy_from_slice(&[0, 0, 0, 0]);
@@ -230,9 +230,9 @@ fn sub_blocks(
     }
 }
 
-fn paint(colours: [[i32; 3]; 4], opaque: bool, sel: &dyn Fn(usize) -> usize, px: &mut [u8; 64]) {
+fn paint(colours: [[i32; 3]; 4], opaque: bool, sel: &[usize; 16], px: &mut [u8; 64]) {
     for t in 0..16 {
-        let s = sel(t);
+        let s = sel[t];
         let o = &mut px[t * 4..t * 4 + 4];
         if !opaque && s == 2 {
             o.copy_from_slice(&[0, 0, 0, 0]);
@@ -243,7 +243,7 @@ fn paint(colours: [[i32; 3]; 4], opaque: bool, sel: &dyn Fn(usize) -> usize, px:
     }
 }
 
-fn t_mode(b: u64, opaque: bool, sel: &dyn Fn(usize) -> usize, px: &mut [u8; 64]) {
+fn t_mode(b: u64, opaque: bool, sel: &[usize; 16], px: &mut [u8; 64]) {
     let r1 = (bits(b, 59, 2) << 2) | bits(b, 56, 2);
     let c1 = [ext4(r1), ext4(b >> 52), ext4(b >> 48)];
     let c2 = [ext4(b >> 44), ext4(b >> 40), ext4(b >> 36)];
@@ -252,7 +252,7 @@ fn t_mode(b: u64, opaque: bool, sel: &dyn Fn(usize) -> usize, px: &mut [u8; 64])
     paint([c1, add(c2, d), c2, add(c2, -d)], opaque, sel, px);
 }
 
-fn h_mode(b: u64, opaque: bool, sel: &dyn Fn(usize) -> usize, px: &mut [u8; 64]) {
+fn h_mode(b: u64, opaque: bool, sel: &[usize; 16], px: &mut [u8; 64]) {
     let r1 = bits(b, 59, 4);
     let g1 = (bits(b, 56, 3) << 1) | bits(b, 52, 1);
     let b1 = (bits(b, 51, 1) << 3) | bits(b, 47, 3);
