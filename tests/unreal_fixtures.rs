@@ -321,3 +321,49 @@ fn hostile_tile_rectangles_are_refused() {
     assert!(cat.decode_tiles(0, 1, 0, None).is_err());
     assert!(cat.decode_tiles(0, 0, 1, None).is_err());
 }
+
+#[test]
+fn seed_probe_walks_the_chain_without_a_table_row() {
+    // Seed 000's classic-chain probe: with no bulk-data row to consult, a trailer right at the
+    // cursor means the mip is streamed (concatenated in the .ubulk in chain order from offset 0)
+    // and otherwise the payload is inline and the trailer must land exactly its size further on.
+    let mut rng = Rng(3);
+    let (mut files, mips) =
+        fixture::classic_texture("T_Probe", PixelFormat::BC1, 256, 128, 9, 3, &mut rng);
+    // The data-resource table ends the .uasset: version, count, 9 rows of 45 bytes (notes §1.4).
+    let count_at = files.uasset.len() - 9 * 45 - 4;
+    files.uasset[count_at..count_at + 4].copy_from_slice(&0i32.to_le_bytes());
+    let cat = open("T_Probe", &files, true);
+    let t = &cat.textures[0];
+    assert_eq!(t.error, None);
+    for (i, m) in t.mips.iter().enumerate() {
+        let want = decode_surface(
+            PixelFormat::BC1,
+            m.width,
+            m.height,
+            &mips[i],
+            &Limits::default(),
+        )
+        .unwrap();
+        assert!(
+            cat.decode(0, i, 0, Default::default()).unwrap() == want,
+            "mip {i}"
+        );
+    }
+}
+
+#[test]
+fn table_and_stream_disagreeing_is_an_error() {
+    // The trailer doubles as a checksum (seed 000): a row claiming "streamed" for a mip whose
+    // payload is inline must not be believed.
+    let mut rng = Rng(4);
+    let (mut files, _) =
+        fixture::classic_texture("T_Bad", PixelFormat::BC1, 64, 64, 7, 0, &mut rng);
+    let rows_at = files.uasset.len() - 7 * 45;
+    let flags_at = rows_at + 41; // row 0: flags, cooked index, 4 x i64, outer, then legacy flags
+    files.uasset[flags_at..flags_at + 4].copy_from_slice(&0x10501u32.to_le_bytes());
+    let cat = open("T_Bad", &files, true);
+    let t = &cat.textures[0];
+    let e = t.error.as_deref().unwrap_or("");
+    assert!(e.contains("disagrees"), "{e}");
+}
