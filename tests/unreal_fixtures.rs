@@ -367,3 +367,39 @@ fn table_and_stream_disagreeing_is_an_error() {
     let e = t.error.as_deref().unwrap_or("");
     assert!(e.contains("disagrees"), "{e}");
 }
+
+#[test]
+fn zen_form_of_a_vt_decodes_like_the_legacy_form() {
+    // Issue 5: VT fixtures in zen and legacy forms; the zen export data is the .uexp minus its tag
+    // (notes §2), so both must give the same pixels for every layer and mip.
+    let spec = VtSpec {
+        layers: vec![PixelFormat::BC1, PixelFormat::BC5],
+        fallback: vec![[1.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 3,
+        height_tiles: 2,
+        mips: 3,
+        chunk_of_mip: vec![0, 1, 1],
+        holes: vec![(0, 2, 1)],
+    };
+    let fx = fixture::virtual_texture("T_Zen", &spec, &mut Rng(11));
+    let legacy = open("T_Zen", &fx.files, true);
+    let zen = texscope::open(
+        vec![
+            BytesSource::shared("T_Zen.uzenasset", fx.files.uzenasset.clone()),
+            BytesSource::shared("T_Zen.ubulk", fx.files.ubulk.clone()),
+        ],
+        &Default::default(),
+    );
+    assert!(zen.problems.is_empty(), "{:?}", zen.problems);
+    assert!(zen.textures[0].is_virtual());
+    for layer in 0..2 {
+        for mip in 0..3 {
+            let a = legacy.decode(0, mip, layer, Default::default()).unwrap();
+            let b = zen.decode(0, mip, layer, Default::default()).unwrap();
+            assert!(a == b, "layer {layer} mip {mip}");
+            assert!(a.to_rgba8() == expected(&fx, &spec, layer as usize, mip));
+        }
+    }
+}
