@@ -321,3 +321,85 @@ fn hostile_tile_rectangles_are_refused() {
     assert!(cat.decode_tiles(0, 1, 0, None).is_err());
     assert!(cat.decode_tiles(0, 0, 1, None).is_err());
 }
+
+#[test]
+fn seed_probe_walks_the_chain_without_a_table_row() {
+    // Seed 000's classic-chain probe: with no bulk-data row to consult, a trailer right at the
+    // cursor means the mip is streamed (concatenated in the .ubulk in chain order from offset 0)
+    // and otherwise the payload is inline and the trailer must land exactly its size further on.
+    let mut rng = Rng(3);
+    let (mut files, mips) =
+        fixture::classic_texture("T_Probe", PixelFormat::BC1, 256, 128, 9, 3, &mut rng);
+    // The data-resource table ends the .uasset: version, count, 9 rows of 45 bytes (notes §1.4).
+    let count_at = files.uasset.len() - 9 * 45 - 4;
+    files.uasset[count_at..count_at + 4].copy_from_slice(&0i32.to_le_bytes());
+    let cat = open("T_Probe", &files, true);
+    let t = &cat.textures[0];
+    assert_eq!(t.error, None);
+    for (i, m) in t.mips.iter().enumerate() {
+        let want = decode_surface(
+            PixelFormat::BC1,
+            m.width,
+            m.height,
+            &mips[i],
+            &Limits::default(),
+        )
+        .unwrap();
+        assert!(
+            cat.decode(0, i, 0, Default::default()).unwrap() == want,
+            "mip {i}"
+        );
+    }
+}
+
+#[test]
+fn table_and_stream_disagreeing_is_an_error() {
+    // The trailer doubles as a checksum (seed 000): a row claiming "streamed" for a mip whose
+    // payload is inline must not be believed.
+    let mut rng = Rng(4);
+    let (mut files, _) =
+        fixture::classic_texture("T_Bad", PixelFormat::BC1, 64, 64, 7, 0, &mut rng);
+    let rows_at = files.uasset.len() - 7 * 45;
+    let flags_at = rows_at + 41; // row 0: flags, cooked index, 4 x i64, outer, then legacy flags
+    files.uasset[flags_at..flags_at + 4].copy_from_slice(&0x10501u32.to_le_bytes());
+    let cat = open("T_Bad", &files, true);
+    let t = &cat.textures[0];
+    let e = t.error.as_deref().unwrap_or("");
+    assert!(e.contains("disagrees"), "{e}");
+}
+
+#[test]
+fn zen_form_of_a_vt_decodes_like_the_legacy_form() {
+    // Issue 5: VT fixtures in zen and legacy forms; the zen export data is the .uexp minus its tag
+    // (notes §2), so both must give the same pixels for every layer and mip.
+    let spec = VtSpec {
+        layers: vec![PixelFormat::BC1, PixelFormat::BC5],
+        fallback: vec![[1.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 3,
+        height_tiles: 2,
+        mips: 3,
+        chunk_of_mip: vec![0, 1, 1],
+        holes: vec![(0, 2, 1)],
+    };
+    let fx = fixture::virtual_texture("T_Zen", &spec, &mut Rng(11));
+    let legacy = open("T_Zen", &fx.files, true);
+    let zen = texscope::open(
+        vec![
+            BytesSource::shared("T_Zen.uzenasset", fx.files.uzenasset.clone()),
+            BytesSource::shared("T_Zen.ubulk", fx.files.ubulk.clone()),
+        ],
+        &Default::default(),
+    );
+    assert!(zen.problems.is_empty(), "{:?}", zen.problems);
+    assert!(zen.textures[0].is_virtual());
+    for layer in 0..2 {
+        for mip in 0..3 {
+            let a = legacy.decode(0, mip, layer, Default::default()).unwrap();
+            let b = zen.decode(0, mip, layer, Default::default()).unwrap();
+            assert!(a == b, "layer {layer} mip {mip}");
+            assert!(a.to_rgba8() == expected(&fx, &spec, layer as usize, mip));
+        }
+    }
+}

@@ -12,6 +12,8 @@ pub struct PackageFiles {
     pub uasset: Vec<u8>,
     pub uexp: Vec<u8>,
     pub ubulk: Vec<u8>,
+    /// The same package in UE5.3+ zen form (.uzenasset), sharing the .ubulk.
+    pub uzenasset: Vec<u8>,
 }
 
 /// xorshift64*: deterministic fixture bytes without a dependency.
@@ -299,11 +301,81 @@ impl Builder {
         let size = self.uexp.len() as i64 - 4;
         h[serial_size_at..serial_size_at + 8].copy_from_slice(&size.to_le_bytes());
         h[serial_size_at + 8..serial_size_at + 16].copy_from_slice(&(total as i64).to_le_bytes());
+        let uzenasset = self.zen(object, total as u32);
         PackageFiles {
             uasset: h,
             uexp: self.uexp,
             ubulk: self.ubulk,
+            uzenasset: Vec::new(),
         }
+        .with_zen(uzenasset)
+    }
+
+    /// UE5.3+ zen package (notes §2): 52-byte header, name batch, padded BulkDataMap, one
+    /// 72-byte export, one bundle entry, then the export data (the .uexp without its tag).
+    fn zen(&mut self, object: &str, cooked_header_size: u32) -> Vec<u8> {
+        let obj = self.name(object) as u32;
+        let mut z = vec![0u8; 52];
+        z.extend_from_slice(&(self.names.len() as u32).to_le_bytes());
+        let bytes: usize = self.names.iter().map(|n| n.len()).sum();
+        z.extend_from_slice(&(bytes as u32).to_le_bytes());
+        z.extend_from_slice(&0xC164_0000u64.to_le_bytes());
+        z.extend(std::iter::repeat_n(0u8, self.names.len() * 8)); // hashes: not checked
+        for n in &self.names {
+            z.extend_from_slice(&(n.len() as u16).to_be_bytes());
+        }
+        for n in &self.names {
+            z.extend_from_slice(n.as_bytes());
+        }
+        z.extend_from_slice(&0u64.to_le_bytes()); // pad size 0
+        z.extend_from_slice(&(self.rows.len() as i64 * 32).to_le_bytes());
+        for r in &self.rows {
+            z.extend_from_slice(&r.offset.to_le_bytes());
+            z.extend_from_slice(&u64::MAX.to_le_bytes());
+            z.extend_from_slice(&r.size.to_le_bytes());
+            z.extend_from_slice(&r.flags.to_le_bytes());
+            z.extend_from_slice(&[0; 4]); // CookedIndex + pad
+        }
+        let hashes = z.len() as u32;
+        let export_map = hashes;
+        z.extend_from_slice(&0u64.to_le_bytes()); // CookedSerialOffset
+        z.extend_from_slice(&(self.uexp.len() as u64 - 4).to_le_bytes());
+        z.extend_from_slice(&obj.to_le_bytes());
+        z.extend_from_slice(&0u32.to_le_bytes());
+        for _ in 0..5 {
+            z.extend_from_slice(&u64::MAX.to_le_bytes()); // Outer, Class, Super, Template, hash
+        }
+        z.extend_from_slice(&[0; 8]); // ObjectFlags, FilterFlags, pad
+        let bundles = z.len() as u32;
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // export 0, Serialize
+        let end = z.len() as u32;
+        let header = [
+            0,
+            end,
+            self.name("None") as u32,
+            0,
+            0x8000_2200,
+            cooked_header_size,
+            hashes,
+            hashes,
+            export_map,
+            bundles,
+            end,
+            end,
+            end,
+        ];
+        for (i, v) in header.iter().enumerate() {
+            z[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        z.extend_from_slice(&self.uexp[..self.uexp.len() - 4]);
+        z
+    }
+}
+
+impl PackageFiles {
+    fn with_zen(mut self, z: Vec<u8>) -> Self {
+        self.uzenasset = z;
+        self
     }
 }
 

@@ -429,6 +429,11 @@ fn build_texture(
                 (pd.size_x >> k).max(1) == m0.width && (pd.size_y >> k).max(1) == m0.height
             });
             t.notes.push(match shift {
+                Some(k) if k == pd.first_mip.max(0) as u32 => format!(
+                    "authored {}x{}, cooked {}x{}: the top {k} mips were dropped \
+                     (FirstMipToSerialize {k})",
+                    pd.size_x, pd.size_y, m0.width, m0.height
+                ),
                 Some(k) => format!(
                     "authored {}x{}, cooked {}x{}: a LOD bias of {k} mips",
                     pd.size_x, pd.size_y, m0.width, m0.height
