@@ -10,6 +10,7 @@ pub mod dds;
 pub mod io;
 pub mod model;
 mod sniff;
+pub mod unity;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
@@ -111,7 +112,7 @@ pub fn file_stem(path: &str) -> &str {
 type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
-const OPENERS: &[EngineOpener] = &[dds::open];
+const OPENERS: &[EngineOpener] = &[dds::open, unity::open];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
@@ -183,6 +184,14 @@ impl Catalog {
         let t = self.texture(tex)?;
         if let Some(e) = &t.error {
             return Err(Error::unsupported(e.clone()).in_file(&t.file));
+        }
+        if let Layout::Crunched { .. } = t.layout {
+            return Err(Error::unsupported(format!(
+                "{} is crunch-compressed ({} blocks under Unity's crunch); decoding crunch is not implemented yet",
+                t.name,
+                t.format.name()
+            ))
+            .in_file(&t.file));
         }
         let m = t.mips.get(mip).ok_or_else(|| {
             Error::malformed(format!(

@@ -107,6 +107,9 @@ impl Mip {
 pub enum Layout {
     /// `mips[m].surfaces[s]` each hold one image of `format`.
     Surfaces,
+    /// One crunch stream (Unity's crunch fork) holds every level of `format`'s blocks; `mips`
+    /// list the level sizes. Decoding needs the crunch codec.
+    Crunched { data: Storage },
 }
 
 /// Row order of the stored surfaces.
@@ -155,7 +158,7 @@ pub struct Texture {
 
 impl Texture {
     pub fn is_virtual(&self) -> bool {
-        !matches!(self.layout, Layout::Surfaces)
+        !matches!(self.layout, Layout::Surfaces | Layout::Crunched { .. })
     }
 
     pub fn mips_present(&self) -> Vec<bool> {
