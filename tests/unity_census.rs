@@ -216,3 +216,109 @@ fn check_decode(cat: &Catalog, i: usize, want: &serde_json::Value, what: &str, t
         Err(e) => tally.mismatches.push(format!("{what}: {e}")),
     }
 }
+
+/// The stripped-file layout table (src/unity/layout.rs) against every player or bundle build
+/// among the samples that carries a type tree: the table's nodes must be the tree's (type, name,
+/// level, array, align flag), and reading each texture with the tree and with the table must give
+/// the same fields. Editor files (Library/metadata, platform -2) are left out: they carry
+/// editor-only fields and always have their tree.
+#[test]
+fn stripped_layout_table_matches_every_type_tree() {
+    use texscope::unity::{layout, serialized, texture, typetree};
+    let root = samples();
+    let limits = texscope::Limits::default();
+    let mut compared = BTreeMap::new();
+    for files in folders(&root).values() {
+        let cat = open_folder(files);
+        let mut id = 0;
+        while let Some(src) = cat.source(id) {
+            id += 1;
+            let head = texscope::io::read_up_to(src.as_ref(), 0, 64, &limits).unwrap();
+            if !serialized::sniff(&head, src.len()) {
+                continue;
+            }
+            let sf = serialized::parse(src.as_ref(), &limits).unwrap();
+            if !sf.type_tree || sf.platform == -2 {
+                continue;
+            }
+            for o in &sf.objects {
+                if o.class_id != 28 && o.class_id != 89 {
+                    continue;
+                }
+                let tree = &sf.types[o.type_index.unwrap()].nodes;
+                let table = layout::texture_nodes(o.class_id, &sf.unity_version).unwrap();
+                let key = |n: &serialized::Node| {
+                    (
+                        n.level,
+                        n.type_name.clone(),
+                        n.name.clone(),
+                        n.is_array,
+                        n.align(),
+                    )
+                };
+                // A Cubemap's tree goes on with m_SourceTextures, which the table leaves out.
+                let tree_keys: Vec<_> = tree.iter().take(table.len()).map(key).collect();
+                let table_keys: Vec<_> = table.iter().map(key).collect();
+                assert_eq!(tree_keys, table_keys, "{} {}", src.name(), sf.unity_version);
+                if o.class_id == 28 {
+                    assert_eq!(tree.len(), table.len(), "{}", src.name());
+                }
+                let read = |nodes| {
+                    let v = typetree::read_object(
+                        src.as_ref(),
+                        o.offset,
+                        o.size,
+                        sf.endian,
+                        nodes,
+                        &limits,
+                    )
+                    .unwrap();
+                    texture::fields(&v).unwrap()
+                };
+                assert_eq!(read(tree), read(&table), "{} {}", src.name(), o.path_id);
+                *compared.entry(sf.unity_version.clone()).or_insert(0) += 1;
+            }
+        }
+    }
+    println!("layout table checked against type trees: {compared:?}");
+    // The player/bundle versions of the samples with a type tree and textures (MANIFEST.md).
+    assert!(compared.len() >= 12, "{compared:?}");
+}
+
+/// A player's level0 opened without its level0.resS: the Cubemap is listed, its levels are
+/// Missing naming level0.resS with its size (131232 bytes: MANIFEST.md / UnityPy's m_StreamData),
+/// decoding says which file to drop; dropping it later (Catalog::add) completes the texture.
+#[test]
+fn missing_ress_names_the_file_and_resolves_when_dropped_later() {
+    let dir = samples().join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let cat = open_folder(&[dir.join("level0")]);
+    assert_eq!(cat.textures.len(), 1);
+    let t = &cat.textures[0];
+    assert_eq!(t.class, "Cubemap");
+    assert_eq!(t.slices, 6);
+    let total: u64 = t
+        .mips
+        .iter()
+        .flat_map(|m| &m.surfaces)
+        .map(|s| match s {
+            texscope::Storage::Missing { file, length } => {
+                assert_eq!(file, "level0.resS");
+                *length
+            }
+            other => panic!("expected Missing, got {other:?}"),
+        })
+        .sum();
+    assert_eq!(total, 131232);
+    let e = cat.decode(0, 0, 0, DecodeOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingSibling);
+    assert!(e.to_string().contains("drop level0.resS"), "{e}");
+
+    let more: Vec<SourceRef> = vec![Arc::new(
+        FileSource::open(&dir.join("level0.resS")).unwrap(),
+    )];
+    let cat = cat.add(more);
+    assert!(cat.textures[0].mips_present().iter().all(|&p| p));
+    let img = cat.decode(0, 0, 0, DecodeOptions::default()).unwrap();
+    assert_eq!((img.width, img.height), (128, 128));
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+}

@@ -168,7 +168,7 @@ pub fn texture_nodes(class_id: i32, version: &str) -> Result<Vec<Node>> {
         b.node(3, "int", "size", false, false);
         b.node(3, "UInt8", "data", false, false);
     }
-    b.node(1, "TypelessData", "image data", false, true);
+    b.node(1, "TypelessData", "image data", true, true);
     b.node(2, "int", "size", false, false);
     b.node(2, "UInt8", "data", false, false);
     if at(5, 3, 0) {
