@@ -322,3 +322,33 @@ fn missing_ress_names_the_file_and_resolves_when_dropped_later() {
     assert_eq!((img.width, img.height), (128, 128));
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);
 }
+
+/// Bad input is normal input: every sample kind cut short at several points opens without a
+/// panic, and whatever is listed either decodes or fails with an error naming the file.
+#[test]
+fn truncated_samples_give_errors_not_panics() {
+    let root = samples();
+    for rel in [
+        "Valheim-Modding_Jotunn/JotunnLib/Unity/AssetBundles/jotunn", // UnityFS, LZMA
+        "Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data", // WebData + LZ4HC
+        "lite3_unitytest/Assets/StreamingAssets/OSX/cubeatlas",                         // UnityWeb
+        "0kk470_Unity-Shaders-Book/Library/metadata/6b/6b945ab995b019f488dc7b846120672f", // loose
+    ] {
+        let data = std::fs::read(root.join(rel)).unwrap();
+        for cut in [8, 30, 60, 100, 300, 1000, data.len() / 2, data.len() - 1] {
+            let name = format!("{rel}@{cut}");
+            let src: SourceRef =
+                texscope::io::BytesSource::shared(name.clone(), data[..cut].to_vec());
+            let cat = texscope::open(vec![src], &Default::default());
+            assert!(
+                !cat.problems.is_empty() || !cat.textures.is_empty(),
+                "{name}: neither listed nor refused"
+            );
+            for i in 0..cat.textures.len() {
+                if let Err(e) = cat.decode(i, 0, 0, DecodeOptions::default()) {
+                    assert!(e.to_string().contains(rel), "{name}: {e}");
+                }
+            }
+        }
+    }
+}

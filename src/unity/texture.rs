@@ -526,22 +526,20 @@ fn build(
             .collect();
         return Ok(tex);
     }
-    // Seed 004: the levels follow each other with no padding and add up to the image size.
     let sizes: Vec<u64> = dims
         .iter()
         .map(|&(mw, mh)| format.surface_size(mw, mh))
         .collect();
     let chain: u64 = sizes.iter().sum();
-    let complete = t
-        .m_complete_image_size
-        .map(|c| c.max(0) as u64)
-        .unwrap_or(chain);
-    let whole = chain * images as u64;
-    if chain != complete || whole != data_len {
-        tex.error = Some(format!(
-            "the {mips_n} levels of a {w}x{h} {fmt_name} image add up to {chain} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)"
-        ));
-    }
+    tex.error = chain_error(
+        &sizes,
+        fmt_name,
+        w,
+        h,
+        images,
+        t.m_complete_image_size,
+        data_len,
+    );
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
@@ -575,6 +573,28 @@ fn build(
         at += sizes[m];
     }
     Ok(tex)
+}
+
+/// Seed 004: the levels follow each other with no padding and add up to m_CompleteImageSize, and
+/// the images (6 for a cube) to the data. When they do not, the texture is refused with the numbers.
+fn chain_error(
+    sizes: &[u64],
+    fmt_name: &str,
+    w: u32,
+    h: u32,
+    images: u32,
+    complete: Option<i64>,
+    data_len: u64,
+) -> Option<String> {
+    let chain: u64 = sizes.iter().sum();
+    let complete = complete.map(|c| c.max(0) as u64).unwrap_or(chain);
+    let whole = chain * images as u64;
+    (chain != complete || whole != data_len).then(|| {
+        format!(
+            "the {} levels of a {w}x{h} {fmt_name} image add up to {chain} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
+            sizes.len()
+        )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -649,5 +669,69 @@ fn meta(
     }
     if let Some(m) = t.m_mips_stripped.filter(|&m| m != 0) {
         tex.add_meta("m_MipsStripped", m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(f: PixelFormat, w: u32, h: u32, mips: u32) -> Vec<u64> {
+        (0..mips)
+            .map(|i| {
+                let (a, b, _) = mip_dims(w, h, 1, i);
+                f.surface_size(a, b)
+            })
+            .collect()
+    }
+
+    /// Sizes from the UnityPy census: MazeTurretAlbedo (64x64 DXT1, 7 levels) has
+    /// m_CompleteImageSize 2744; the level0 Cubemap (128x128 BC6H, 8 levels, 6 faces) 21872 per
+    /// face and 131232 bytes of stream.
+    #[test]
+    fn chains_add_up_as_the_census_says() {
+        let s = chain(PixelFormat::BC1, 64, 64, 7);
+        assert_eq!(chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2744), None);
+        let s = chain(PixelFormat::BC6HU, 128, 128, 8);
+        assert_eq!(
+            chain_error(&s, "BC6H", 128, 128, 6, Some(21872), 131232),
+            None
+        );
+    }
+
+    #[test]
+    fn chains_that_do_not_add_up_are_refused_with_the_numbers() {
+        let s = chain(PixelFormat::BC1, 64, 64, 7);
+        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2048).unwrap();
+        assert!(e.contains("2744") && e.contains("2048"), "{e}");
+        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(4096), 4096).unwrap();
+        assert!(e.contains("4096"), "{e}");
+    }
+
+    #[test]
+    fn format_table_follows_the_seed() {
+        // Seed 004: BC6H id 24 is unsigned; ARGB32 is A, R, G, B; crunched ids name their base.
+        assert_eq!(texture_format(24).unwrap().0, PixelFormat::BC6HU);
+        assert_eq!(texture_format(5).unwrap().0, PixelFormat::ARGB8);
+        assert_eq!(texture_format(2).unwrap().0, PixelFormat::ARGB4444);
+        assert_eq!(texture_format(13).unwrap().0, PixelFormat::RGBA4444);
+        for (id, base) in [
+            (28, PixelFormat::BC1),
+            (29, PixelFormat::BC3),
+            (64, PixelFormat::ETC1),
+            (65, PixelFormat::ETC2RGBA8),
+        ] {
+            assert_eq!(
+                texture_format(id),
+                Some((base, texture_format(id).unwrap().1, true))
+            );
+        }
+        // Every id of seed 004's tables is known.
+        for id in [
+            1, 2, 3, 4, 5, 9, 10, 12, 13, 15, 17, 19, 20, 24, 25, 26, 27, 63, 28, 29, 64, 65,
+        ] {
+            assert!(texture_format(id).is_some(), "{id}");
+        }
+        assert!(texture_format(11).is_none());
     }
 }
