@@ -94,6 +94,7 @@ struct Tally {
     float_conv: Vec<String>,
     unsupported: BTreeMap<String, usize>,
     empty_ok: usize,
+    container_paths: usize,
     mismatches: Vec<String>,
 }
 
@@ -160,6 +161,24 @@ fn census_matches_unitypy() {
                 );
             }
             assert!(t.error.is_none(), "{what}: {:?}", t.error);
+            // The serialized file's Unity version and format as UnityPy read them.
+            let inn = want["in"].as_str().unwrap();
+            let sf = entry["serialized"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["name"].as_str().unwrap().ends_with(inn))
+                .unwrap();
+            assert_eq!(
+                meta(t, "Unity version"),
+                sf["unity_version"].as_str(),
+                "{what}"
+            );
+            let fv = format!("(format {})", sf["format_version"]);
+            assert!(meta(t, "serialized file").unwrap().ends_with(&fv), "{what}");
+            if meta(t, "container path").is_some() {
+                tally.container_paths += 1;
+            }
             check_decode(cat, i, want, &what, &mut tally);
         }
     }
@@ -178,6 +197,10 @@ fn census_matches_unitypy() {
     );
     println!("BC6H differing (8-bit conversion): {:?}", tally.float_conv);
     println!("not decodable yet (Unsupported): {:?}", tally.unsupported);
+    println!(
+        "with a container path from m_Container: {}",
+        tally.container_paths
+    );
     println!("open {open_time:?}, whole census incl. decoding {elapsed:?}");
     assert!(tally.mismatches.is_empty(), "{:#?}", tally.mismatches);
 }
