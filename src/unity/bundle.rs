@@ -495,6 +495,24 @@ mod tests {
         assert!(e.to_string().contains("CAB-x"), "{e}");
     }
 
+    /// Flag 0x80 puts the block info at the end of the file; the blocks then start right after
+    /// the header.
+    #[test]
+    fn block_info_at_the_end() {
+        let mut inf = info(1, &[(6, 6)], 1);
+        inf.extend(2u64.to_be_bytes());
+        inf.extend(3u64.to_be_bytes());
+        inf.extend(0u32.to_be_bytes());
+        inf.extend(b"CAB-e\0");
+        let mut f = unityfs(&[], 0x80, inf.len() as u32, inf.len() as u32);
+        f.extend(b"abcdef");
+        f.extend(&inf);
+        let c = open(&BytesSource::shared("end.bundle", f), &Limits::default()).unwrap();
+        assert_eq!(c.entries[0].path, "CAB-e");
+        let got = read_range(c.entries[0].source.as_ref(), 0, 3, &Limits::default()).unwrap();
+        assert_eq!(got, b"cde");
+    }
+
     #[test]
     fn reads_straddle_blocks_and_decompress_lz4() {
         // Two blocks: one LZ4 (method 2) and one stored, read across the boundary.
