@@ -20,7 +20,8 @@ pub struct Found {
     /// Its own name (the bundle entry path, or the file name).
     pub name: String,
     pub source: SourceId,
-    /// Unity version from the enclosing bundle, for files whose header has none.
+    /// Unity version from the enclosing bundle (or, for loose files, another file of the drop),
+    /// used when the file's own header has none.
     pub bundle_version: Option<String>,
     /// Other entries of the same bundle, by base name (for `archive:/CAB-…/CAB-….resS`).
     pub siblings: Vec<(String, SourceId)>,
@@ -62,6 +63,22 @@ pub fn open(ctx: &mut OpenContext) {
         } else if is_stream_name(&name) {
             ctx.claimed[i] = true;
             streams.push(i);
+        }
+    }
+    // A loose file whose header carries no Unity version (written "0.0.0" by some builds) takes
+    // the version of another file of the same drop (issue 4), as files inside a bundle take the
+    // bundle's.
+    if let Some(v) = found
+        .iter()
+        .filter(|f| f.bundle_version.is_none())
+        .find_map(|f| {
+            let sf = serialized::parse(ctx.sources[f.source].as_ref(), &ctx.limits).ok()?;
+            let v = sf.unity_version.trim().to_string();
+            (!v.is_empty() && !v.starts_with("0.0")).then_some(v)
+        })
+    {
+        for f in found.iter_mut().filter(|f| f.bundle_version.is_none()) {
+            f.bundle_version = Some(v.clone());
         }
     }
     let mut used = vec![false; ctx.sources.len()];
