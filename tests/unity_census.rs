@@ -203,6 +203,7 @@ fn census_matches_unitypy() {
     );
     println!("open {open_time:?}, whole census incl. decoding {elapsed:?}");
     assert!(tally.mismatches.is_empty(), "{:#?}", tally.mismatches);
+    stripped_layout_table_matches_every_type_tree(&ours);
 }
 
 fn check_decode(cat: &Catalog, i: usize, want: &serde_json::Value, what: &str, tally: &mut Tally) {
@@ -245,14 +246,14 @@ fn check_decode(cat: &Catalog, i: usize, want: &serde_json::Value, what: &str, t
 /// level, array, align flag), and reading each texture with the tree and with the table must give
 /// the same fields. Editor files (Library/metadata, platform -2) are left out: they carry
 /// editor-only fields and always have their tree.
-#[test]
-fn stripped_layout_table_matches_every_type_tree() {
+///
+/// Run from the census test over its catalogs, so the samples are opened (and their LZMA
+/// bundles decompressed) once.
+fn stripped_layout_table_matches_every_type_tree(cats: &[(String, Catalog)]) {
     use texscope::unity::{layout, serialized, texture, typetree};
-    let root = samples();
     let limits = texscope::Limits::default();
     let mut compared = BTreeMap::new();
-    for files in folders(&root).values() {
-        let cat = open_folder(files);
+    for (_, cat) in cats {
         let mut id = 0;
         while let Some(src) = cat.source(id) {
             id += 1;
