@@ -12,6 +12,7 @@ pub mod io;
 pub mod ktx;
 pub mod model;
 mod sniff;
+pub mod unity;
 pub mod unreal;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
@@ -133,7 +134,7 @@ type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
 // Frostbite goes last: it may pair a chunk by size among the files no other engine took.
-const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unreal::open, frostbite::open];
+const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unity::open, unreal::open, frostbite::open];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
@@ -207,6 +208,14 @@ impl Catalog {
         let t = self.texture(tex)?;
         if let Some(e) = &t.error {
             return Err(Error::unsupported(e.clone()).in_file(&t.file));
+        }
+        if let Layout::Crunched { .. } = t.layout {
+            return Err(Error::unsupported(format!(
+                "{} is crunch-compressed ({} blocks under Unity's crunch); decoding crunch is not implemented yet",
+                t.name,
+                t.format.name()
+            ))
+            .in_file(&t.file));
         }
         let m = t.mips.get(mip).ok_or_else(|| {
             Error::malformed(format!(

@@ -109,6 +109,9 @@ pub enum Layout {
     Surfaces,
     /// A UE5 virtual texture: tiles in chunks (seed 000); `slices` are its layers.
     Virtual(Box<crate::unreal::vt::VtLayout>),
+    /// One crunch stream (Unity's crunch fork) holds every level of `format`'s blocks; `mips`
+    /// list the level sizes. Decoding needs the crunch codec.
+    Crunched { data: Storage },
 }
 
 /// Row order of the stored surfaces.
@@ -157,7 +160,7 @@ pub struct Texture {
 
 impl Texture {
     pub fn is_virtual(&self) -> bool {
-        !matches!(self.layout, Layout::Surfaces)
+        matches!(self.layout, Layout::Virtual(_))
     }
 
     pub fn mips_present(&self) -> Vec<bool> {

@@ -1,0 +1,737 @@
+//! Texture2D (class 28) and Cubemap (class 89) objects: fields, TextureFormat table, mip chain
+//! and where every level's bytes live (inline image data, a .resS inside the bundle, or a loose
+//! .resS / .resource file).
+
+use super::serialized::{self, SerializedFile};
+use super::typetree::{read_object, Value};
+use super::{layout, Found};
+use crate::codec::PixelFormat;
+use crate::io::{Error, Result};
+use crate::model::{
+    mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, RowOrder, SourceId,
+    Storage, Texture, TextureKind,
+};
+use crate::{base_name, FileProblem, OpenContext};
+
+pub const CLASS_TEXTURE2D: i32 = 28;
+pub const CLASS_CUBEMAP: i32 = 89;
+pub const CLASS_ASSETBUNDLE: i32 = 142;
+
+/// What a Unity TextureFormat id is: the block format, Unity's name, and whether it is crunched.
+/// Ids and names are Unity's TextureFormat enum (Unity scripting reference, as seed 004 cites).
+pub fn texture_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
+    use PixelFormat as P;
+    let astc = |w: u8, hdr: bool| P::ASTC { w, h: w, hdr };
+    Some(match id {
+        1 => (P::A8, "Alpha8", false),
+        2 => (P::ARGB4444, "ARGB4444", false),
+        3 => (P::RGB8, "RGB24", false),
+        4 => (P::RGBA8, "RGBA32", false),
+        5 => (P::ARGB8, "ARGB32", false),
+        7 => (P::RGB565, "RGB565", false),
+        9 => (P::R16, "R16", false),
+        10 => (P::BC1, "DXT1", false),
+        12 => (P::BC3, "DXT5", false),
+        13 => (P::RGBA4444, "RGBA4444", false),
+        14 => (P::BGRA8, "BGRA32", false),
+        15 => (P::R16F, "RHalf", false),
+        16 => (P::RG16F, "RGHalf", false),
+        17 => (P::RGBA16F, "RGBAHalf", false),
+        18 => (P::R32F, "RFloat", false),
+        19 => (P::RG32F, "RGFloat", false),
+        20 => (P::RGBA32F, "RGBAFloat", false),
+        21 => (P::YUY2, "YUY2", false),
+        22 => (P::RGB9E5, "RGB9e5Float", false),
+        // Unsigned: seed 004 "BC6H holds unsigned half floats".
+        24 => (P::BC6HU, "BC6H", false),
+        25 => (P::BC7, "BC7", false),
+        26 => (P::BC4, "BC4", false),
+        27 => (P::BC5, "BC5", false),
+        28 => (P::BC1, "DXT1Crunched", true),
+        29 => (P::BC3, "DXT5Crunched", true),
+        30 => (P::PVRTC2RGB, "PVRTC_RGB2", false),
+        31 => (P::PVRTC2RGBA, "PVRTC_RGBA2", false),
+        32 => (P::PVRTC4RGB, "PVRTC_RGB4", false),
+        33 => (P::PVRTC4RGBA, "PVRTC_RGBA4", false),
+        34 => (P::ETC1, "ETC_RGB4", false),
+        35 => (P::ATCRGB, "ATC_RGB4", false),
+        36 => (P::ATCRGBAInterpolated, "ATC_RGBA8", false),
+        41 => (P::EACR11, "EAC_R", false),
+        42 => (P::EACR11S, "EAC_R_SIGNED", false),
+        43 => (P::EACRG11, "EAC_RG", false),
+        44 => (P::EACRG11S, "EAC_RG_SIGNED", false),
+        45 => (P::ETC2RGB, "ETC2_RGB", false),
+        46 => (P::ETC2RGBA1, "ETC2_RGBA1", false),
+        47 => (P::ETC2RGBA8, "ETC2_RGBA8", false),
+        48 => (astc(4, false), "ASTC_4x4", false),
+        49 => (astc(5, false), "ASTC_5x5", false),
+        50 => (astc(6, false), "ASTC_6x6", false),
+        51 => (astc(8, false), "ASTC_8x8", false),
+        52 => (astc(10, false), "ASTC_10x10", false),
+        53 => (astc(12, false), "ASTC_12x12", false),
+        // Deprecated RGBA names of the same block formats (alpha is always stored in ASTC).
+        54 => (astc(4, false), "ASTC_RGBA_4x4", false),
+        55 => (astc(5, false), "ASTC_RGBA_5x5", false),
+        56 => (astc(6, false), "ASTC_RGBA_6x6", false),
+        57 => (astc(8, false), "ASTC_RGBA_8x8", false),
+        58 => (astc(10, false), "ASTC_RGBA_10x10", false),
+        59 => (astc(12, false), "ASTC_RGBA_12x12", false),
+        // Unity's RG16 is two 8-bit channels.
+        62 => (P::RG8, "RG16", false),
+        63 => (P::R8, "R8", false),
+        64 => (P::ETC1, "ETC_RGB4Crunched", true),
+        65 => (P::ETC2RGBA8, "ETC2_RGBA8Crunched", true),
+        66 => (astc(4, true), "ASTC_HDR_4x4", false),
+        67 => (astc(5, true), "ASTC_HDR_5x5", false),
+        68 => (astc(6, true), "ASTC_HDR_6x6", false),
+        69 => (astc(8, true), "ASTC_HDR_8x8", false),
+        70 => (astc(10, true), "ASTC_HDR_10x10", false),
+        71 => (astc(12, true), "ASTC_HDR_12x12", false),
+        72 => (P::RG16, "RG32", false),
+        74 => (P::RGBA16, "RGBA64", false),
+        _ => return None,
+    })
+}
+
+/// Unity's BuildTarget numbers for the info panel (the common ones; others print as numbers).
+fn platform_name(p: i32) -> String {
+    let n = match p {
+        -2 => "NoTarget (editor)",
+        2 => "StandaloneOSX",
+        5 => "StandaloneWindows",
+        9 => "iOS",
+        13 => "Android",
+        19 => "StandaloneWindows64",
+        20 => "WebGL",
+        24 => "StandaloneLinux64",
+        31 => "PS4",
+        33 => "XboxOne",
+        38 => "Switch",
+        _ => return p.to_string(),
+    };
+    format!("{n} ({p})")
+}
+
+/// The version a file's objects were written by: its own header, else its bundle's.
+fn effective_version(sf: &SerializedFile, f: &Found) -> Option<String> {
+    let own = sf.unity_version.trim();
+    if !own.is_empty() && !own.starts_with("0.0") {
+        return Some(own.to_string());
+    }
+    f.bundle_version.clone()
+}
+
+/// Lists the textures of one serialized file into `ctx`.
+pub fn list(ctx: &mut OpenContext, f: &Found, used: &mut [bool]) {
+    let src = ctx.sources[f.source].clone();
+    let sf = match serialized::parse(src.as_ref(), &ctx.limits) {
+        Ok(sf) => sf,
+        Err(e) => {
+            let e = e.at_field(&format!("serialized file {}", f.name));
+            ctx.problems.push(FileProblem::new(
+                &f.file,
+                Some(Engine::Unity),
+                &e.in_file(&f.file),
+            ));
+            return;
+        }
+    };
+    let version = effective_version(&sf, f);
+    let containers = container_paths(ctx, f, &sf);
+    for o in &sf.objects {
+        if o.class_id != CLASS_TEXTURE2D && o.class_id != CLASS_CUBEMAP {
+            continue;
+        }
+        let res = object_fields(ctx, f, &sf, o, version.as_deref()).and_then(|v| {
+            build(
+                ctx,
+                f,
+                &sf,
+                o.path_id,
+                o.class_id,
+                &v,
+                version.as_deref(),
+                used,
+            )
+        });
+        match res {
+            Ok(mut t) => {
+                if let Some(p) = containers.iter().find(|(id, _)| *id == o.path_id) {
+                    t.metadata.insert(0, ("container path".into(), p.1.clone()));
+                }
+                ctx.textures.push(t);
+            }
+            Err(e) => {
+                let e = e
+                    .at_field(&format!("{} path id {}", f.name, o.path_id))
+                    .in_file(&f.file);
+                ctx.problems
+                    .push(FileProblem::new(&f.file, Some(Engine::Unity), &e));
+            }
+        }
+    }
+}
+
+/// The object's fields, through its type tree when the file has one, else the layout table.
+fn object_fields(
+    ctx: &OpenContext,
+    f: &Found,
+    sf: &SerializedFile,
+    o: &serialized::ObjectInfo,
+    version: Option<&str>,
+) -> Result<Value> {
+    let src = ctx.sources[f.source].clone();
+    let tree = o
+        .type_index
+        .and_then(|t| sf.types.get(t))
+        .filter(|t| !t.nodes.is_empty());
+    let owned;
+    let nodes = match tree {
+        Some(t) => &t.nodes,
+        None => {
+            let v = version.ok_or_else(|| {
+                Error::unsupported(
+                    "this file has no type tree and does not say its Unity version; open it with the bundle or the game's other data files",
+                )
+            })?;
+            owned = layout::texture_nodes(o.class_id, v)?;
+            &owned
+        }
+    };
+    read_object(
+        src.as_ref(),
+        o.offset,
+        o.size,
+        sf.endian,
+        nodes,
+        &ctx.limits,
+    )
+}
+
+/// `m_Container` of the file's AssetBundle object: asset path per object path id.
+fn container_paths(ctx: &OpenContext, f: &Found, sf: &SerializedFile) -> Vec<(i64, String)> {
+    let mut out = Vec::new();
+    let src = ctx.sources[f.source].clone();
+    for o in sf
+        .objects
+        .iter()
+        .filter(|o| o.class_id == CLASS_ASSETBUNDLE)
+    {
+        let Some(t) = o.type_index.and_then(|t| sf.types.get(t)) else {
+            continue;
+        };
+        if t.nodes.is_empty() {
+            continue;
+        }
+        let Ok(v) = read_object(
+            src.as_ref(),
+            o.offset,
+            o.size,
+            sf.endian,
+            &t.nodes,
+            &ctx.limits,
+        ) else {
+            continue;
+        };
+        let Some(c) = v.get("m_Container") else {
+            continue;
+        };
+        for pair in c.elements() {
+            let path = pair.get("first").and_then(Value::as_str);
+            let asset = pair.path("second.asset");
+            let file_id = asset
+                .and_then(|a| a.get("m_FileID"))
+                .and_then(Value::as_i64);
+            let path_id = asset
+                .and_then(|a| a.get("m_PathID"))
+                .and_then(Value::as_i64);
+            if let (Some(p), Some(0), Some(id)) = (path, file_id, path_id) {
+                out.push((id, p.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn int(v: &Value, path: &str) -> Option<i64> {
+    v.path(path).and_then(Value::as_i64)
+}
+
+/// The fields of a Texture2D / Cubemap that the catalog needs, by Unity's names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TexFields {
+    pub m_name: String,
+    pub m_width: i64,
+    pub m_height: i64,
+    pub m_complete_image_size: Option<i64>,
+    pub m_texture_format: i64,
+    pub m_mip_count: i64,
+    pub m_image_count: i64,
+    pub m_color_space: Option<i64>,
+    pub m_lightmap_format: Option<i64>,
+    pub m_filter_mode: Option<i64>,
+    pub m_aniso: Option<i64>,
+    pub m_mip_bias: Option<f64>,
+    pub m_wrap_u: Option<i64>,
+    pub m_wrap_v: Option<i64>,
+    pub m_is_readable: Option<bool>,
+    pub m_streaming_mipmaps: Option<bool>,
+    pub m_streaming_mipmaps_priority: Option<i64>,
+    pub m_mips_stripped: Option<i64>,
+    /// `image data`: absolute offset in the serialized file and length.
+    pub image_data: (u64, u64),
+    /// `m_StreamData`: offset, size, path.
+    pub m_stream_data: Option<(u64, u64, String)>,
+}
+
+pub fn fields(v: &Value) -> Result<TexFields> {
+    let need =
+        |p: &str| int(v, p).ok_or_else(|| Error::malformed(format!("the object has no {p}")));
+    let (w, h) = (need("m_Width")?, need("m_Height")?);
+    let mip_count = match int(v, "m_MipCount") {
+        Some(n) => n,
+        // Before 5.2 a bool said whether the full chain is there.
+        None => match v.get("m_MipMap") {
+            Some(Value::Bool(true)) => 64 - (w.max(h).max(1) as u64).leading_zeros() as i64,
+            _ => 1,
+        },
+    };
+    let image_data = match v.get("image data") {
+        Some(Value::Bytes { offset, len }) => (*offset, *len),
+        _ => (0, 0),
+    };
+    let stream = v.get("m_StreamData").and_then(|s| {
+        let off = int(s, "offset")? as u64;
+        let size = int(s, "size")? as u64;
+        let path = s.get("path").and_then(Value::as_str)?.to_string();
+        (size > 0 && !path.is_empty()).then_some((off, size, path))
+    });
+    let b = |p: &str| v.path(p).map(|x| matches!(x, Value::Bool(true)));
+    Ok(TexFields {
+        m_name: v
+            .get("m_Name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        m_width: w,
+        m_height: h,
+        m_complete_image_size: int(v, "m_CompleteImageSize"),
+        m_texture_format: need("m_TextureFormat")?,
+        m_mip_count: mip_count,
+        m_image_count: int(v, "m_ImageCount").unwrap_or(1),
+        m_color_space: int(v, "m_ColorSpace"),
+        m_lightmap_format: int(v, "m_LightmapFormat"),
+        m_filter_mode: int(v, "m_TextureSettings.m_FilterMode"),
+        m_aniso: int(v, "m_TextureSettings.m_Aniso"),
+        m_mip_bias: v
+            .path("m_TextureSettings.m_MipBias")
+            .and_then(Value::as_f64),
+        m_wrap_u: int(v, "m_TextureSettings.m_WrapU")
+            .or_else(|| int(v, "m_TextureSettings.m_WrapMode")),
+        m_wrap_v: int(v, "m_TextureSettings.m_WrapV")
+            .or_else(|| int(v, "m_TextureSettings.m_WrapMode")),
+        m_is_readable: b("m_IsReadable"),
+        m_streaming_mipmaps: b("m_StreamingMipmaps"),
+        m_streaming_mipmaps_priority: int(v, "m_StreamingMipmapsPriority"),
+        m_mips_stripped: int(v, "m_MipsStripped"),
+        image_data,
+        m_stream_data: stream,
+    })
+}
+
+/// Where the pixel bytes of the whole object live.
+fn data_storage(
+    ctx: &OpenContext,
+    f: &Found,
+    t: &TexFields,
+    used: &mut [bool],
+) -> Result<(Storage, String)> {
+    let Some((off, size, path)) = &t.m_stream_data else {
+        let (o, l) = t.image_data;
+        return Ok((
+            Storage::Range {
+                source: f.source,
+                offset: o,
+                length: l,
+            },
+            format!("inline, {l} bytes"),
+        ));
+    };
+    let base = base_name(path);
+    let id: Option<SourceId> = f
+        .siblings
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(base))
+        .map(|(_, id)| *id)
+        .or_else(|| {
+            let i = super::find_sibling(ctx, &f.file, base)?;
+            if let Some(u) = used.get_mut(i) {
+                *u = true;
+            }
+            Some(i)
+        });
+    let note = format!("{path} @{off} +{size}");
+    let Some(id) = id else {
+        return Ok((
+            Storage::Missing {
+                file: base.to_string(),
+                length: *size,
+            },
+            note,
+        ));
+    };
+    let len = ctx.sources[id].len();
+    if off.checked_add(*size).is_none_or(|e| e > len) {
+        return Err(Error::malformed(format!(
+            "m_StreamData says {size} bytes at {off} of {base}, which holds {len}: is it the {base} of this build?"
+        ))
+        .at_field("m_StreamData"));
+    }
+    Ok((
+        Storage::Range {
+            source: id,
+            offset: *off,
+            length: *size,
+        },
+        note,
+    ))
+}
+
+fn describe(table: &[&str], v: Option<i64>) -> Option<String> {
+    let v = v?;
+    Some(match usize::try_from(v).ok().and_then(|i| table.get(i)) {
+        Some(n) => format!("{n} ({v})"),
+        None => v.to_string(),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    ctx: &OpenContext,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    class_id: i32,
+    v: &Value,
+    version: Option<&str>,
+    used: &mut [bool],
+) -> Result<Texture> {
+    let t = fields(v)?;
+    let (format, fmt_name, crunched) = texture_format(t.m_texture_format).ok_or_else(|| {
+        Error::unsupported(format!(
+            "{}: TextureFormat {} is not one this viewer knows",
+            t.m_name, t.m_texture_format
+        ))
+        .at_field("m_TextureFormat")
+    })?;
+    let (w, h) = (
+        u32::try_from(t.m_width).map_err(|_| Error::malformed(format!("m_Width {}", t.m_width)))?,
+        u32::try_from(t.m_height)
+            .map_err(|_| Error::malformed(format!("m_Height {}", t.m_height)))?,
+    );
+    ctx.limits.check_dims(w, h, 1)?;
+    let mips_n = u32::try_from(t.m_mip_count)
+        .ok()
+        .filter(|&n| n <= ctx.limits.max_mips)
+        .ok_or_else(|| Error::malformed(format!("m_MipCount {}", t.m_mip_count)))?;
+    let images = u32::try_from(t.m_image_count)
+        .ok()
+        .filter(|&n| n <= ctx.limits.max_slices)
+        .ok_or_else(|| Error::malformed(format!("m_ImageCount {}", t.m_image_count)))?;
+    let cube = class_id == CLASS_CUBEMAP;
+    let (storage, note) = data_storage(ctx, f, &t, used)?;
+    let mut tex = Texture {
+        file: f.file.clone(),
+        engine: Engine::Unity,
+        name: t.m_name.clone(),
+        class: if cube { "Cubemap" } else { "Texture2D" }.into(),
+        kind: if cube {
+            TextureKind::Cube
+        } else {
+            TextureKind::Tex2D
+        },
+        format,
+        native_format: NativeFormat::Id(t.m_texture_format),
+        width: w,
+        height: h,
+        depth: 1,
+        authored: None,
+        slices: images.max(1),
+        mips: Vec::new(),
+        color_space: match t.m_color_space {
+            Some(1) => ColorSpace::Srgb,
+            Some(0) => ColorSpace::Linear,
+            _ => ColorSpace::Unknown,
+        },
+        normal_map: match t.m_lightmap_format {
+            Some(3) => Some(NormalEncoding::Dxt5nm),
+            Some(4) => Some(NormalEncoding::Rgb),
+            _ => None,
+        },
+        rows: RowOrder::BottomFirst,
+        layout: Layout::Surfaces,
+        metadata: Vec::new(),
+        notes: Vec::new(),
+        error: None,
+    };
+    meta(&mut tex, f, sf, path_id, fmt_name, &t, version, &note);
+    if crunched {
+        tex.add_meta("crunched", "yes");
+    }
+    if format == PixelFormat::RGBA4444 {
+        tex.add_meta(
+            "channel order",
+            "RGBA4444's nibble order is not established by data (seed 004); decoded R in the top nibble, A in the bottom",
+        );
+    }
+    // Empty textures (font atlases before first use): listed, with nothing to decode.
+    if w == 0 || h == 0 || images == 0 {
+        tex.mips = vec![Mip {
+            width: w,
+            height: h,
+            depth: 1,
+            surfaces: vec![Storage::Empty],
+            location_note: "empty".into(),
+        }];
+        tex.notes
+            .push("empty texture (0x0): it has no pixels".into());
+        return Ok(tex);
+    }
+    let dims: Vec<(u32, u32)> = (0..mips_n)
+        .map(|i| {
+            let (a, b, _) = mip_dims(w, h, 1, i);
+            (a, b)
+        })
+        .collect();
+    let data_len = match &storage {
+        Storage::Range { length, .. } | Storage::Missing { length, .. } => *length,
+        Storage::Empty => 0,
+    };
+    if crunched {
+        tex.layout = Layout::Crunched {
+            data: storage.clone(),
+        };
+        tex.mips = dims
+            .iter()
+            .map(|&(mw, mh)| Mip {
+                width: mw,
+                height: mh,
+                depth: 1,
+                surfaces: match &storage {
+                    Storage::Missing { .. } => vec![storage.clone()],
+                    _ => Vec::new(),
+                },
+                location_note: "crunch stream".into(),
+            })
+            .collect();
+        return Ok(tex);
+    }
+    let sizes: Vec<u64> = dims
+        .iter()
+        .map(|&(mw, mh)| format.surface_size(mw, mh))
+        .collect();
+    let chain: u64 = sizes.iter().sum();
+    tex.error = chain_error(
+        &sizes,
+        fmt_name,
+        w,
+        h,
+        images,
+        t.m_complete_image_size,
+        data_len,
+    );
+    let mut at = 0u64;
+    for (m, &(mw, mh)) in dims.iter().enumerate() {
+        let surfaces = (0..images as u64)
+            .map(|face| match &storage {
+                Storage::Range { source, offset, .. } => Storage::Range {
+                    source: *source,
+                    offset: offset + face * chain + at,
+                    length: sizes[m],
+                },
+                Storage::Missing { file, .. } => Storage::Missing {
+                    file: file.clone(),
+                    length: sizes[m],
+                },
+                Storage::Empty => Storage::Empty,
+            })
+            .collect();
+        tex.mips.push(Mip {
+            width: mw,
+            height: mh,
+            depth: 1,
+            surfaces,
+            location_note: match &storage {
+                Storage::Range { .. } if t.m_stream_data.is_none() => "inline".into(),
+                _ => t
+                    .m_stream_data
+                    .as_ref()
+                    .map(|s| base_name(&s.2).to_string())
+                    .unwrap_or_default(),
+            },
+        });
+        at += sizes[m];
+    }
+    Ok(tex)
+}
+
+/// Seed 004: the levels follow each other with no padding and add up to m_CompleteImageSize, and
+/// the images (6 for a cube) to the data. When they do not, the texture is refused with the numbers.
+fn chain_error(
+    sizes: &[u64],
+    fmt_name: &str,
+    w: u32,
+    h: u32,
+    images: u32,
+    complete: Option<i64>,
+    data_len: u64,
+) -> Option<String> {
+    let chain: u64 = sizes.iter().sum();
+    let complete = complete.map(|c| c.max(0) as u64).unwrap_or(chain);
+    let whole = chain * images as u64;
+    (chain != complete || whole != data_len).then(|| {
+        format!(
+            "the {} levels of a {w}x{h} {fmt_name} image add up to {chain} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
+            sizes.len()
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn meta(
+    tex: &mut Texture,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    fmt_name: &str,
+    t: &TexFields,
+    version: Option<&str>,
+    note: &str,
+) {
+    tex.add_meta("Unity version", version.unwrap_or("unknown"));
+    tex.add_meta("platform", platform_name(sf.platform));
+    tex.add_meta(
+        "serialized file",
+        format!("{} (format {})", f.name, sf.format_version),
+    );
+    if let Some(c) = &f.container {
+        tex.add_meta("bundle", c);
+    }
+    tex.add_meta("path id", path_id);
+    tex.add_meta(
+        "TextureFormat",
+        format!("{fmt_name} ({})", t.m_texture_format),
+    );
+    tex.add_meta("m_MipCount", t.m_mip_count);
+    tex.add_meta("m_ImageCount", t.m_image_count);
+    tex.add_meta("data", note);
+    if let Some(c) = t.m_color_space {
+        let s = match c {
+            1 => "sRGB",
+            0 => "linear",
+            _ => "unknown",
+        };
+        tex.add_meta("m_ColorSpace", format!("{s} ({c})"));
+    }
+    if let Some(u) = t.m_lightmap_format {
+        let s = match u {
+            3 => "normal map, DXT5nm: x in alpha, y in green".to_string(),
+            4 => "normal map, plain: x in red, y in green".to_string(),
+            _ => u.to_string(),
+        };
+        tex.add_meta("usage (m_LightmapFormat)", s);
+    }
+    if let Some(s) = describe(&["point", "bilinear", "trilinear"], t.m_filter_mode) {
+        tex.add_meta("filter mode", s);
+    }
+    let wraps = ["repeat", "clamp", "mirror", "mirror once"];
+    if let Some(s) = describe(&wraps, t.m_wrap_u) {
+        tex.add_meta("wrap U", s);
+    }
+    if let Some(s) = describe(&wraps, t.m_wrap_v) {
+        tex.add_meta("wrap V", s);
+    }
+    if let Some(b) = t.m_mip_bias {
+        tex.add_meta("mip bias", b);
+    }
+    if let Some(a) = t.m_aniso {
+        tex.add_meta("aniso", a);
+    }
+    if let Some(r) = t.m_is_readable {
+        tex.add_meta("readable", r);
+    }
+    if let Some(s) = t.m_streaming_mipmaps {
+        let p = t
+            .m_streaming_mipmaps_priority
+            .map(|p| format!(", priority {p}"))
+            .unwrap_or_default();
+        tex.add_meta("streaming mips", format!("{s}{p}"));
+    }
+    if let Some(m) = t.m_mips_stripped.filter(|&m| m != 0) {
+        tex.add_meta("m_MipsStripped", m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(f: PixelFormat, w: u32, h: u32, mips: u32) -> Vec<u64> {
+        (0..mips)
+            .map(|i| {
+                let (a, b, _) = mip_dims(w, h, 1, i);
+                f.surface_size(a, b)
+            })
+            .collect()
+    }
+
+    /// Sizes from the UnityPy census: MazeTurretAlbedo (64x64 DXT1, 7 levels) has
+    /// m_CompleteImageSize 2744; the level0 Cubemap (128x128 BC6H, 8 levels, 6 faces) 21872 per
+    /// face and 131232 bytes of stream.
+    #[test]
+    fn chains_add_up_as_the_census_says() {
+        let s = chain(PixelFormat::BC1, 64, 64, 7);
+        assert_eq!(chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2744), None);
+        let s = chain(PixelFormat::BC6HU, 128, 128, 8);
+        assert_eq!(
+            chain_error(&s, "BC6H", 128, 128, 6, Some(21872), 131232),
+            None
+        );
+    }
+
+    #[test]
+    fn chains_that_do_not_add_up_are_refused_with_the_numbers() {
+        let s = chain(PixelFormat::BC1, 64, 64, 7);
+        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2048).unwrap();
+        assert!(e.contains("2744") && e.contains("2048"), "{e}");
+        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(4096), 4096).unwrap();
+        assert!(e.contains("4096"), "{e}");
+    }
+
+    #[test]
+    fn format_table_follows_the_seed() {
+        // Seed 004: BC6H id 24 is unsigned; ARGB32 is A, R, G, B; crunched ids name their base.
+        assert_eq!(texture_format(24).unwrap().0, PixelFormat::BC6HU);
+        assert_eq!(texture_format(5).unwrap().0, PixelFormat::ARGB8);
+        assert_eq!(texture_format(2).unwrap().0, PixelFormat::ARGB4444);
+        assert_eq!(texture_format(13).unwrap().0, PixelFormat::RGBA4444);
+        for (id, base) in [
+            (28, PixelFormat::BC1),
+            (29, PixelFormat::BC3),
+            (64, PixelFormat::ETC1),
+            (65, PixelFormat::ETC2RGBA8),
+        ] {
+            assert_eq!(
+                texture_format(id),
+                Some((base, texture_format(id).unwrap().1, true))
+            );
+        }
+        // Every id of seed 004's tables is known.
+        for id in [
+            1, 2, 3, 4, 5, 9, 10, 12, 13, 15, 17, 19, 20, 24, 25, 26, 27, 63, 28, 29, 64, 65,
+        ] {
+            assert!(texture_format(id).is_some(), "{id}");
+        }
+        assert!(texture_format(11).is_none());
+    }
+}
