@@ -96,9 +96,13 @@ impl OpenContext {
             .collect()
     }
 
-    /// The first `n` bytes (or fewer, when the file is shorter) of user file `i`. The first call
-    /// reads at least [`HEAD_LEN`] bytes and keeps them, so probes by several engines share one read.
+    /// The first `n` bytes (or fewer, when the file is shorter) of source `i`. For a user file the
+    /// first call reads at least [`HEAD_LEN`] bytes and keeps them, so probes by several engines
+    /// share one read; a derived source (a bundle entry) is read directly.
     pub fn head(&mut self, i: usize, n: u64) -> Result<Vec<u8>> {
+        if i >= self.heads.len() {
+            return io::read_up_to(self.sources[i].as_ref(), 0, n, &self.limits);
+        }
         let len = self.sources[i].len();
         let cached = self.heads[i].as_ref().map_or(0, |h| h.len() as u64);
         if cached < n.min(len) {
@@ -134,7 +138,13 @@ type EngineOpener = fn(&mut OpenContext);
 
 /// Engines in the order they are offered files; each claims what it recognises.
 // Frostbite goes last: it may pair a chunk by size among the files no other engine took.
-const OPENERS: &[EngineOpener] = &[dds::open, ktx::open, unity::open, unreal::open, frostbite::open];
+const OPENERS: &[EngineOpener] = &[
+    dds::open,
+    ktx::open,
+    unity::open,
+    unreal::open,
+    frostbite::open,
+];
 
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
