@@ -278,6 +278,8 @@ fn first_mip_tail_lists_present_mips_and_points_at_the_toc() {
         format!("TOC chunk {}", fx.guid_text())
     );
     assert_eq!(assert_decodes(&c, &fx), 5);
+    let e = c.decode(0, 0, 0, Default::default()).unwrap_err();
+    assert!(e.message.contains("from the TOC"), "{e}");
 
     // The same header with the whole chain: every mip is there.
     spec.tail_only = false;

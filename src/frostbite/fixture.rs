@@ -56,6 +56,7 @@ pub const FORMATS: &[(u32, &str)] = &[
     (61, "BC3_SRGB"),
     (62, "BC4_UNORM"),
     (63, "BC5_UNORM"),
+    (64, "BC6U_FLOAT"),
     (66, "BC7_UNORM"),
     (67, "BC7_SRGB"),
 ];
@@ -379,6 +380,22 @@ fn surface(format: u32, w: u32, h: u32, at: [u32; 3]) -> (Vec<u8>, Image) {
     }
     let (bw, bh) = (w.div_ceil(4), h.div_ceil(4));
     let mut bytes = Vec::new();
+    if format == 64 {
+        let mut px = vec![0f32; n * 4];
+        for by in 0..bh {
+            for bx in 0..bw {
+                let (block, texel) = bc6h_solid(block_colour(bx, by, at));
+                bytes.extend(block);
+                for y in by * 4..(by * 4 + 4).min(h) {
+                    for x in bx * 4..(bx * 4 + 4).min(w) {
+                        let i = ((y * w + x) * 4) as usize;
+                        px[i..i + 4].copy_from_slice(&texel);
+                    }
+                }
+            }
+        }
+        return (bytes, image(w, h, Pixels::Rgba32F(px)));
+    }
     let mut px = vec![0u8; n * 4];
     for by in 0..bh {
         for bx in 0..bw {
@@ -402,6 +419,23 @@ fn image(width: u32, height: u32, pixels: Pixels) -> Image {
         height,
         pixels,
     }
+}
+
+/// A BC6H (unsigned) block of one colour and its texel, per the D3D BC6H specification: mode 11
+/// (mode bits 0b00011) stores two 10-bit RGB endpoints directly; index 0 gives endpoint 0, which
+/// unquantizes to ((x << 16) + 0x8000) >> 10 (0 < x < 1023) and is scaled by 31/64 to half bits.
+fn bc6h_solid(c: [u8; 4]) -> (Vec<u8>, [f32; 4]) {
+    let x: [u32; 3] = std::array::from_fn(|k| ((c[k] as u32) << 2) | 1);
+    let mut v: u128 = 0b00011;
+    for (k, &e) in x.iter().enumerate() {
+        v |= (e as u128) << (5 + 10 * k);
+        v |= (e as u128) << (35 + 10 * k);
+    }
+    let t = |e: u32| {
+        let unq = ((e << 16) + 0x8000) >> 10;
+        half::f16::from_bits(((unq * 31) >> 6) as u16).to_f32()
+    };
+    (v.to_le_bytes().to_vec(), [t(x[0]), t(x[1]), t(x[2]), 1.0])
 }
 
 /// One 4x4 block of a single colour and the texel the specifications say it decodes to.

@@ -417,6 +417,8 @@ fn build_texture(
         }
     };
     let missing_name = format!("{guid}.chunk");
+    // A tail-only chunk was dropped: the top mips are in the whole chunk, which the TOC locates.
+    let toc_name = format!("the whole chunk {guid} (from the TOC; the dropped one is its tail)");
     let layers = if kind == TextureKind::Volume {
         1
     } else {
@@ -433,7 +435,11 @@ fn build_texture(
                     offset: start - c.base + s * size,
                     length: size,
                 },
-                _ => Storage::Missing {
+                Some(_) => Storage::Missing {
+                    file: toc_name.clone(),
+                    length: size,
+                },
+                None => Storage::Missing {
                     file: missing_name.clone(),
                     length: size,
                 },
