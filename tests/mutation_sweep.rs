@@ -539,7 +539,11 @@ fn sweep(groups: Vec<Group>, plan: Plan) -> Totals {
                 }
             }
             Ok(Msg::Finished) => break,
-            Err(_) => panic!("case hung for over {HANG:?}: {current}"),
+            Err(_) => {
+                // The capturing hook would swallow this message.
+                let _ = panic::take_hook();
+                panic!("case hung for over {HANG:?}: {current}")
+            }
         }
     }
     worker.join().unwrap();
