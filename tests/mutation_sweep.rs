@@ -12,8 +12,19 @@
 //! changes each, as issue 9 asks; `TEXSCOPE_SWEEP_ONLY=text` keeps the groups whose label contains
 //! the text (to repeat one file's sweep).
 //!
-//! Full sweep totals (`TEXSCOPE_FULL_SWEEP=1 cargo test --release --test mutation_sweep`,
-//! 2026-12-02, 2 shared cores): see FULL_SWEEP_TOTALS below.
+//! Full sweep totals (`TEXSCOPE_FULL_SWEEP=1 cargo test --release --test mutation_sweep`, run per
+//! folder with `TEXSCOPE_SWEEP_ONLY`, 2026-12-02, 2 cores shared with other builds):
+//! - fixture/: 16 files, 17,040 cases in 1.8 s; decodes Ok 21,532, Err Malformed 1,161,
+//!   MissingSibling 1,712, Truncated 470, Unsupported 1,925; no panic; slowest case 8.4 ms; peak
+//!   3.5 MB. Before the PackedData slice check (src/unreal/texture.rs) 6 T_Classic.uexp cases
+//!   took 5-30 s and 1.7-4.2 GB.
+//! - unity/: 192 files, 204,480 cases in 65 s; Ok 16,790, Err Truncated 2,473, Unsupported 25,028
+//!   (no Unity opener yet: most files are "not recognised"); no panic; slowest 60 ms; peak 5.2 MB.
+//! - frostbite/: 11 files, 11,715 cases in 0.9 s; all "not recognised"; no panic.
+//! - unreal/: NOT finished — stopped after 180,000 of about 370,000 cases (the sweep reached the
+//!   uassetapi-testassets Clay content after matya and retoc) with Ok 76,725, Err Malformed 91,
+//!   MissingSibling 1, Truncated 618, Unsupported 2,072 and no panic; the retoc UE5 packages cost
+//!   ~20 ms a case (a 2048-wide mip 0 decoded each time).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
