@@ -328,6 +328,16 @@ fn parse_block(
     let size_x = c.u32()?;
     let size_y = c.u32()?;
     let packed_data = c.u32()?;
+    // One surface record is made per slice: a flipped high byte (16M slices) took seconds and
+    // gigabytes in the mutation sweep before any pixel was read.
+    let slices = packed_data & 0x3FFF_FFFF;
+    if slices > limits.max_slices {
+        return Err(Error::limit(format!(
+            "{} declares {slices} slices, over the limit of {}",
+            export.name, limits.max_slices
+        ))
+        .at_field("unreal/FTexturePlatformData/PackedData"));
+    }
     let pf_string = c.fstring()?;
     if pf_string != pf_name && !pf_string.starts_with(&pf_name) {
         return Ok(None);
