@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod dds;
+pub mod demo;
 pub mod frostbite;
 pub mod io;
 pub mod ktx;

@@ -65,7 +65,12 @@ const state = {
   zoom: 1,
   fit: true,
   exposure: 0,
+  channels: { r: true, g: true, b: true, a: true },
 };
+
+function paintCurrent() {
+  if (state.image) paint(el.canvas, state.image, { exposure: state.exposure, channels: state.channels });
+}
 
 function setState(s) {
   document.body.dataset.state = s;
@@ -240,7 +245,7 @@ async function show({ index, mip, slice }) {
     showError('');
     el.empty.hidden = true;
     el.canvas.hidden = false;
-    paint(el.canvas, image, { exposure: state.exposure });
+    paintCurrent();
     applyZoom();
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
@@ -270,8 +275,31 @@ el.slice.addEventListener('change', () => {
 el.exposure.addEventListener('input', () => {
   state.exposure = Number(el.exposure.value);
   el.exposureLabel.textContent = `${state.exposure > 0 ? '+' : ''}${state.exposure} EV`;
-  if (state.image) paint(el.canvas, state.image, { exposure: state.exposure });
+  paintCurrent();
 });
+
+// ---- channels and background (view only: pixel() keeps the decoded values) ----------------
+const channelButtons = document.querySelectorAll('[data-channel]');
+function setChannels(ch) {
+  Object.assign(state.channels, ch);
+  for (const b of channelButtons) b.setAttribute('aria-pressed', String(state.channels[b.dataset.channel]));
+  paintCurrent();
+}
+function toggleChannel(c, solo) {
+  if (solo) setChannels({ r: c === 'r', g: c === 'g', b: c === 'b', a: c === 'a' });
+  else setChannels({ [c]: !state.channels[c] });
+}
+for (const b of channelButtons) {
+  // Shift-click shows that channel alone (as grey); a click on a solo channel brings all back.
+  b.addEventListener('click', (e) => {
+    const c = b.dataset.channel;
+    const soloNow = Object.entries(state.channels).every(([k, v]) => v === (k === c));
+    if (soloNow) setChannels({ r: true, g: true, b: true, a: true });
+    else toggleChannel(c, e.shiftKey);
+  });
+}
+const background = $('background');
+background.addEventListener('change', () => { el.canvas.dataset.background = background.value; });
 
 // ---- zoom and pixel readout ---------------------------------------------------------------
 function fitZoom() {
@@ -307,6 +335,7 @@ window.addEventListener('keydown', (e) => {
   else if (e.key === '1') setZoom(1);
   else if (e.key === '+' || e.key === '=') setZoom(state.zoom * 2);
   else if (e.key === '-') setZoom(state.zoom / 2);
+  else if ('rgbaRGBA'.includes(e.key) && e.key.length === 1 && !e.ctrlKey && !e.metaKey) toggleChannel(e.key.toLowerCase(), e.shiftKey);
 });
 
 const fmtValue = (v, precision) => (precision === 'float' ? v.map((x) => x.toPrecision(5)) : v).join(', ');
@@ -320,6 +349,49 @@ el.canvas.addEventListener('mousemove', (e) => {
   el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, img.precision)}` : '';
 });
 el.canvas.addEventListener('mouseleave', () => { el.pixelLabel.textContent = ''; });
+
+// ---- demos: files the core generates, opened like dropped files ----------------------------
+const DEMOS = [
+  { id: 'ue5-vt', title: 'UE5 virtual texture', tag: 'Unreal', text: 'T_Landscape_VT · 8×8 tiles of 64 px, BC1 colour + BC5 normal layers, 3 tiles left out (magenta)' },
+  { id: 'ue-classic', title: 'UE mip chain', tag: 'Unreal', text: 'T_Bricks_D · BC1 512², mips 0–1 streamed from .ubulk, 2–9 inline in .uexp' },
+  { id: 'frostbite-cas', title: 'Frostbite CAS chunk', tag: 'Frostbite', text: 'crate_d .res header + .chunk of zlib, LZ4 and ZStd blocks' },
+  { id: 'hdr', title: 'HDR sky', tag: 'DDS', text: 'sky_hdr.dds · RGBA16F 256×128, sun at 16.0 — try the exposure' },
+  { id: 'cubemap', title: 'Cubemap', tag: 'DDS', text: 'sky_cube.dds · 64² RGBA8, six coloured faces, full chain' },
+];
+
+async function openDemo(id) {
+  setState('loading');
+  setStatus('Making the demo files…');
+  try {
+    const made = await call({ op: 'demo', demo: id });
+    await openFiles(made.map((f) => new File([f.data], f.name)));
+  } catch (e) {
+    fail(e.message);
+  }
+}
+
+function renderDemos(container) {
+  for (const d of DEMOS) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'demo';
+    b.dataset.testid = `demo-${d.id}`;
+    b.innerHTML = '<span class="demo-thumb"></span><span class="demo-body"><span class="demo-title"></span><span class="demo-text"></span></span>';
+    b.querySelector('.demo-thumb').dataset.demo = d.id;
+    b.querySelector('.demo-title').textContent = `${d.title} `;
+    const tag = document.createElement('span');
+    tag.className = 'demo-tag';
+    tag.textContent = d.tag;
+    b.querySelector('.demo-title').append(tag);
+    b.querySelector('.demo-text').textContent = d.text;
+    b.addEventListener('click', () => { $('demo-menu').hidden = true; openDemo(d.id); });
+    container.append(b);
+  }
+}
+renderDemos($('demo-gallery'));
+renderDemos($('demo-menu'));
+$('demo-button').addEventListener('click', (e) => { e.stopPropagation(); $('demo-menu').hidden = !$('demo-menu').hidden; });
+document.addEventListener('click', (e) => { if (!$('demo-menu').contains(e.target)) $('demo-menu').hidden = true; });
 
 // ---- opening by picking or dropping -------------------------------------------------------
 el.input.addEventListener('change', () => {
@@ -372,5 +444,10 @@ window.texscope = {
   },
   textures() {
     return state.textures.map((t) => t.census);
+  },
+  // What the canvas shows at (x, y) after the view settings, as RGBA bytes.
+  shown(x, y) {
+    if (!state.image) return null;
+    return Array.from(el.canvas.getContext('2d').getImageData(x, y, 1, 1).data);
   },
 };

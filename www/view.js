@@ -13,7 +13,28 @@ const srgbLut = (() => {
   return lut;
 })();
 
-function displayBytes(image, { exposure = 0 } = {}) {
+// Channel view on display bytes (never on the decoded values pixel() reads): one channel on shows
+// it as grey; channels off are zero; alpha off means opaque ("ignore alpha").
+function applyChannels(out, { r = true, g = true, b = true, a = true } = {}) {
+  const on = [r, g, b, a];
+  const count = on.filter(Boolean).length;
+  if (count === 4) return;
+  const n = out.length;
+  if (count === 1) {
+    const k = on.indexOf(true);
+    for (let i = 0; i < n; i += 4) {
+      const v = out[i + k];
+      out[i] = v; out[i + 1] = v; out[i + 2] = v; out[i + 3] = 255;
+    }
+    return;
+  }
+  for (let i = 0; i < n; i += 4) {
+    for (let c = 0; c < 3; c++) if (!on[c]) out[i + c] = 0;
+    if (!a) out[i + 3] = 255;
+  }
+}
+
+function displayBytes(image, { exposure = 0, channels } = {}) {
   const { data, precision } = image;
   const n = image.width * image.height * 4;
   const out = new Uint8ClampedArray(n);
@@ -34,6 +55,7 @@ function displayBytes(image, { exposure = 0 } = {}) {
       out[i + 3] = a > 0 ? (a < 1 ? a * 255 : 255) : 0;
     }
   }
+  applyChannels(out, channels);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
 // dedicated worker because the core reads files synchronously (FileReaderSync), and so that
 // parsing and decoding never freeze the page.
-import init, { Session, takePanic } from './pkg/texscope.js';
+import init, { Session, demoFiles, takePanic } from './pkg/texscope.js';
 
 const ready = init();
 let session = null;
@@ -30,6 +30,11 @@ async function handle(req) {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };
     }
+    case 'demo': {
+      // Generated in the core; the page opens them as it would dropped files. Not transferred:
+      // a buffer handed over could be the wasm memory itself, and detaching that kills the module.
+      return { value: demoFiles(req.demo) };
+    }
     default:
       throw new Error(`unknown request ${req.op}`);
   }
@@ -44,7 +49,7 @@ self.onmessage = async (ev) => {
   try {
     const out = await handle(req);
     if (out.transfer) self.postMessage({ id: req.id, ok: true, value: out.result }, out.transfer);
-    else self.postMessage({ id: req.id, ok: true, value: out });
+    else self.postMessage({ id: req.id, ok: true, value: 'value' in out ? out.value : out });
   } catch (e) {
     // A wasm trap (panic) is a WebAssembly.RuntimeError; a JsError from the core is a plain Error.
     const fatal = e instanceof WebAssembly.RuntimeError;

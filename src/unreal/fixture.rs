@@ -397,6 +397,22 @@ pub fn classic_texture(
     streamed: u32,
     rng: &mut Rng,
 ) -> (PackageFiles, Vec<Vec<u8>>) {
+    classic_texture_with(name, format, width, height, mips, streamed, |_, w, h| {
+        random_surface(format, w, h, rng)
+    })
+}
+
+/// [`classic_texture`] with each mip's blocks from `surface(mip, width, height)` (the page's
+/// demos draw a picture instead of random blocks).
+pub fn classic_texture_with(
+    name: &str,
+    format: PixelFormat,
+    width: u32,
+    height: u32,
+    mips: u32,
+    streamed: u32,
+    mut surface: impl FnMut(u32, u32, u32) -> Vec<u8>,
+) -> (PackageFiles, Vec<Vec<u8>>) {
     let mut b = Builder::new();
     let pf = pf_name(format);
     let skip_at = b.begin_platform_data(pf, width, height, 1);
@@ -405,7 +421,7 @@ pub fn classic_texture(
     let mut data = Vec::new();
     for m in 0..mips {
         let (w, h, _) = mip_dims(width, height, 1, m);
-        let bytes = random_surface(format, w, h, rng);
+        let bytes = surface(m, w, h);
         if m < streamed {
             b.streamed(&bytes);
         } else {
@@ -468,6 +484,18 @@ fn demorton(v: u32) -> (u32, u32) {
 /// for holes, one .ubulk chunk per distinct chunk index (4-byte header + tiles, all layers per
 /// tile record), chunks referenced by data-resource index.
 pub fn virtual_texture(name: &str, spec: &VtSpec, rng: &mut Rng) -> VtFixture {
+    virtual_texture_with(name, spec, |l, _, w, h| {
+        random_surface(spec.layers[l], w, h, rng)
+    })
+}
+
+/// [`virtual_texture`] with each layer's full block image from `surface(layer, mip, width,
+/// height)`; the image's pixel (x, y) lands at texture pixel (x - border, y - border).
+pub fn virtual_texture_with(
+    name: &str,
+    spec: &VtSpec,
+    mut surface: impl FnMut(usize, u32, u32, u32) -> Vec<u8>,
+) -> VtFixture {
     let t = spec.tile_size;
     let bdr = spec.border;
     let p = t + 2 * bdr;
@@ -499,8 +527,8 @@ pub fn virtual_texture(name: &str, spec: &VtSpec, rng: &mut Rng) -> VtFixture {
         let fh = ht * t + 2 * bdr;
         mip_px.push((w, h));
         full_dims.push((fw, fh));
-        for (l, f) in spec.layers.iter().enumerate() {
-            full[l].push(random_surface(*f, fw, fh, rng));
+        for (l, images) in full.iter_mut().enumerate() {
+            images.push(surface(l, m, fw, fh));
         }
         let chunk = &mut chunks[spec.chunk_of_mip[m as usize] as usize];
         base_offsets.push(chunk.len() as u32);

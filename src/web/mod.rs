@@ -234,3 +234,22 @@ impl Session {
         Ok(out.into())
     }
 }
+
+/// The files of demo `id` (see `crate::demo`): an array of `{name, data: Uint8Array}` that the page
+/// opens as if they had been dropped.
+#[wasm_bindgen(js_name = demoFiles)]
+pub fn demo_files(id: &str) -> std::result::Result<js_sys::Array, JsError> {
+    install_panic_hook();
+    let files = crate::demo::files(id).map_err(|e| JsError::new(&e.to_string()))?;
+    let out = js_sys::Array::new();
+    for (name, bytes) in files {
+        let f = js_sys::Object::new();
+        js_sys::Reflect::set(&f, &"name".into(), &name.into())
+            .and_then(|_| {
+                js_sys::Reflect::set(&f, &"data".into(), &js_sys::Uint8Array::from(&bytes[..]))
+            })
+            .map_err(|e| JsError::new(&js_text(&e)))?;
+        out.push(&f);
+    }
+    Ok(out)
+}
