@@ -2,48 +2,11 @@
 // core (src/demo.rs) at click time and opened through the same path as dropped files; expected
 // texels come from how src/demo.rs draws them (flat BC1/BC5 blocks decode to their endpoint, per
 // the BC1/BC4 specifications) and from the fallback colours and holes it declares.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
+import { join } from 'node:path';
+import { OUT, openPage } from './harness.mjs';
 import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const DIST = join(ROOT, 'dist');
-const OUT = join(ROOT, 'test-output');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-
-let server, browser;
-
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
-  mkdirSync(OUT, { recursive: true });
-  server = await serve(DIST);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function openPage(t) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  // Nothing may be fetched but the page itself: demos are generated, not downloaded.
-  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) problems.push(`request: ${r.url()}`); });
-  t.after(() => page.close());
-  await page.goto(server.url);
-  return { page, problems };
-}
 
 const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
 const pixel = (page, x, y) => page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);

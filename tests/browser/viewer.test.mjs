@@ -1,47 +1,11 @@
 // The page's test contract (issue 2) in Debian chromium: open generated .dds files through the file
 // input, wait for "ready", read texels back through window.texscope and compare them with the
 // values the fixtures were built from (tests/browser/dds-fixtures.mjs says where each comes from).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
+import { join } from 'node:path';
+import { OUT, openPage } from './harness.mjs';
 import { rgba8Dds, rgba8Texel, bc1Dds, bc1Expected, rgba16fDds, halfTexel } from './dds-fixtures.mjs';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const DIST = join(ROOT, 'dist');
-const OUT = join(ROOT, 'test-output');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-
-let server, browser;
-
-before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
-  mkdirSync(OUT, { recursive: true });
-  server = await serve(DIST);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir).
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function openPage(t) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  t.after(() => page.close());
-  await page.goto(server.url);
-  return { page, problems };
-}
 
 async function drop(page, files) {
   await page.setInputFiles('[data-testid=file-input]', files.map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })));

@@ -1,0 +1,49 @@
+// What every browser test file shares: the built page served on 127.0.0.1, one Debian chromium, and
+// pages that record page errors, console errors and any request beyond the page itself.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from './server.mjs';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const DIST = join(ROOT, 'dist');
+/** Screenshots go here (git-ignored); look at them. */
+export const OUT = join(ROOT, 'test-output');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+let server, browser;
+
+before(async () => {
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
+  mkdirSync(OUT, { recursive: true });
+  server = await serve(DIST);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir).
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. */
+export async function openPage(t) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  // Nothing may be fetched but the page itself: files are read locally and demos are generated.
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(server.url) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`request: ${u}`);
+  });
+  t.after(() => page.close());
+  await page.goto(server.url);
+  return { page, problems };
+}
