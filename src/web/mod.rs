@@ -2,6 +2,7 @@
 //! [`Session`] handle over a [`Catalog`]. Conversions only; every decision lives in the core.
 
 use crate::io::{Error, Result, Source, SourceRef};
+use crate::model::{Layout, Storage};
 use crate::{open, Catalog, DecodeOptions, OpenOptions, Pixels, Texture};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
@@ -105,6 +106,10 @@ struct MipInfo<'a> {
     surfaces: u32,
     present: bool,
     location_note: &'a str,
+    /// Opened files holding this mip's bytes (for the mip strip), in slice order, deduplicated.
+    files: Vec<String>,
+    /// Files that hold bytes of this mip but were not opened ("drop T_Foo.ubulk").
+    missing: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -114,19 +119,53 @@ struct TextureInfo<'a> {
     color_space: crate::model::ColorSpace,
     normal_map: Option<crate::model::NormalEncoding>,
     precision: crate::Precision,
+    /// Block footprint and bytes of the stored format, `[w, h, bytes]` ([1, 1, n] for plain).
+    block: [u32; 3],
     gpu_bytes: u64,
     metadata: &'a [(String, String)],
     notes: &'a [String],
     mips: Vec<MipInfo<'a>>,
 }
 
-fn texture_info(index: usize, t: &Texture) -> TextureInfo<'_> {
+/// Where mip `i` lives: the opened files holding it and the files still missing. A virtual
+/// texture's mip lives in its VT chunk's file.
+fn mip_files(catalog: &Catalog, t: &Texture, i: usize) -> (Vec<String>, Vec<String>) {
+    let vt_chunk;
+    let storages: Vec<&Storage> = match &t.layout {
+        Layout::Virtual(vt) => {
+            vt_chunk = vt.mips.get(i).and_then(|m| vt.chunks.get(m.chunk as usize));
+            vt_chunk.iter().map(|c| &c.storage).collect()
+        }
+        _ => t.mips[i].surfaces.iter().collect(),
+    };
+    let (mut files, mut missing) = (Vec::new(), Vec::new());
+    for s in storages {
+        let (list, name) = match s {
+            Storage::Range { source, .. } => match catalog.source(*source) {
+                Some(src) => (&mut files, src.name().to_string()),
+                None => continue,
+            },
+            Storage::Missing { file, .. } => (&mut missing, file.clone()),
+            Storage::Empty => continue,
+        };
+        if !list.contains(&name) {
+            list.push(name);
+        }
+    }
+    (files, missing)
+}
+
+fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureInfo<'a> {
     TextureInfo {
         index,
         census: t.census(),
         color_space: t.color_space,
         normal_map: t.normal_map,
         precision: t.format.precision(),
+        block: {
+            let b = t.format.block();
+            [b.width, b.height, b.bytes]
+        },
         gpu_bytes: t.gpu_bytes(),
         metadata: &t.metadata,
         notes: &t.notes,
@@ -134,13 +173,18 @@ fn texture_info(index: usize, t: &Texture) -> TextureInfo<'_> {
             .mips
             .iter()
             .enumerate()
-            .map(|(i, m)| MipInfo {
-                width: m.width,
-                height: m.height,
-                depth: m.depth,
-                surfaces: t.surface_count(i),
-                present: m.is_present(),
-                location_note: &m.location_note,
+            .map(|(i, m)| {
+                let (files, missing) = mip_files(catalog, t, i);
+                MipInfo {
+                    width: m.width,
+                    height: m.height,
+                    depth: m.depth,
+                    surfaces: t.surface_count(i),
+                    present: m.is_present() && missing.is_empty(),
+                    location_note: &m.location_note,
+                    files,
+                    missing,
+                }
             })
             .collect(),
     }
@@ -197,7 +241,7 @@ impl Session {
             .textures
             .iter()
             .enumerate()
-            .map(|(i, t)| texture_info(i, t))
+            .map(|(i, t)| texture_info(&self.catalog, i, t))
             .collect();
         to_js(&list)
     }
@@ -205,6 +249,62 @@ impl Session {
     /// Files that yielded no texture, with the reason.
     pub fn problems(&self) -> std::result::Result<JsValue, JsError> {
         to_js(&self.catalog.problems)
+    }
+
+    /// The tile grid of virtual texture `tex` at `mip` for VT layer `layer`, for the page's overlay:
+    /// `{tile_size, tile_border, width_tiles, height_tiles, chunk, chunk_file, chunk_missing,
+    /// fallback, tiles: [{x, y, morton, tile_index, offset, length, present}]}`, rows top first;
+    /// `null` for a texture that is not virtual. Only the asked mip, to keep the message small.
+    #[wasm_bindgen(js_name = vtGrid)]
+    pub fn vt_grid(
+        &self,
+        tex: usize,
+        mip: usize,
+        layer: usize,
+    ) -> std::result::Result<JsValue, JsError> {
+        let t = self
+            .catalog
+            .textures
+            .get(tex)
+            .ok_or_else(|| JsError::new(&format!("there is no texture {tex}")))?;
+        let Layout::Virtual(vt) = &t.layout else {
+            return Ok(JsValue::NULL);
+        };
+        let (m, l) = match (vt.mips.get(mip), vt.layers.get(layer)) {
+            (Some(m), Some(l)) => (m, l),
+            _ => {
+                return Err(JsError::new(&format!(
+                    "{}: the virtual texture has {} mips and {} layers; there is no mip {mip} layer {layer}",
+                    t.name,
+                    vt.mips.len(),
+                    vt.layers.len()
+                )))
+            }
+        };
+        let (files, missing) = mip_files(&self.catalog, t, mip);
+        #[derive(Serialize)]
+        struct Grid {
+            tile_size: u32,
+            tile_border: u32,
+            width_tiles: u32,
+            height_tiles: u32,
+            chunk: u32,
+            chunk_files: Vec<String>,
+            chunk_missing: Vec<String>,
+            fallback: [f32; 4],
+            tiles: Vec<crate::unreal::vt::VtTile>,
+        }
+        to_js(&Grid {
+            tile_size: vt.tile_size,
+            tile_border: vt.tile_border,
+            width_tiles: m.width_tiles,
+            height_tiles: m.height_tiles,
+            chunk: m.chunk,
+            chunk_files: files,
+            chunk_missing: missing,
+            fallback: l.fallback,
+            tiles: vt.tiles(mip, layer),
+        })
     }
 
     /// Decodes one surface: `{width, height, precision: "unorm8"|"unorm16"|"float", data}` with
