@@ -1,6 +1,7 @@
 // The page: opening files, the texture list, the view and the test contract (window.texscope).
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
-import { paint, texel } from './view.js';
+import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS } from './view.js';
+import { parseShare, formatShare } from './share.js';
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -9,7 +10,11 @@ const el = {
   slice: $('slice'), canvas: $('canvas'), empty: $('empty'), viewport: $('viewport'),
   info: $('info'), viewLabel: $('view-label'), pixelLabel: $('pixel-label'),
   exposure: $('exposure'), exposureBox: $('exposure-box'), exposureLabel: $('exposure-label'),
-  zoomLabel: $('zoom-label'), dropOverlay: $('drop-overlay'),
+  zoomLabel: $('zoom-label'), dropOverlay: $('drop-overlay'), overlay: $('overlay'),
+  tonemap: $('tonemap'), colour: $('colour'), normal: $('normal'), flipGreen: $('flip-green'),
+  flipY: $('flip-y'), badOverlay: $('bad-overlay'), badLabel: $('bad-label'), cross: $('cube-cross'),
+  tiles: $('vt-grid'), strip: $('mip-strip'), hover: $('insp-hover'), pin: $('insp-pin'),
+  tileInfo: $('tile-info'), help: $('help'), shareNeed: $('share-need'),
 };
 
 // ---- worker RPC ---------------------------------------------------------------------------
@@ -64,12 +69,38 @@ const state = {
   image: null, // decoded surface of the current view
   zoom: 1,
   fit: true,
+  center: [0, 0], // the texel coordinate at the viewport's centre
+  origin: [0, 0], // where the image's top-left corner is in the viewport (CSS pixels)
   exposure: 0,
+  tonemap: 'clamp',
+  colour: 'srgb',
+  colourSet: false, // the user chose the colour space (else it follows each texture)
+  normal: 'off',
+  flipGreen: false,
+  flipY: false,
+  badOverlay: false,
+  bad: { nan: 0, inf: 0, negative: 0 },
   channels: { r: true, g: true, b: true, a: true },
+  cross: false, // cubes: the six faces as an unfolded cross
+  tiles: false, // virtual textures: the tile-grid overlay
+  grid: null, // the tile grid of the current VT mip and layer (Session.vtGrid)
+  pin: null, // [x, y] pinned texel
+  demo: null, // the demo the open files came from (for share links)
+  restore: null, // a share link's view waiting for its files
 };
 
+function displaySettings() {
+  const { exposure, tonemap, colour, normal, flipGreen, flipY, badOverlay, channels } = state;
+  return { exposure, tonemap, colour, normal, flipGreen, flipY, badOverlay, channels };
+}
+
 function paintCurrent() {
-  if (state.image) paint(el.canvas, state.image, { exposure: state.exposure, channels: state.channels });
+  if (!state.image) return;
+  state.bad = paint(el.canvas, state.image, displaySettings());
+  const b = state.bad;
+  el.badLabel.textContent = state.image.precision === 'float' && (b.nan || b.inf || b.negative)
+    ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
+  drawOverlay();
 }
 
 function setState(s) {
@@ -105,6 +136,7 @@ async function openFiles(fileList) {
   try {
     const { textures, problems } = await call({ op: 'add', files });
     opened.push(...files);
+    state.demo = null; // openDemo sets it back when the files are a demo's
     state.textures = textures;
     state.problems = problems;
     renderList();
@@ -123,6 +155,11 @@ async function openFiles(fileList) {
     } else {
       const start = Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
       await show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
+    }
+    if (state.restore && !needFiles(state.restore).length) {
+      const s = state.restore;
+      state.restore = null;
+      await applyShare(s);
     }
   } catch (e) {
     fail(e.message);
@@ -199,7 +236,42 @@ function renderControls(t, mip, slice) {
   const faces = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
   const surfaces = t.mips[mip]?.surfaces ?? t.census.slices;
   fillSelect(el.slice, surfaces, (i) => (t.census.kind === 'cube' ? `${i}: ${faces[i % 6]}${surfaces > 6 ? ` [${Math.floor(i / 6)}]` : ''}` : String(i)), slice);
-  el.exposureBox.hidden = t.precision !== 'float';
+  el.cross.hidden = t.census.kind !== 'cube';
+  el.tiles.hidden = !t.census.virtual;
+  if (!state.colourSet) {
+    // What the file says; unknown is sRGB for 8/16-bit data and linear for float (HDR) data.
+    state.colour = t.color_space === 'srgb' ? 'srgb' : t.color_space === 'linear' || t.precision === 'float' ? 'linear' : 'srgb';
+    el.colour.value = state.colour;
+  }
+  renderStrip(t, mip);
+}
+
+// The mip strip: every mip with its size and where it lives; missing mips name the file to drop.
+function renderStrip(t, mip) {
+  el.strip.replaceChildren();
+  t.mips.forEach((m, i) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = `mip-chip${m.present ? '' : ' missing'}${i === mip ? ' selected' : ''}`;
+    b.dataset.testid = `mip-chip-${i}`;
+    const where = m.present ? (/inline|^$/.test(m.location_note) ? 'inline' : 'streamed') : 'missing';
+    b.dataset.where = where;
+    const size = document.createElement('span');
+    size.className = 'mip-size';
+    size.textContent = `${i} · ${m.width}×${m.height}${m.depth > 1 ? `×${m.depth}` : ''}`;
+    const loc = document.createElement('span');
+    loc.className = 'mip-loc';
+    loc.textContent = m.present
+      ? `${where} · ${m.files.join(', ') || m.location_note || t.census.file}`
+      : `missing · drop ${m.missing.join(', ') || m.location_note}`;
+    b.title = `${m.location_note}${m.files.length ? ` — ${m.files.join(', ')}` : ''}${m.missing.length ? ` — not opened: ${m.missing.join(', ')}` : ''}`;
+    b.append(size, loc);
+    b.addEventListener('click', () => {
+      const c = state.current;
+      if (c) selectFromUi({ index: c.index, mip: i, slice: Math.min(c.slice, m.surfaces - 1) });
+    });
+    el.strip.append(b);
+  });
 }
 
 function renderInfo(t, mip) {
@@ -217,6 +289,10 @@ function renderInfo(t, mip) {
   for (const [k, v] of t.metadata) rows.push([k, v]);
   for (const n of t.notes) rows.push(['Note', n]);
   if (c.error) rows.push(['Error', c.error]);
+  state.infoJson = {
+    census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
+    gpu_bytes: t.gpu_bytes, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
+  };
   el.info.replaceChildren();
   for (const [k, v] of rows) {
     const dt = document.createElement('dt');
@@ -239,14 +315,30 @@ async function show({ index, mip, slice }) {
   renderInfo(t, mip);
   setState('loading');
   try {
-    const image = await call({ op: 'decode', texture: index, mip, slice });
+    let image;
+    if (state.cross && t.census.kind === 'cube') {
+      const base = slice - (slice % 6);
+      const faces = [];
+      for (let f = 0; f < 6; f++) faces.push(await call({ op: 'decode', texture: index, mip, slice: base + f }));
+      image = composeCross(faces);
+    } else {
+      image = await call({ op: 'decode', texture: index, mip, slice });
+    }
+    const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }) : null;
     if (seq !== showSeq) return; // a newer selection won
+    const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
     state.image = image;
+    state.grid = grid;
+    if (!sameSize) {
+      state.pin = null;
+      if (!state.fit) state.center = [image.width / 2, image.height / 2];
+    }
     showError('');
     el.empty.hidden = true;
     el.canvas.hidden = false;
-    paintCurrent();
     applyZoom();
+    paintCurrent();
+    renderInspector();
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
     setState('ready');
@@ -254,6 +346,7 @@ async function show({ index, mip, slice }) {
     if (seq !== showSeq) return;
     state.image = null;
     el.canvas.hidden = true;
+    el.overlay.hidden = true;
     el.empty.hidden = false;
     fail(e.message);
     throw e;
@@ -272,11 +365,29 @@ el.slice.addEventListener('change', () => {
   const c = state.current;
   if (c) selectFromUi({ index: c.index, mip: c.mip, slice: Number(el.slice.value) });
 });
-el.exposure.addEventListener('input', () => {
-  state.exposure = Number(el.exposure.value);
+function setExposure(ev) {
+  state.exposure = Math.min(16, Math.max(-16, ev));
+  el.exposure.value = String(state.exposure);
   el.exposureLabel.textContent = `${state.exposure > 0 ? '+' : ''}${state.exposure} EV`;
   paintCurrent();
-});
+}
+el.exposure.addEventListener('input', () => setExposure(Number(el.exposure.value)));
+el.tonemap.addEventListener('change', () => { state.tonemap = el.tonemap.value; paintCurrent(); });
+el.colour.addEventListener('change', () => { state.colour = el.colour.value; state.colourSet = true; paintCurrent(); });
+el.normal.addEventListener('change', () => { state.normal = el.normal.value; paintCurrent(); });
+function setToggle(button, key, on) {
+  state[key] = on;
+  button.setAttribute('aria-pressed', String(on));
+}
+el.flipGreen.addEventListener('click', () => { setToggle(el.flipGreen, 'flipGreen', !state.flipGreen); paintCurrent(); });
+el.flipY.addEventListener('click', () => { setToggle(el.flipY, 'flipY', !state.flipY); paintCurrent(); renderInspector(); });
+el.badOverlay.addEventListener('click', () => { setToggle(el.badOverlay, 'badOverlay', !state.badOverlay); paintCurrent(); });
+function reshow() {
+  const c = state.current;
+  return c ? show({ index: c.index, mip: c.mip, slice: c.slice }) : Promise.resolve();
+}
+el.cross.addEventListener('click', () => { setToggle(el.cross, 'cross', !state.cross); reshow().catch(() => {}); });
+el.tiles.addEventListener('click', () => { setToggle(el.tiles, 'tiles', !state.tiles); reshow().catch(() => {}); });
 
 // ---- channels and background (view only: pixel() keeps the decoded values) ----------------
 const channelButtons = document.querySelectorAll('[data-channel]');
@@ -301,54 +412,437 @@ for (const b of channelButtons) {
 const background = $('background');
 background.addEventListener('change', () => { el.canvas.dataset.background = background.value; });
 
-// ---- zoom and pixel readout ---------------------------------------------------------------
+// ---- zoom, pan, the overlay and the inspector ----------------------------------------------
+// The canvas holds the image at its own resolution and is scaled by CSS (pixelated, i.e. nearest
+// neighbour, from 1:1 up; smooth below). Its box is exactly the image, so screen -> texel is a
+// division. `state.center` is the texel at the viewport's centre; zoom and pan move it.
+const MAX_ZOOM = 64;
+const MIN_ZOOM = 1 / 64;
+const GRID_ZOOM = 8; // the texel grid shows from this zoom up
+
+function viewportSize() {
+  return { w: el.viewport.clientWidth, h: el.viewport.clientHeight };
+}
+
 function fitZoom() {
   if (!state.image) return 1;
-  const r = el.viewport.getBoundingClientRect();
-  const z = Math.min((r.width - 32) / state.image.width, (r.height - 32) / state.image.height);
-  // Whole-number zoom above 1 keeps texels square and crisp; 64x is as close as zoom goes.
-  return z >= 1 ? Math.min(64, Math.floor(z)) : z;
+  const { w, h } = viewportSize();
+  const z = Math.min((w - 32) / state.image.width, (h - 32) / state.image.height);
+  // Whole-number zoom above 1 keeps texels square and crisp.
+  return z >= 1 ? Math.min(MAX_ZOOM, Math.floor(z)) : Math.max(MIN_ZOOM, z);
 }
 
 function applyZoom() {
-  if (!state.image) return;
-  if (state.fit) state.zoom = fitZoom();
-  el.canvas.style.width = `${state.image.width * state.zoom}px`;
-  el.canvas.style.height = `${state.image.height * state.zoom}px`;
-  el.zoomLabel.textContent = `${Math.round(state.zoom * 100)}%`;
+  const img = state.image;
+  if (!img) return;
+  if (state.fit) {
+    state.zoom = fitZoom();
+    state.center = [img.width / 2, img.height / 2];
+  }
+  const { w, h } = viewportSize();
+  const z = state.zoom;
+  el.canvas.style.width = `${img.width * z}px`;
+  el.canvas.style.height = `${img.height * z}px`;
+  state.origin = [Math.round(w / 2 - state.center[0] * z), Math.round(h / 2 - state.center[1] * z)];
+  el.canvas.style.left = `${state.origin[0]}px`;
+  el.canvas.style.top = `${state.origin[1]}px`;
+  el.canvas.dataset.rendering = z >= 1 ? 'pixelated' : 'smooth';
+  el.zoomLabel.textContent = `${z >= 1 ? Math.round(z * 100) : (z * 100).toFixed(1)}%`;
+  drawOverlay();
 }
 
-function setZoom(z) {
+function setZoom(z, anchor) {
+  const img = state.image;
+  if (!img) return;
+  const nz = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, z));
+  // Keep the texel under `anchor` (viewport pixels; default the centre) where it is.
+  const { w, h } = viewportSize();
+  const [ax, ay] = anchor ?? [w / 2, h / 2];
+  // From where the canvas really is (its position is rounded to whole pixels).
+  const ux = (ax - state.origin[0]) / state.zoom;
+  const uy = (ay - state.origin[1]) / state.zoom;
+  state.center = [ux - (ax - w / 2) / nz, uy - (ay - h / 2) / nz];
   state.fit = false;
-  state.zoom = Math.min(64, Math.max(1 / 64, z));
+  state.zoom = nz;
   applyZoom();
 }
 
-$('zoom-fit').addEventListener('click', () => { state.fit = true; applyZoom(); });
+function setFit() {
+  state.fit = true;
+  applyZoom();
+}
+
+function panBy(dx, dy) {
+  state.fit = false;
+  state.center = [state.center[0] - dx / state.zoom, state.center[1] - dy / state.zoom];
+  applyZoom();
+}
+
+$('zoom-fit').addEventListener('click', setFit);
 $('zoom-1').addEventListener('click', () => setZoom(1));
 $('zoom-in').addEventListener('click', () => setZoom(state.zoom * 2));
 $('zoom-out').addEventListener('click', () => setZoom(state.zoom / 2));
-window.addEventListener('resize', () => { if (state.fit) applyZoom(); });
-window.addEventListener('keydown', (e) => {
-  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-  if (e.key === 'f' || e.key === 'F') { state.fit = true; applyZoom(); }
-  else if (e.key === '1') setZoom(1);
-  else if (e.key === '+' || e.key === '=') setZoom(state.zoom * 2);
-  else if (e.key === '-') setZoom(state.zoom / 2);
-  else if ('rgbaRGBA'.includes(e.key) && e.key.length === 1 && !e.ctrlKey && !e.metaKey) toggleChannel(e.key.toLowerCase(), e.shiftKey);
+window.addEventListener('resize', () => applyZoom());
+
+el.viewport.addEventListener('wheel', (e) => {
+  if (!state.image) return;
+  e.preventDefault();
+  const r = el.viewport.getBoundingClientRect();
+  // One wheel notch (100 px of delta) is a factor of sqrt(2).
+  setZoom(state.zoom * Math.pow(2, -e.deltaY / 200), [e.clientX - r.left, e.clientY - r.top]);
+}, { passive: false });
+
+// Screen point -> texel (x, y) of the image, accounting for the Y flip; null outside.
+function texelAt(clientX, clientY) {
+  const img = state.image;
+  if (!img) return null;
+  const r = el.canvas.getBoundingClientRect();
+  const x = Math.floor(((clientX - r.left) / r.width) * img.width);
+  let y = Math.floor(((clientY - r.top) / r.height) * img.height);
+  if (x < 0 || y < 0 || x >= img.width || y >= img.height) return null;
+  if (state.flipY) y = img.height - 1 - y;
+  return [x, y];
+}
+
+let drag = null;
+el.viewport.addEventListener('pointerdown', (e) => {
+  if (!state.image || e.button !== 0) return;
+  drag = { x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
+  el.viewport.setPointerCapture?.(e.pointerId);
 });
+el.viewport.addEventListener('pointermove', (e) => {
+  if (drag && drag.id === e.pointerId) {
+    const dx = e.clientX - drag.x;
+    const dy = e.clientY - drag.y;
+    if (drag.moved || Math.abs(dx) + Math.abs(dy) > 3) {
+      drag.moved = true;
+      drag.x = e.clientX;
+      drag.y = e.clientY;
+      el.viewport.classList.add('dragging');
+      panBy(dx, dy);
+    }
+  }
+  hover(texelAt(e.clientX, e.clientY));
+});
+el.viewport.addEventListener('pointerup', (e) => {
+  if (!drag || drag.id !== e.pointerId) return;
+  const wasDrag = drag.moved;
+  drag = null;
+  el.viewport.classList.remove('dragging');
+  if (!wasDrag) {
+    const t = texelAt(e.clientX, e.clientY);
+    if (t) setPin(t);
+  }
+});
+el.viewport.addEventListener('pointerleave', () => { if (!drag) hover(null); });
 
 const fmtValue = (v, precision) => (precision === 'float' ? v.map((x) => x.toPrecision(5)) : v).join(', ');
 
-el.canvas.addEventListener('mousemove', (e) => {
+// What the inspector says about texel (x, y): coordinates (face and face texel in the cross),
+// the raw decoded value, the block (block formats) and the VT tile.
+function describeTexel(x, y) {
   const img = state.image;
-  if (!img) return;
-  const x = Math.floor(e.offsetX / state.zoom);
-  const y = Math.floor(e.offsetY / state.zoom);
   const v = texel(img, x, y);
-  el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, img.precision)}` : '';
+  if (!v) return null;
+  const t = state.textures[state.current.index];
+  const parts = [`(${x}, ${y})`];
+  let fx = x;
+  let fy = y;
+  if (img.cross) {
+    const f = crossFace(img, x, y);
+    if (!f) return { text: `(${x}, ${y}) outside the cross`, value: null };
+    parts.push(`face ${FACE_NAMES[f.face]} (${f.x}, ${f.y})`);
+    fx = f.x;
+    fy = f.y;
+  }
+  const [bw, bh] = t.block ?? [1, 1];
+  if (bw > 1 || bh > 1) parts.push(`block (${Math.floor(fx / bw)}, ${Math.floor(fy / bh)})`);
+  return { text: `${parts.join(' · ')}  ${fmtValue(v, img.precision)}`, value: v };
+}
+
+function hover(p) {
+  state.hover = p;
+  if (!p || !state.image) {
+    el.pixelLabel.textContent = '';
+    el.hover.textContent = '—';
+    renderTile(null);
+    return;
+  }
+  const [x, y] = p;
+  const v = texel(state.image, x, y);
+  el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, state.image.precision)}` : '';
+  el.hover.textContent = describeTexel(x, y)?.text ?? '—';
+  renderTile(p);
+}
+
+// The VT tile under texel p: (tx, ty), Morton address, tile index, chunk and byte range, or
+// "no tile" when the cell holds none.
+function tileAt(p) {
+  const g = state.grid;
+  if (!g || !p) return null;
+  const tx = Math.floor(p[0] / g.tile_size);
+  const ty = Math.floor(p[1] / g.tile_size);
+  return g.tiles[ty * g.width_tiles + tx] ?? null;
+}
+
+function renderTile(p) {
+  const tile = tileAt(p ?? state.pin);
+  el.tileInfo.hidden = !state.grid;
+  if (!state.grid) return;
+  const g = state.grid;
+  if (!tile) {
+    el.tileInfo.textContent = `tiles ${g.width_tiles}×${g.height_tiles} of ${g.tile_size} px · chunk ${g.chunk} in ${[...g.chunk_files, ...g.chunk_missing].join(', ') || '?'}`;
+    return;
+  }
+  const head = `tile (${tile.x}, ${tile.y}) · Morton ${tile.morton}`;
+  if (tile.tile_index === null || tile.tile_index === undefined) {
+    el.tileInfo.textContent = `${head} · no tile (fallback colour)`;
+  } else {
+    const end = tile.offset + tile.length;
+    el.tileInfo.textContent = `${head} · index ${tile.tile_index} · chunk ${g.chunk} · bytes ${tile.offset}–${end - 1} (${tile.length})${tile.present ? '' : ' · chunk not opened'}`;
+  }
+}
+
+function setPin(p) {
+  const img = state.image;
+  if (!img || !p) return;
+  const x = Math.min(img.width - 1, Math.max(0, p[0]));
+  const y = Math.min(img.height - 1, Math.max(0, p[1]));
+  state.pin = [x, y];
+  renderInspector();
+  drawOverlay();
+}
+
+function renderInspector() {
+  const p = state.pin;
+  const d = p && state.image ? describeTexel(p[0], p[1]) : null;
+  el.pin.textContent = d ? d.text : 'click a texel';
+  renderTile(state.hover);
+}
+
+// Overlay canvas (viewport-sized, no pointer events): texel grid at high zoom, VT tile grid with
+// missing tiles crossed out, the pinned texel.
+function drawOverlay() {
+  const img = state.image;
+  const c = el.overlay;
+  const { w, h } = viewportSize();
+  c.hidden = !img;
+  if (!img) return;
+  if (c.width !== w || c.height !== h) { c.width = w; c.height = h; }
+  const ctx = c.getContext('2d');
+  ctx.clearRect(0, 0, w, h);
+  const z = state.zoom;
+  const [left, top] = state.origin;
+  // Display row of texel row y (the Y flip mirrors rows).
+  const rowTop = (y) => (state.flipY ? top + (img.height - y - 1) * z : top + y * z);
+  const x0 = Math.max(0, Math.floor(-left / z));
+  const x1 = Math.min(img.width, Math.ceil((w - left) / z));
+  const y0 = Math.max(0, Math.floor(-top / z));
+  const y1 = Math.min(img.height, Math.ceil((h - top) / z));
+  state.texelGrid = z >= GRID_ZOOM;
+  if (state.texelGrid) {
+    ctx.strokeStyle = 'rgba(16, 16, 16, 0.7)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let x = x0; x <= x1; x++) { ctx.moveTo(left + x * z + 0.5, top + y0 * z); ctx.lineTo(left + x * z + 0.5, top + y1 * z); }
+    for (let y = y0; y <= y1; y++) { ctx.moveTo(left + x0 * z, top + y * z + 0.5); ctx.lineTo(left + x1 * z, top + y * z + 0.5); }
+    ctx.stroke();
+  }
+  const g = state.grid;
+  if (g) {
+    const ts = g.tile_size * z;
+    for (const t of g.tiles) {
+      if (t.present) continue;
+      // A cell with no tile (fallback) or whose chunk is not open: hatched red.
+      const x = left + t.x * ts;
+      const y = state.flipY ? top + img.height * z - (t.y + 1) * ts : top + t.y * ts;
+      ctx.fillStyle = t.tile_index === null || t.tile_index === undefined ? 'rgba(239, 91, 91, 0.28)' : 'rgba(224, 163, 58, 0.35)';
+      ctx.fillRect(x, y, ts, ts);
+      ctx.strokeStyle = 'rgba(239, 91, 91, 0.9)';
+      ctx.beginPath();
+      ctx.moveTo(x, y); ctx.lineTo(x + ts, y + ts);
+      ctx.moveTo(x + ts, y); ctx.lineTo(x, y + ts);
+      ctx.stroke();
+    }
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.75)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 0; i <= g.width_tiles; i++) { ctx.moveTo(left + i * ts + 0.5, top); ctx.lineTo(left + i * ts + 0.5, top + img.height * z); }
+    for (let j = 0; j <= g.height_tiles; j++) { ctx.moveTo(left, top + j * ts + 0.5); ctx.lineTo(left + img.width * z, top + j * ts + 0.5); }
+    ctx.stroke();
+  }
+  if (state.pin) {
+    const [px, py] = state.pin;
+    const s = Math.max(z, 6);
+    const cx = left + (px + 0.5) * z;
+    const cy = rowTop(py) + z / 2;
+    ctx.strokeStyle = '#ffd23f';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(cx - s / 2 - 1, cy - s / 2 - 1, s + 2, s + 2);
+  }
+}
+
+// ---- keyboard ------------------------------------------------------------------------------
+const SHORTCUTS = [
+  ['+ / −', 'zoom in / out (or the mouse wheel)'], ['0 or F', 'fit to view'], ['1', 'actual size (1:1)'],
+  ['drag', 'pan'], ['click', 'pin the texel under the mouse'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
+  ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
+  ['E / Shift+E', 'exposure +/− 1 EV'], ['M', 'next tonemap'], ['N', 'normal-map view'],
+  ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],
+  ['[ / ]', 'previous / next mip'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
+];
+(() => {
+  const table = $('help-table');
+  for (const [k, v] of SHORTCUTS) {
+    const tr = document.createElement('tr');
+    const a = document.createElement('td');
+    a.className = 'key';
+    a.textContent = k;
+    const b = document.createElement('td');
+    b.textContent = v;
+    tr.append(a, b);
+    table.append(tr);
+  }
+})();
+const toggleHelp = (on = el.help.hidden) => { el.help.hidden = !on; };
+$('help-button').addEventListener('click', () => toggleHelp());
+$('help-close').addEventListener('click', () => toggleHelp(false));
+el.help.addEventListener('click', (e) => { if (e.target === el.help) toggleHelp(false); });
+
+function stepMip(d) {
+  const c = state.current;
+  if (!c) return;
+  const t = state.textures[c.index];
+  const mip = c.mip + d;
+  if (mip < 0 || mip >= t.mips.length) return;
+  selectFromUi({ index: c.index, mip, slice: Math.min(c.slice, t.mips[mip].surfaces - 1) });
+}
+
+window.addEventListener('keydown', (e) => {
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const k = e.key;
+  if (k === 'Escape') { toggleHelp(false); return; }
+  if (k === '?') { toggleHelp(); return; }
+  if (k.startsWith('Arrow') && state.pin) {
+    e.preventDefault();
+    const step = e.shiftKey ? 8 : 1;
+    const [x, y] = state.pin;
+    const up = state.flipY ? step : -step; // arrows move on screen
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, up], ArrowDown: [0, -up] }[k];
+    setPin([x + d[0], y + d[1]]);
+    return;
+  }
+  if (k === 'f' || k === 'F' || k === '0') setFit();
+  else if (k === '1') setZoom(1);
+  else if (k === '+' || k === '=') setZoom(state.zoom * 2);
+  else if (k === '-' || k === '_') setZoom(state.zoom / 2);
+  else if (k === 'e') setExposure(state.exposure + 1);
+  else if (k === 'E') setExposure(state.exposure - 1);
+  else if (k === 'm' || k === 'M') { const o = ['clamp', 'reinhard', 'aces']; state.tonemap = o[(o.indexOf(state.tonemap) + 1) % 3]; el.tonemap.value = state.tonemap; paintCurrent(); }
+  else if (k === 'n' || k === 'N') { state.normal = state.normal === 'off' ? 'rg' : 'off'; el.normal.value = state.normal; paintCurrent(); }
+  else if (k === 'v' || k === 'V') el.flipY.click();
+  else if (k === 'x' || k === 'X') el.badOverlay.click();
+  else if ((k === 'c' || k === 'C') && !el.cross.hidden) el.cross.click();
+  else if ((k === 't' || k === 'T') && !el.tiles.hidden) el.tiles.click();
+  else if (k === '[') stepMip(-1);
+  else if (k === ']') stepMip(1);
+  else if (k === 'l' || k === 'L') $('share').click();
+  else if ('rgbaRGBA'.includes(k) && k.length === 1) toggleChannel(k.toLowerCase(), e.shiftKey);
 });
-el.canvas.addEventListener('mouseleave', () => { el.pixelLabel.textContent = ''; });
+
+// ---- info JSON and share link ----------------------------------------------------------------
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false; // no clipboard permission: the text stays selectable in the status
+  }
+}
+$('copy-info').addEventListener('click', async () => {
+  if (!state.infoJson) return;
+  const ok = await copyText(JSON.stringify(state.infoJson, null, 2));
+  setStatus(ok ? 'Info copied as JSON' : 'The browser refused the clipboard');
+});
+
+function shareState() {
+  const c = state.current;
+  if (!c) return null;
+  const t = state.textures[c.index];
+  return {
+    demo: state.demo ?? undefined,
+    files: state.demo ? undefined : [...new Set(opened.map((f) => f.name))],
+    texture: t.census.name, mip: c.mip, slice: c.slice, channels: { ...state.channels },
+    exposure: state.exposure, tonemap: state.tonemap, colour: state.colour, normal: state.normal,
+    flipGreen: state.flipGreen, flipY: state.flipY, badOverlay: state.badOverlay, tiles: state.tiles,
+    cross: state.cross, zoom: state.fit ? 'fit' : state.zoom, center: state.center, pin: state.pin ?? undefined,
+  };
+}
+
+function shareLink() {
+  const s = shareState();
+  if (!s) return null;
+  const url = new URL(location.href);
+  url.hash = formatShare(s);
+  return url.href;
+}
+
+$('share').addEventListener('click', async () => {
+  const link = shareLink();
+  if (!link) return;
+  history.replaceState(null, '', link);
+  const ok = await copyText(link);
+  setStatus(ok ? 'Link copied' : 'Link in the address bar');
+});
+
+// Applies a parsed share link once its texture is open: selection, then every view setting.
+async function applyShare(s) {
+  const index = s.texture !== undefined ? state.textures.findIndex((t) => t.census.name === s.texture) : 0;
+  if (index < 0) return false;
+  const t = state.textures[index];
+  if (s.channels) setChannels(s.channels);
+  if (s.exposure !== undefined) setExposure(s.exposure);
+  if (s.tonemap) { state.tonemap = s.tonemap; el.tonemap.value = s.tonemap; }
+  if (s.colour) { state.colour = s.colour; state.colourSet = true; el.colour.value = s.colour; }
+  if (s.normal) { state.normal = s.normal; el.normal.value = s.normal; }
+  for (const [key, button] of [['flipGreen', el.flipGreen], ['flipY', el.flipY], ['badOverlay', el.badOverlay], ['tiles', el.tiles], ['cross', el.cross]]) {
+    if (s[key] !== undefined) setToggle(button, key, s[key]);
+  }
+  const mip = s.mip !== undefined && s.mip < t.mips.length ? s.mip : firstPresentMip(t);
+  const slice = s.slice !== undefined && s.slice < (t.mips[mip]?.surfaces ?? 1) ? s.slice : 0;
+  await show({ index, mip, slice });
+  if (s.zoom === 'fit' || s.zoom === undefined) setFit();
+  else {
+    state.fit = false;
+    state.zoom = s.zoom;
+    if (s.center) state.center = s.center;
+    applyZoom();
+  }
+  if (s.pin && s.pin[0] < state.image.width && s.pin[1] < state.image.height) setPin(s.pin);
+  return true;
+}
+
+// A link for local files lists their names: ask for them, restore once they are open.
+function needFiles(s) {
+  const have = new Set(opened.map((f) => f.name));
+  const missing = (s.files ?? []).filter((f) => !have.has(f));
+  el.shareNeed.hidden = !missing.length;
+  el.shareNeed.textContent = missing.length ? `This link shows ${s.texture ?? 'a texture'} from files on someone's machine: drop ${missing.join(', ')} to see it.` : '';
+  return missing;
+}
+
+async function restoreFromHash() {
+  const s = parseShare(location.hash);
+  if (!Object.keys(s).length) return;
+  if (s.demo) {
+    await openDemo(s.demo);
+    await applyShare(s).catch(() => {});
+  } else if (s.files) {
+    state.restore = s;
+    needFiles(s);
+  }
+}
 
 // ---- demos: files the core generates, opened like dropped files ----------------------------
 const DEMOS = [
@@ -359,12 +853,16 @@ const DEMOS = [
   { id: 'cubemap', title: 'Cubemap', tag: 'DDS', text: 'sky_cube.dds · 64² RGBA8, six coloured faces, full chain' },
 ];
 
-async function openDemo(id) {
+async function openDemo(id, without = [], only = null) {
   setState('loading');
   setStatus('Making the demo files…');
   try {
     const made = await call({ op: 'demo', demo: id });
-    await openFiles(made.map((f) => new File([f.data], f.name)));
+    // A share link can name the demo only while nothing else is open.
+    const firstOpen = !opened.length;
+    const prevDemo = state.demo;
+    await openFiles(made.filter((f) => !without.includes(f.name) && (!only || only.includes(f.name))).map((f) => new File([f.data], f.name)));
+    state.demo = !without.length && !only && (firstOpen || prevDemo === id) ? id : null;
   } catch (e) {
     fail(e.message);
   }
@@ -450,4 +948,43 @@ window.texscope = {
     if (!state.image) return null;
     return Array.from(el.canvas.getContext('2d').getImageData(x, y, 1, 1).data);
   },
+  // The view settings (issue 7): zoom, pan centre, rendering, channels, HDR and overlay state.
+  display() {
+    if (!state.image) return null;
+    const r = el.canvas.getBoundingClientRect();
+    return {
+      zoom: state.zoom, fit: state.fit, center: [...state.center], rendering: el.canvas.dataset.rendering,
+      texelGrid: Boolean(state.texelGrid), canvasBox: { x: r.x, y: r.y, width: r.width, height: r.height },
+      channels: { ...state.channels }, exposure: state.exposure, tonemap: state.tonemap, colour: state.colour,
+      normal: state.normal, flipGreen: state.flipGreen, flipY: state.flipY, badOverlay: state.badOverlay,
+      bad: { ...state.bad }, cross: Boolean(state.image.cross), tiles: Boolean(state.grid),
+      pin: state.pin ? [...state.pin] : null, hover: state.hover ? [...state.hover] : null,
+    };
+  },
+  // Sets view settings without going through the controls (tests and share links use the same path).
+  async setDisplay(s) {
+    await applyShare({ texture: state.textures[state.current?.index ?? 0]?.census.name, mip: state.current?.mip, slice: state.current?.slice, ...s });
+    return this.display();
+  },
+  grid() {
+    return state.grid;
+  },
+  // Opens demo `id`, leaving out the named files (to see what a missing sibling looks like).
+  async openDemo(id, { without = [], only = null } = {}) {
+    await openDemo(id, without, only);
+    return this.view();
+  },
+  infoJson() {
+    return state.infoJson ?? null;
+  },
+  shareLink() {
+    return shareLink();
+  },
+  parseShare(hash) {
+    return parseShare(hash);
+  },
 };
+
+restoreFromHash().catch((e) => fail(e.message));
+// A link pasted into this tab's address bar changes only the hash.
+window.addEventListener('hashchange', () => restoreFromHash().catch((e) => fail(e.message)));

@@ -1,20 +1,44 @@
-// Turns a decoded surface into display pixels. This is the one place a GPU path (WebGL2 with the
-// same exposure/clamp in a shader) replaces later: paint(canvas, image, settings).
+// Turns a decoded surface into display pixels: colour space, exposure, tonemap, normal-map view,
+// channels, the NaN/Inf/negative overlay and the Y flip. All of it runs here on the decoded values
+// (never in the wasm core, to keep the module small); pixel() keeps reading the raw values.
 
 const LUT_SIZE = 4096;
-// Linear -> sRGB-encoded bytes for float images (HDR data is linear light).
+const encode = (v) => (v <= 0.0031308 ? v * 12.92 : 1.055 * Math.pow(v, 1 / 2.4) - 0.055);
+// Linear -> sRGB-encoded bytes (IEC 61966-2-1 transfer function), sampled at 4096 steps.
 const srgbLut = (() => {
   const lut = new Uint8ClampedArray(LUT_SIZE + 1);
-  for (let i = 0; i <= LUT_SIZE; i++) {
-    const v = i / LUT_SIZE;
-    const s = v <= 0.0031308 ? v * 12.92 : 1.055 * Math.pow(v, 1 / 2.4) - 0.055;
-    lut[i] = Math.round(s * 255);
+  for (let i = 0; i <= LUT_SIZE; i++) lut[i] = Math.round(encode(i / LUT_SIZE) * 255);
+  return lut;
+})();
+// sRGB byte -> linear light (the inverse transfer function), one entry per byte.
+const linearOf8 = (() => {
+  const lut = new Float32Array(256);
+  for (let i = 0; i < 256; i++) {
+    const s = i / 255;
+    lut[i] = s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
   }
   return lut;
 })();
+// Linear byte -> sRGB byte, for linear 8-bit data at exposure 0.
+const encode8 = (() => {
+  const lut = new Uint8ClampedArray(256);
+  for (let i = 0; i < 256; i++) lut[i] = Math.round(encode(i / 255) * 255);
+  return lut;
+})();
 
-// Channel view on display bytes (never on the decoded values pixel() reads): one channel on shows
-// it as grey; channels off are zero; alpha off means opaque ("ignore alpha").
+export const TONEMAPS = ['clamp', 'reinhard', 'aces'];
+
+// Scene-linear -> display-linear in [0, 1]. Reinhard: v / (1 + v) (Reinhard et al. 2002, eq. 3).
+// ACES-like: Narkowicz's 2015 fit of the ACES filmic curve, (v(2.51v+.03)) / (v(2.43v+.59)+.14).
+export function tonemap(v, kind) {
+  if (!(v > 0)) return 0; // negative and NaN show black, like a clamp on the GPU
+  if (kind === 'reinhard') v = v / (1 + v);
+  else if (kind === 'aces') v = (v * (2.51 * v + 0.03)) / (v * (2.43 * v + 0.59) + 0.14);
+  return v < 1 ? v : 1;
+}
+
+// Channel view on display bytes: one channel on shows it as grey; channels off are zero; alpha
+// off means opaque ("ignore alpha").
 function applyChannels(out, { r = true, g = true, b = true, a = true } = {}) {
   const on = [r, g, b, a];
   const count = on.filter(Boolean).length;
@@ -34,36 +58,110 @@ function applyChannels(out, { r = true, g = true, b = true, a = true } = {}) {
   }
 }
 
-function displayBytes(image, { exposure = 0, channels } = {}) {
+// The marks of the "bad values" overlay, painted over the texel (alpha 255).
+export const BAD_COLOURS = { nan: [255, 0, 255], inf: [255, 255, 0], negative: [0, 255, 255] };
+
+// Normal-map view: x and y from red/green ('rg') or alpha/green ('ag', DXT5nm), z rebuilt as
+// sqrt(1 - x² - y²), all shown as n * 0.5 + 0.5. Unsigned data maps [0, 1] to [-1, 1].
+function normalBytes(image, mode, flipGreen, out) {
   const { data, precision } = image;
-  const n = image.width * image.height * 4;
-  const out = new Uint8ClampedArray(n);
-  if (precision === 'unorm8') {
-    out.set(data.subarray(0, n));
-  } else if (precision === 'unorm16') {
-    for (let i = 0; i < n; i++) out[i] = (data[i] * 255 + 32767) / 65535;
+  const n = out.length;
+  const scale = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
+  const signed = precision === 'float'; // float normals (BC5 signed) are already in [-1, 1]
+  const xc = mode === 'ag' ? 3 : 0;
+  for (let i = 0; i < n; i += 4) {
+    let x = data[i + xc] * scale;
+    let y = data[i + 1] * scale;
+    if (!signed) { x = x * 2 - 1; y = y * 2 - 1; }
+    if (flipGreen) y = -y;
+    const z = Math.sqrt(Math.max(0, 1 - x * x - y * y));
+    out[i] = Math.round((x * 0.5 + 0.5) * 255);
+    out[i + 1] = Math.round((y * 0.5 + 0.5) * 255);
+    out[i + 2] = Math.round((z * 0.5 + 0.5) * 255);
+    out[i + 3] = 255;
+  }
+}
+
+/**
+ * Display bytes for `image` under `s`: {exposure (EV), tonemap, colour ('srgb': values are
+ * sRGB-encoded; 'linear': values are linear light and get the sRGB curve), normal ('off'|'rg'|'ag'),
+ * flipGreen, channels, badOverlay, flipY}. Returns {bytes, bad: {nan, inf, negative}} (counts of
+ * texels with such a colour channel, float images only).
+ */
+export function displayBytes(image, s = {}) {
+  const { data, precision, width, height } = image;
+  const { exposure = 0, channels, colour = 'srgb', normal = 'off', flipGreen = false, badOverlay = false, flipY = false } = s;
+  const tm = TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
+  const n = width * height * 4;
+  let out = new Uint8ClampedArray(n);
+  const bad = { nan: 0, inf: 0, negative: 0 };
+  const mark = precision === 'float' ? new Uint8Array(width * height) : null; // 1 nan, 2 inf, 3 negative
+  if (mark) {
+    for (let i = 0, p = 0; i < n; i += 4, p++) {
+      for (let c = 0; c < 4; c++) {
+        const v = data[i + c];
+        if (Number.isNaN(v)) { mark[p] = 1; break; }
+        if (v === Infinity || v === -Infinity) mark[p] = 2;
+        else if (v < 0 && !mark[p]) mark[p] = 3;
+      }
+      if (mark[p] === 1) bad.nan++;
+      else if (mark[p] === 2) bad.inf++;
+      else if (mark[p] === 3) bad.negative++;
+    }
+  }
+  const plain = exposure === 0 && tm === 'clamp';
+  if (normal === 'rg' || normal === 'ag') {
+    normalBytes(image, normal, flipGreen, out);
+  } else if (precision === 'unorm8' && plain) {
+    // Fast paths: sRGB bytes go to the screen as they are; linear bytes get the sRGB curve.
+    if (colour === 'srgb') out.set(data.subarray(0, n));
+    else for (let i = 0; i < n; i++) out[i] = (i & 3) === 3 ? data[i] : encode8[data[i]];
   } else {
     const scale = Math.pow(2, exposure);
+    const norm = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
+    const srgbIn = colour === 'srgb';
     for (let i = 0; i < n; i += 4) {
       for (let c = 0; c < 3; c++) {
-        const v = data[i + c] * scale;
-        // NaN fails both comparisons and shows as black, like a clamp on the GPU.
-        const t = v > 0 ? (v < 1 ? v : 1) : 0;
-        out[i + c] = srgbLut[Math.round(t * LUT_SIZE)];
+        let v = data[i + c];
+        if (srgbIn) v = precision === 'unorm8' ? linearOf8[v] : srgbToLinear(v * norm);
+        else v *= norm;
+        out[i + c] = srgbLut[Math.round(tonemap(v * scale, tm) * LUT_SIZE)];
       }
-      const a = data[i + 3];
+      const a = data[i + 3] * norm;
       out[i + 3] = a > 0 ? (a < 1 ? a * 255 : 255) : 0;
     }
   }
   applyChannels(out, channels);
-  return out;
+  if (badOverlay && mark) {
+    const colours = [null, BAD_COLOURS.nan, BAD_COLOURS.inf, BAD_COLOURS.negative];
+    for (let p = 0; p < mark.length; p++) {
+      const col = colours[mark[p]];
+      if (!col) continue;
+      const i = p * 4;
+      out[i] = col[0]; out[i + 1] = col[1]; out[i + 2] = col[2]; out[i + 3] = 255;
+    }
+  }
+  if (flipY) {
+    const row = width * 4;
+    const flipped = new Uint8ClampedArray(n);
+    for (let y = 0; y < height; y++) flipped.set(out.subarray(y * row, (y + 1) * row), (height - 1 - y) * row);
+    out = flipped;
+  }
+  return { bytes: out, bad };
 }
 
+function srgbToLinear(s) {
+  return s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
+}
+
+/** Paints `image` at its own resolution into `canvas`; returns the bad-value counts. */
 export function paint(canvas, image, settings) {
   canvas.width = image.width;
   canvas.height = image.height;
   const ctx = canvas.getContext('2d');
-  ctx.putImageData(new ImageData(displayBytes(image, settings), image.width, image.height), 0, 0);
+  const { bytes, bad } = displayBytes(image, settings);
+  ctx.putImageData(new ImageData(bytes, image.width, image.height), 0, 0);
+  return bad;
 }
 
 // The raw decoded value at (x, y): bytes for unorm8, 0-65535 for unorm16, floats for float.
@@ -73,4 +171,37 @@ export function texel(image, x, y) {
   }
   const i = (y * image.width + x) * 4;
   return Array.from(image.data.subarray(i, i + 4));
+}
+
+// Faces of a cube in D3D order (+X, -X, +Y, -Y, +Z, -Z) placed in the horizontal cross
+//        +Y
+//    -X  +Z  +X  -Z
+//        -Y
+// as (column, row) cells of a 4x3 grid of faces.
+export const CROSS_CELLS = [[2, 1], [0, 1], [1, 0], [1, 2], [1, 1], [3, 1]];
+export const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
+
+/** Six decoded faces (same size and precision) as one 4w x 3h image; cells without a face are zero. */
+export function composeCross(faces) {
+  const { width: w, height: h, precision } = faces[0];
+  const W = w * 4;
+  const H = h * 3;
+  const data = new faces[0].data.constructor(W * H * 4);
+  faces.forEach((f, k) => {
+    const [cx, cy] = CROSS_CELLS[k];
+    for (let y = 0; y < h; y++) {
+      data.set(f.data.subarray(y * w * 4, (y + 1) * w * 4), ((cy * h + y) * W + cx * w) * 4);
+    }
+  });
+  return { width: W, height: H, precision, data, cross: { face: w, faceHeight: h } };
+}
+
+/** Which face and face texel a cross texel belongs to, or null for an empty cell. */
+export function crossFace(image, x, y) {
+  if (!image.cross) return null;
+  const { face: w, faceHeight: h } = image.cross;
+  const cx = Math.floor(x / w);
+  const cy = Math.floor(y / h);
+  const k = CROSS_CELLS.findIndex(([a, b]) => a === cx && b === cy);
+  return k < 0 ? null : { face: k, x: x - cx * w, y: y - cy * h };
 }

@@ -30,6 +30,8 @@ async function handle(req) {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };
     }
+    case 'vtGrid':
+      return { value: session.vtGrid(req.texture, req.mip, req.layer) };
     case 'demo': {
       // Generated in the core; the page opens them as it would dropped files. Not transferred:
       // a buffer handed over could be the wasm memory itself, and detaching that kills the module.

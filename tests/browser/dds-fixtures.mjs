@@ -9,10 +9,10 @@ const DDSCAPS_COMPLEX = 0x8, DDSCAPS_TEXTURE = 0x1000, DDSCAPS_MIPMAP = 0x400000
 const DXGI_FORMAT_R16G16B16A16_FLOAT = 10;
 const D3D10_RESOURCE_DIMENSION_TEXTURE2D = 3;
 
-const fourcc = (s) => s.charCodeAt(0) | (s.charCodeAt(1) << 8) | (s.charCodeAt(2) << 16) | (s.charCodeAt(3) << 24);
+export const fourcc = (s) => s.charCodeAt(0) | (s.charCodeAt(1) << 8) | (s.charCodeAt(2) << 16) | (s.charCodeAt(3) << 24);
 
 // "DDS " + the 124-byte DDS_HEADER (+ the 20-byte DDS_HEADER_DXT10 when dx10 is given).
-function header({ width, height, mips, pitchOrLinearSize, linear, pf, dx10 }) {
+export function header({ width, height, mips, pitchOrLinearSize, linear, pf, dx10 }) {
   const buf = Buffer.alloc(dx10 ? 148 : 128);
   buf.write('DDS ', 0, 'latin1');
   let flags = DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PIXELFORMAT | (linear ? DDSD_LINEARSIZE : DDSD_PITCH);

@@ -1,0 +1,85 @@
+// The share link: the view as URL-hash parameters, and back. This is the one place that parses
+// them: every value is checked and a bad one is dropped (never thrown), so a link typed by hand
+// or edited by someone else cannot break the page. Kept free of DOM access so it can be tested alone.
+
+const DEMO_IDS = ['ue5-vt', 'ue-classic', 'frostbite-cas', 'hdr', 'cubemap'];
+const TONEMAPS = ['clamp', 'reinhard', 'aces'];
+const NAME = /^[^\u0000-\u001f\u007f]{1,200}$/; // any printable text, bounded
+const MAX_FILES = 64;
+
+const int = (v, lo, hi) => (typeof v === 'string' && /^-?\d{1,9}$/.test(v) && +v >= lo && +v <= hi ? +v : undefined);
+const num = (v, lo, hi) => (typeof v === 'string' && /^-?\d{1,9}(\.\d{1,6})?$/.test(v) && +v >= lo && +v <= hi ? +v : undefined);
+const oneOf = (v, list) => (list.includes(v) ? v : undefined);
+const flag = (v) => (v === '1' ? true : v === '0' ? false : undefined);
+
+/** Parses a location hash ("#v=1&tex=..."); returns only the fields that passed validation. */
+export function parseShare(hash) {
+  const out = {};
+  if (typeof hash !== 'string' || hash.length > 8192) return out;
+  let p;
+  try {
+    p = new URLSearchParams(hash.replace(/^#/, ''));
+  } catch {
+    return out;
+  }
+  if (p.get('v') !== '1') return out;
+  const set = (k, v) => { if (v !== undefined) out[k] = v; };
+  set('demo', oneOf(p.get('demo'), DEMO_IDS));
+  const files = p.getAll('file').filter((f) => NAME.test(f)).slice(0, MAX_FILES);
+  if (files.length) out.files = files;
+  const tex = p.get('tex');
+  if (tex !== null && NAME.test(tex)) out.texture = tex;
+  set('mip', int(p.get('mip'), 0, 31));
+  set('slice', int(p.get('slice'), 0, 65535));
+  const ch = p.get('ch');
+  if (ch !== null && /^[rgba]{0,4}$/.test(ch)) out.channels = { r: ch.includes('r'), g: ch.includes('g'), b: ch.includes('b'), a: ch.includes('a') };
+  set('exposure', num(p.get('ev'), -16, 16));
+  set('tonemap', oneOf(p.get('tm'), TONEMAPS));
+  set('colour', oneOf(p.get('cs'), ['srgb', 'linear']));
+  set('normal', oneOf(p.get('nm'), ['off', 'rg', 'ag']));
+  set('flipGreen', flag(p.get('fg')));
+  set('flipY', flag(p.get('fy')));
+  set('badOverlay', flag(p.get('bad')));
+  set('tiles', flag(p.get('tiles')));
+  set('cross', flag(p.get('cross')));
+  const z = p.get('z');
+  if (z === 'fit') out.zoom = 'fit';
+  else set('zoom', num(z, 1 / 64, 64));
+  const c = (p.get('c') ?? '').split(',');
+  const cx = num(c[0], -1e6, 1e6);
+  const cy = num(c[1], -1e6, 1e6);
+  if (c.length === 2 && cx !== undefined && cy !== undefined) out.center = [cx, cy];
+  const pin = (p.get('pin') ?? '').split(',');
+  const px = int(pin[0], 0, 1 << 20);
+  const py = int(pin[1], 0, 1 << 20);
+  if (pin.length === 2 && px !== undefined && py !== undefined) out.pin = [px, py];
+  return out;
+}
+
+const round = (v) => String(Math.round(v * 1000) / 1000);
+
+/** The hash for view `s` (the same field names parseShare returns). */
+export function formatShare(s) {
+  const p = new URLSearchParams();
+  p.set('v', '1');
+  if (s.demo) p.set('demo', s.demo);
+  else for (const f of s.files ?? []) p.append('file', f);
+  if (s.texture !== undefined) p.set('tex', s.texture);
+  p.set('mip', String(s.mip ?? 0));
+  p.set('slice', String(s.slice ?? 0));
+  const ch = s.channels ?? {};
+  p.set('ch', ['r', 'g', 'b', 'a'].filter((k) => ch[k] !== false).join(''));
+  p.set('ev', round(s.exposure ?? 0));
+  p.set('tm', s.tonemap ?? 'clamp');
+  if (s.colour) p.set('cs', s.colour);
+  if (s.normal && s.normal !== 'off') p.set('nm', s.normal);
+  if (s.flipGreen) p.set('fg', '1');
+  if (s.flipY) p.set('fy', '1');
+  if (s.badOverlay) p.set('bad', '1');
+  if (s.tiles) p.set('tiles', '1');
+  if (s.cross) p.set('cross', '1');
+  p.set('z', s.zoom === 'fit' ? 'fit' : round(s.zoom ?? 1));
+  if (s.center && s.zoom !== 'fit') p.set('c', `${round(s.center[0])},${round(s.center[1])}`);
+  if (s.pin) p.set('pin', `${s.pin[0]},${s.pin[1]}`);
+  return `#${p.toString()}`;
+}
