@@ -324,7 +324,8 @@ async function show({ index, mip, slice }) {
     } else {
       image = await call({ op: 'decode', texture: index, mip, slice });
     }
-    const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }) : null;
+    // The grid is an overlay: if the core cannot give it, the image still shows.
+    const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
     const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
     state.image = image;
