@@ -284,6 +284,27 @@ test('VT tile grid: tile, Morton address, index, byte range, holes marked', asyn
   assert.deepEqual(problems, []);
 });
 
+test('VT without its .ubulk: the mip strip names it, tiles are marked as not opened', async (t) => {
+  const { page, problems } = await openPage(t);
+  // src/unreal/fixture.rs writes every VT chunk into the one .ubulk.
+  await page.evaluate(() => window.texscope.openDemo('ue5-vt', { without: ['T_Landscape_VT.ubulk'] }));
+  await waitState(page, 'ready');
+  const chip = await page.$eval('[data-testid=mip-chip-0]', (c) => ({ where: c.dataset.where, text: c.textContent }));
+  assert.equal(chip.where, 'missing');
+  assert.match(chip.text, /drop T_Landscape_VT\.ubulk/);
+  // Every cell shows layer 0's fallback, magenta (src/demo.rs VT_FALLBACK).
+  assert.deepEqual(await pixel(page, 10, 10), [255, 0, 255, 255]);
+  await page.keyboard.press('t');
+  await page.waitForFunction(() => window.texscope.display()?.tiles);
+  const g = await page.evaluate(() => window.texscope.grid());
+  assert.deepEqual(g.chunk_missing, ['T_Landscape_VT.ubulk']);
+  assert.ok(g.tiles.every((x) => !x.present), 'no tile can be read');
+  await page.mouse.move(...(await texelCentre(page, 10, 10)));
+  assert.match(await page.textContent('[data-testid=tile-info]'), /^tile \(0, 0\) · Morton 0 · index 0 · chunk 0 · bytes \d+–\d+ \(2592\) · chunk not opened$/);
+  await shot(page, 'view-vt-missing-ubulk.png');
+  assert.deepEqual(problems, []);
+});
+
 test('cube cross, info JSON copy, shortcut list, themes, 1280x720 layout', async (t) => {
   const { page, problems } = await openPage(t);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
@@ -297,6 +318,8 @@ test('cube cross, info JSON copy, shortcut list, themes, 1280x720 layout', async
   const cells = { 0: [2, 1], 1: [0, 1], 2: [1, 0], 3: [1, 2], 4: [1, 1], 5: [3, 1] };
   for (const [f, [cx, cy]] of Object.entries(cells)) assert.deepEqual(await pixel(page, cx * 64 + 32, cy * 64 + 32), [...faces[f], 255], `face ${f}`);
   assert.deepEqual(await pixel(page, 10, 10), [0, 0, 0, 0], 'no face in the corner');
+  await page.mouse.move(...(await texelCentre(page, 2 * 64 + 5, 64 + 7)));
+  assert.equal(await page.textContent('[data-testid=insp-hover]'), `(133, 71) · face +X (5, 7)  ${(await pixel(page, 133, 71)).join(', ')}`);
   await shot(page, 'view-cube-cross.png');
 
   await page.click('[data-testid=copy-info]');
