@@ -411,7 +411,15 @@ for (const b of channelButtons) {
   });
 }
 const background = $('background');
-background.addEventListener('change', () => { el.canvas.dataset.background = background.value; });
+const bgColour = $('bg-colour');
+function applyBackground() {
+  el.canvas.dataset.background = background.value;
+  bgColour.hidden = background.value !== 'custom';
+  // A chosen colour is set through the CSSOM (the CSP allows no inline style attributes).
+  el.canvas.style.background = background.value === 'custom' ? bgColour.value : '';
+}
+background.addEventListener('change', applyBackground);
+bgColour.addEventListener('input', applyBackground);
 
 // ---- zoom, pan, the overlay and the inspector ----------------------------------------------
 // The canvas holds the image at its own resolution and is scaled by CSS (pixelated, i.e. nearest

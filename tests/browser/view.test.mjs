@@ -153,6 +153,12 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   assert.deepEqual(await shown(page, 2, 0), [0, 255, 255, 255]);
   near(await shown(page, 3, 0), [srgb8(0.5), srgb8(0.5), srgb8(0.5), 255], 1, 'plain texel');
   await shot(page, 'view-bad-overlay.png');
+  // Transparent texels over a chosen colour.
+  await page.selectOption('[data-testid=background]', 'custom');
+  await page.$eval('[data-testid=bg-colour]', (e) => { e.value = '#204080'; e.dispatchEvent(new Event('input')); });
+  assert.equal(await page.$eval('[data-testid=canvas]', (c) => getComputedStyle(c).backgroundColor), 'rgb(32, 64, 128)');
+  await page.selectOption('[data-testid=background]', 'checker');
+  assert.match(await page.$eval('[data-testid=canvas]', (c) => getComputedStyle(c).backgroundImage), /conic-gradient/);
   assert.deepEqual(problems, []);
 });
 
