@@ -373,6 +373,23 @@ function setExposure(ev) {
   paintCurrent();
 }
 el.exposure.addEventListener('input', () => setExposure(Number(el.exposure.value)));
+// Range autofit: the exposure (in quarter stops, rounded down) that maps the brightest finite
+// colour value of the surface to 1; NaN, Inf and values <= 0 are ignored.
+function autoExposure() {
+  const img = state.image;
+  if (!img) return;
+  const norm = img.precision === 'unorm8' ? 255 : img.precision === 'unorm16' ? 65535 : 1;
+  let max = 0;
+  const d = img.data;
+  for (let i = 0; i < d.length; i += 4) {
+    for (let c = 0; c < 3; c++) {
+      const v = d[i + c];
+      if (v > max && v !== Infinity) max = v;
+    }
+  }
+  if (max > 0) setExposure(Math.floor(-Math.log2(max / norm) * 4) / 4);
+}
+$('exposure-auto').addEventListener('click', autoExposure);
 el.tonemap.addEventListener('change', () => { state.tonemap = el.tonemap.value; paintCurrent(); });
 el.colour.addEventListener('change', () => { state.colour = el.colour.value; state.colourSet = true; paintCurrent(); });
 el.normal.addEventListener('change', () => { state.normal = el.normal.value; paintCurrent(); });
@@ -696,7 +713,7 @@ const SHORTCUTS = [
   ['+ / −', 'zoom in / out (or the mouse wheel)'], ['0 or F', 'fit to view'], ['1', 'actual size (1:1)'],
   ['drag', 'pan'], ['click', 'pin the texel under the mouse'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
   ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
-  ['E / Shift+E', 'exposure +/− 1 EV'], ['M', 'next tonemap'], ['N', 'normal-map view'],
+  ['E / Shift+E', 'exposure +/− 1 EV'], ['W', 'auto exposure (brightest value to 1)'], ['M', 'next tonemap'], ['N', 'normal-map view'],
   ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],
   ['[ / ]', 'previous / next mip'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
 ];
@@ -746,6 +763,7 @@ window.addEventListener('keydown', (e) => {
   else if (k === '1') setZoom(1);
   else if (k === '+' || k === '=') setZoom(state.zoom * 2);
   else if (k === '-' || k === '_') setZoom(state.zoom / 2);
+  else if (k === 'w' || k === 'W') autoExposure();
   else if (k === 'e') setExposure(state.exposure + 1);
   else if (k === 'E') setExposure(state.exposure - 1);
   else if (k === 'm' || k === 'M') { const o = ['clamp', 'reinhard', 'aces']; state.tonemap = o[(o.indexOf(state.tonemap) + 1) % 3]; el.tonemap.value = state.tonemap; paintCurrent(); }

@@ -138,6 +138,9 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   near(await shown(page, 192, 40), [srgb8(aces(1)), srgb8(aces(0.875)), srgb8(aces(0.625)), 255], 1, 'ACES-like');
   await shot(page, 'view-hdr-aces.png');
   assert.deepEqual(await pixel(page, 192, 40), [16, 14, 10, 1], 'raw values unchanged');
+  // Auto: the sun's 16 is the sky's brightest value (src/demo.rs SUN), so -log2(16) = -4 EV.
+  await page.click('[data-testid=exposure-auto]');
+  assert.equal((await display(page)).exposure, -4);
 
   // A float texture with NaN, +Inf, a negative and a plain texel.
   await drop(page, [['bad.dds', rgba32fDds(4, 1, [[NaN, 0, 0, 1], [Infinity, 1, 0, 1], [-0.5, 0.2, 0.2, 1], [0.5, 0.5, 0.5, 1]])]]);
@@ -340,7 +343,7 @@ test('cube cross, info JSON copy, shortcut list, themes, 1280x720 layout', async
   assert.equal(await page.isVisible('[data-testid=help]'), false);
 
   // Every toolbar control is on screen and on top at 1280x720.
-  const off = await page.$$eval('[data-testid=toolbar] button:not([hidden]), [data-testid=toolbar] select, [data-testid=toolbar] input', (els) => els.filter((e) => {
+  const off = await page.$$eval('[data-testid=toolbar] button:not([hidden]), [data-testid=toolbar] select, [data-testid=toolbar] input:not([hidden])', (els) => els.filter((e) => {
     const r = e.getBoundingClientRect();
     const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
     return !(r.width > 0 && r.right <= 1280 && r.bottom <= 720 && (top === e || e.contains(top) || top?.closest('label')?.contains(e)));
