@@ -28,18 +28,12 @@ with (default 2014.4; see --list-profiles).
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
-/// The Frostbite profile names, for messages ("2014.4, fifa17, ...").
-fn profile_names() -> String {
-    render_format::PROFILES
-        .iter()
-        .map(|p| p.name)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The usage text with the profile names, which live in the core's table.
 fn usage() -> String {
-    format!("{USAGE}\nFrostbite profiles: {}", profile_names())
+    format!(
+        "{USAGE}\nFrostbite profiles: {}",
+        render_format::profile_names()
+    )
 }
 
 /// A file opened for each read, so a folder of thousands of files never holds thousands of
@@ -137,12 +131,15 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
             "--frostbite-profile" => {
                 let name = it.next().ok_or_else(|| {
-                    format!("--frostbite-profile needs a name: {}", profile_names())
+                    format!(
+                        "--frostbite-profile needs a name: {}",
+                        render_format::profile_names()
+                    )
                 })?;
                 let p = render_format::profile(name).ok_or_else(|| {
                     format!(
                         "there is no Frostbite profile '{name}'; the profiles are: {} (texscope --list-profiles says which games use each)",
-                        profile_names()
+                        render_format::profile_names()
                     )
                 })?;
                 if profile.replace(p.name.to_string()).is_some() {
