@@ -13,12 +13,35 @@ pub fn describe(name: &str, head: &[u8]) -> String {
         "a .pak archive: extract it first (e.g. with FModel or retoc), then drop the .uasset/.uexp/.ubulk files"
     } else if lower.ends_with(".utoc") || lower.ends_with(".ucas") {
         "an IoStore container: extract it first, then drop the packages"
+    } else if is_unity_name(&lower) && looks_random(head) {
+        "by the look of it an encrypted Unity bundle (no UnityFS/UnityWeb/UnityRaw signature, only \
+         noise-like bytes): some games encrypt their bundles; decrypt them first with a tool made for that game"
     } else if head.is_empty() {
         "an empty file"
     } else {
         "of no kind Texscope reads"
     };
     format!("{} is {what}", crate::base_name(name))
+}
+
+/// Extensions Unity bundles and serialized files are shipped under.
+fn is_unity_name(lower: &str) -> bool {
+    [".bundle", ".unity3d", ".ab", ".assets", ".assetbundle"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+}
+
+/// Whether the head looks like ciphertext: at least 64 bytes with at least 48 distinct values.
+/// 64 uniformly random bytes hold ~56.9 distinct values on average (256 * (1 - (255/256)^64));
+/// Unity headers (signature, zero padding, big-endian sizes) and text hold far fewer.
+fn looks_random(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(64)];
+    if head.len() < 64 {
+        return false;
+    }
+    let mut seen = [false; 256];
+    head.iter().for_each(|&b| seen[b as usize] = true);
+    seen.iter().filter(|&&s| s).count() >= 48
 }
 
 #[cfg(test)]
@@ -28,5 +51,19 @@ mod tests {
         assert!(super::describe("a/b.png", b"\x89PNG\r\n").contains("PNG image"));
         assert!(super::describe("pakchunk0.pak", b"xx").contains("extract it first"));
         assert!(super::describe("x.bin", b"").contains("empty"));
+        // Bytes from a xorshift generator stand in for ciphertext.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let noise: Vec<u8> = (0..64)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert!(super::describe("data.bundle", &noise).contains("encrypted"));
+        assert!(!super::describe("data.bin", &noise).contains("encrypted"));
+        let text = b"UnityFS\0\0\0\0\x075.x.x\x002019.4.1f1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+        assert!(!super::describe("data.bundle", text).contains("encrypted"));
     }
 }

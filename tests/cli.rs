@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use dds_fixtures::{desc, standard_set, Fixture};
+use texscope::frostbite::fixture::{self as fb_fixture, Spec};
 use texscope::{decode_surface, Limits, Pixels, Precision, TextureKind};
 
 fn bin() -> Command {
@@ -389,5 +390,174 @@ fn export_names_replace_refused_characters() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, vec!["x_y_.dds__x_y___mip0__s0.raw".to_string()]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// ---- --frostbite-profile (issue 6) ---------------------------------------------------------
+// The per-game format tables are chosen on the command line. Expected format names come from
+// Frosty's per-game enum dumps in shared/samples/frostbite/renderformat/*.tsv (read here, not
+// from our tables); expected pixels are the images the Frostbite fixture was built from
+// (src/frostbite/fixture.rs).
+
+fn samples() -> PathBuf {
+    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
+    if rel.exists() {
+        rel
+    } else {
+        PathBuf::from("/work/shared/samples")
+    }
+}
+
+/// The enum name at `ordinal` in one of the renderformat .tsv files (`value<TAB>name` rows).
+fn tsv_name(file: &str, ordinal: u32) -> String {
+    let text =
+        std::fs::read_to_string(samples().join("frostbite/renderformat").join(file)).unwrap();
+    text.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .find(|(v, _)| v.parse() == Ok(ordinal))
+        .map(|(_, n)| n.to_string())
+        .unwrap_or_else(|| panic!("{file} has no ordinal {ordinal}"))
+}
+
+const BF4_TSV: &str = "RenderFormat__BF4SDK_BFHSDK_NFS14SDK_PVZ1SDK.tsv";
+const TSV_2014_4: &str = "RenderFormat__StarWarsSDK_MirrorsEdgeSDK_NFS16SDK_NFSEDGESDK_PVZ2SDK.tsv";
+
+/// A BC1 fixture whose header says format ordinal 0: BC1_UNORM in the BF4 enum, Unknown in the
+/// 2014.4 one (per the .tsv files). Returns the folder, the header path and the source image.
+fn ordinal_zero_fixture(tag: &str) -> (PathBuf, PathBuf, texscope::Image) {
+    let fx = fb_fixture::build(&Spec::new("old", 0, 54, 8, 8)).unwrap();
+    let mut header = fx.header.clone();
+    // Seed 001: the format word is at 0xC of the header, after the 16-byte resource metadata.
+    header[16 + 0xC..16 + 0x10].copy_from_slice(&0u32.to_le_bytes());
+    let dir = temp_dir(&format!("fb-{tag}"));
+    let header_path = dir.join(&fx.header_name);
+    std::fs::write(&header_path, header).unwrap();
+    std::fs::write(dir.join(&fx.chunk_name), &fx.chunk).unwrap();
+    (dir, header_path, fx.images[0][0].clone())
+}
+
+/// The one census line of `args`.
+fn census_one(args: &[&str]) -> serde_json::Value {
+    let lines = census(args);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    lines.into_iter().next().unwrap()
+}
+
+fn listed_profiles() -> Vec<String> {
+    let out = run(&["--list-profiles"]);
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(['\t', ' ']).next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_profile_changes_what_an_ordinal_means() {
+    let (dir, header, _) = ordinal_zero_fixture("census");
+    let dir_s = dir.to_str().unwrap();
+    // Default (2014.4): ordinal 0 is RenderFormat_Unknown, so the texture is listed with an error.
+    assert_eq!(tsv_name(TSV_2014_4, 0), "RenderFormat_Unknown");
+    let c = census_one(&[dir_s]);
+    assert!(c["error"].as_str().unwrap_or("").contains("Unknown"), "{c}");
+    // BF4: ordinal 0 is RenderFormat_BC1_UNORM.
+    let bf4 = tsv_name(BF4_TSV, 0);
+    assert_eq!(bf4, "RenderFormat_BC1_UNORM");
+    let c = census_one(&[dir_s, "--frostbite-profile", "bf4"]);
+    assert_eq!(c["native_format"], bf4.as_str(), "{c}");
+    assert_eq!(c["format"], "BC1", "{c}");
+    assert!(c["error"].is_null(), "{c}");
+    // The option may come before the paths too, and names are case-insensitive.
+    let c = census_one(&["--frostbite-profile", "BF4", header.to_str().unwrap()]);
+    assert_eq!(c["native_format"], bf4.as_str(), "{c}");
+
+    // info says which profile read the ordinal.
+    let out = run(&["info", dir_s, "--frostbite-profile", "bf4"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("profile bf4"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn export_with_a_profile_writes_the_source_image() {
+    let (dir, _, image) = ordinal_zero_fixture("export");
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--frostbite-profile",
+        "bf4",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let png_path = out_dir.join("old.res__old__mip0__s0.png");
+    let file = std::fs::File::open(&png_path).unwrap_or_else(|e| panic!("{e}\n{stderr}"));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (8, 8));
+    // The fixture's image is what its BC1 blocks were made from (flat blocks, exact in BC1).
+    assert!(buf[..info.buffer_size()] == image.to_rgba8()[..]);
+
+    // Without the profile the texture is not exported, and stderr says why.
+    let out = run(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--out",
+        dir.join("out2").to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not exported"), "{stderr}");
+    assert!(stderr.contains("wrote 0 file(s)"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unknown_profile_is_refused_with_the_valid_names() {
+    let names = listed_profiles();
+    // One profile per enum table dumped in renderformat/ (RenderFormat x3, TextureFormat x2).
+    let tables = std::fs::read_dir(samples().join("frostbite/renderformat"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("RenderFormat__") || n.starts_with("TextureFormat__")
+        })
+        .count();
+    assert_eq!(names.len(), tables, "{names:?}");
+    for cmd in ["census", "info"] {
+        let out = run(&[cmd, "x.res", "--frostbite-profile", "frostbite9"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no Frostbite profile 'frostbite9'"),
+            "{stderr}"
+        );
+        for n in &names {
+            assert!(stderr.contains(n.as_str()), "{n} missing from: {stderr}");
+        }
+    }
+    let out = run(&["census", "x.res", "--frostbite-profile"]);
+    assert_eq!(out.status.code(), Some(2));
+    // --help names them too.
+    let help = String::from_utf8(run(&["--help"]).stdout).unwrap();
+    for n in &names {
+        assert!(help.contains(n.as_str()), "{n} missing from --help");
+    }
+}
+
+#[test]
+fn every_listed_profile_is_accepted() {
+    let (dir, _, _) = ordinal_zero_fixture("listed");
+    for n in listed_profiles() {
+        let c = census_one(&[dir.to_str().unwrap(), "--frostbite-profile", &n]);
+        assert_eq!(c["engine"], "frostbite", "{n}: {c}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

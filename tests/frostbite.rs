@@ -553,3 +553,79 @@ fn profile_tables_match_the_renderformat_tsv_files() {
     assert_eq!(fmt(40), PixelFormat::RGBA16F);
     assert_eq!(fmt(26), PixelFormat::RG11B10F);
 }
+
+#[test]
+fn floor_below_first_mip_and_repeated_count_mismatch_are_noted() {
+    // Seed 001: 0x1F first mip, 0x20 streaming mip floor (never below the first mip in stock
+    // data), 0x21 repeated mip count (always equal to the mip count at 0x1E).
+    let mut spec = Spec::new("odd", 0, 54, 16, 16);
+    spec.first_mip = 2;
+    let fx = fixture::build(&spec).unwrap();
+    let mut header = fx.header.clone();
+    let mips = header[16 + 0x1E];
+    assert_eq!(header[16 + 0x1F], 2);
+    header[16 + 0x20] = 1;
+    header[16 + 0x21] = mips + 1;
+    let c = open_with(
+        vec![
+            src(&fx.header_name, header),
+            src(&fx.chunk_name, fx.chunk.clone()),
+        ],
+        None,
+    );
+    let notes = c.textures[0].notes.join("\n");
+    assert!(
+        notes.contains("streaming mip floor 1 is below the first mip 2"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!(
+            "repeated mip count {} differs from the mip count {mips}",
+            mips + 1
+        )),
+        "{notes}"
+    );
+    // Both are facts about the header, not corruption: the texture still decodes.
+    assert!(c.textures[0].error.is_none());
+    assert!(c.decode(0, 2, 0, Default::default()).unwrap() == fx.images[2][0]);
+}
+
+#[test]
+fn compressed_mip_offsets_are_checked_against_the_block_walk() {
+    // Seed 001: header words 0x0 and 0x4 are the CAS-stream offsets of the blocks holding the
+    // first bytes of mips 1 and 2. 256x256 RGBA8 in 64 KiB blocks: mip 0 fills blocks 0-3, so
+    // mip 1 starts in block 4 and mip 2 (after mip 1's 64 KiB) in block 5.
+    let mut spec = Spec::new("offsets", 0, 18, 256, 256);
+    spec.packing = Packing::Cas(&[BLOCK_ZLIB]);
+    let fx = fixture::build(&spec).unwrap();
+    let mut starts = Vec::new();
+    let mut at = 0usize;
+    while at < fx.chunk.len() {
+        starts.push(at as u32);
+        let h = texscope::frostbite::cas::parse_header(fx.chunk[at..at + 8].try_into().unwrap())
+            .unwrap();
+        at += 8 + h.stored as usize;
+    }
+    let mut header = fx.header.clone();
+    header[16..20].copy_from_slice(&starts[4].to_le_bytes());
+    // Mip 2 deliberately names block 4 too: the walk says block 5.
+    header[20..24].copy_from_slice(&starts[4].to_le_bytes());
+    let c = open_with(
+        vec![
+            src(&fx.header_name, header),
+            src(&fx.chunk_name, fx.chunk.clone()),
+        ],
+        None,
+    );
+    assert!(meta(&c, "Compressed mip offsets")
+        .contains(&format!("mip 1 block at {:#x} confirmed", starts[4])));
+    let notes = c.textures[0].notes.join("\n");
+    assert!(
+        notes.contains(&format!(
+            "names the block at {:#x} for mip 2, but mip 2 starts in the block at {:#x}",
+            starts[4], starts[5]
+        )),
+        "{notes}"
+    );
+    assert!(c.decode(0, 1, 0, Default::default()).unwrap() == fx.images[1][0]);
+}

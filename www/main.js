@@ -2,6 +2,7 @@
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
 import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS } from './view.js';
 import { parseShare, formatShare } from './share.js';
+import { readQuery, fetchFile, showNotice } from './safety.js';
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -15,6 +16,7 @@ const el = {
   flipY: $('flip-y'), badOverlay: $('bad-overlay'), badLabel: $('bad-label'), cross: $('cube-cross'),
   tiles: $('vt-grid'), strip: $('mip-strip'), hover: $('insp-hover'), pin: $('insp-pin'),
   tileInfo: $('tile-info'), help: $('help'), shareNeed: $('share-need'),
+  profile: $('frostbite-profile'),
 };
 
 // ---- worker RPC ---------------------------------------------------------------------------
@@ -22,6 +24,7 @@ let worker = null;
 let nextId = 1;
 const pending = new Map();
 const opened = []; // every File opened so far, to rebuild a worker that stopped
+let profile; // the Frostbite format profile chosen (undefined: the core's default)
 
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -30,12 +33,17 @@ function startWorker() {
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    if (fatal) {
-      worker.terminate();
-      worker = null;
-    }
     if (ok) p.resolve(value);
     else p.reject(new Error(error));
+    if (fatal) {
+      // The wasm instance is dead: fail what else was waiting on it, then start a fresh worker
+      // with the same files (kept here) so the textures stay usable.
+      worker.terminate();
+      worker = null;
+      for (const q of pending.values()) q.reject(new Error(error));
+      pending.clear();
+      if (opened.length) call({ op: 'profiles' }).catch(() => {});
+    }
   };
   worker.onerror = (ev) => {
     const msg = ev.message || 'the decoder failed to start';
@@ -56,7 +64,7 @@ function call(req) {
   });
   // A fresh worker after a crash has lost the files: reopen them first.
   if (fresh && opened.length) {
-    return send({ op: 'add', files: opened }).then(() => send(req));
+    return send({ op: 'add', files: opened, profile }).then(() => send(req));
   }
   return send(req);
 }
@@ -137,34 +145,66 @@ async function openFiles(fileList) {
     const { textures, problems } = await call({ op: 'add', files });
     opened.push(...files);
     state.demo = null; // openDemo sets it back when the files are a demo's
-    state.textures = textures;
-    state.problems = problems;
-    renderList();
-    if (!textures.length) {
-      const why = problems.map((p) => p.error).join('\n') || 'No texture was found in the files.';
-      fail(why);
-      return;
-    }
-    setStatus(`${textures.length} texture${textures.length > 1 ? 's' : ''} in ${opened.length} file${opened.length > 1 ? 's' : ''}`);
-    // Keep the current view when more files arrive (the catalog is rebuilt, so find the texture
-    // again by file and name), else show the first texture that decodes.
-    const prev = state.current;
-    const kept = prev ? textures.findIndex((t) => t.census.file === prev.file && t.census.name === prev.name) : -1;
-    if (kept >= 0) {
-      await show({ index: kept, mip: prev.mip, slice: prev.slice });
-    } else {
-      const start = Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
-      await show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
-    }
-    if (state.restore && !needFiles(state.restore).length) {
-      const s = state.restore;
-      state.restore = null;
-      await applyShare(s);
-    }
+    await showCatalog(textures, problems);
   } catch (e) {
     fail(e.message);
   }
 }
+
+/** Lists a catalog the worker sent and keeps (or picks) the view. */
+async function showCatalog(textures, problems) {
+  state.textures = textures;
+  state.problems = problems;
+  renderList();
+  if (!textures.length) {
+    const why = problems.map((p) => p.error).join('\n') || 'No texture was found in the files.';
+    fail(why);
+    return;
+  }
+  setStatus(`${textures.length} texture${textures.length > 1 ? 's' : ''} in ${opened.length} file${opened.length > 1 ? 's' : ''}`);
+  // Keep the current view when more files arrive (the catalog is rebuilt, so find the texture
+  // again by file and name), else show the first texture that decodes.
+  const prev = state.current;
+  const kept = prev ? textures.findIndex((t) => t.census.file === prev.file && t.census.name === prev.name) : -1;
+  if (kept >= 0) {
+    await show({ index: kept, mip: prev.mip, slice: prev.slice });
+  } else {
+    const start = Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
+    await show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
+  }
+  if (state.restore && !needFiles(state.restore).length) {
+    const s = state.restore;
+    state.restore = null;
+    await applyShare(s);
+  }
+}
+
+// ---- Frostbite format profile (issue 6): re-opens the files with another game's enum --------
+async function setProfile(name) {
+  let reply;
+  try {
+    reply = await call({ op: 'profile', profile: name });
+  } catch (e) {
+    el.profile.value = profile ?? el.profile.dataset.default ?? '';
+    fail(e.message);
+    return;
+  }
+  profile = name;
+  el.profile.value = name;
+  // A texture that no longer decodes under this profile shows its error (show() puts it up).
+  if (opened.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
+}
+const profilesReady = call({ op: 'profiles' }).then((list) => {
+  for (const p of list) {
+    const o = document.createElement('option');
+    o.value = p.name;
+    o.textContent = p.default ? `${p.name} (default)` : p.name;
+    o.title = p.games;
+    el.profile.append(o);
+    if (p.default) { o.selected = true; el.profile.dataset.default = p.name; }
+  }
+}).catch((e) => fail(e.message));
+el.profile.addEventListener('change', () => setProfile(el.profile.value));
 
 function firstPresentMip(t) {
   const i = t.mips.findIndex((m) => m.present);
@@ -970,6 +1010,16 @@ window.texscope = {
   textures() {
     return state.textures.map((t) => t.census);
   },
+  // Test hook (issue 9): makes the decoder panic; the page shows the error and restarts it.
+  async debugPanic() {
+    try {
+      await call({ op: 'panic' });
+    } catch (e) {
+      fail(e.message);
+      return e.message;
+    }
+    return null;
+  },
   // What the canvas shows at (x, y) after the view settings, as RGBA bytes.
   shown(x, y) {
     if (!state.image) return null;
@@ -1015,3 +1065,33 @@ window.texscope = {
 restoreFromHash().catch((e) => fail(e.message));
 // A link pasted into this tab's address bar changes only the hash.
 window.addEventListener('hashchange', () => restoreFromHash().catch((e) => fail(e.message)));
+
+// ---- the address: share-link parameters, checked in safety.js ------------------------------
+async function applyQuery() {
+  const { values, messages } = readQuery(location.search, { demos: DEMOS.map((d) => d.id) });
+  const note = [...messages];
+  showNotice(note);
+  await profilesReady;
+  if (values.profile) {
+    const known = [...el.profile.options].find((o) => o.value.toLowerCase() === values.profile.toLowerCase());
+    if (known) await setProfile(known.value);
+    else note.push(`There is no Frostbite profile “${values.profile}”; the default is used.`);
+  }
+  if (values.demo) await openDemo(values.demo);
+  else if (values.src) {
+    try {
+      await openFiles([await fetchFile(values.src)]);
+    } catch (e) {
+      fail(e.message);
+    }
+  }
+  if (state.textures.length && (values.texture !== undefined || values.mip !== undefined || values.slice !== undefined)) {
+    try {
+      await window.texscope.select({ texture: values.texture, mip: values.mip, slice: values.slice });
+    } catch (e) {
+      note.push(`The address asked for a view that is not there (${e.message}).`);
+    }
+  }
+  showNotice(note);
+}
+applyQuery().catch((e) => showNotice([`The address could not be applied: ${e.message}`]));

@@ -1,7 +1,7 @@
 // The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
 // dedicated worker because the core reads files synchronously (FileReaderSync), and so that
 // parsing and decoding never freeze the page.
-import init, { Session, demoFiles, takePanic } from './pkg/texscope.js';
+import init, { Session, demoFiles, frostbiteProfiles, takePanic } from './pkg/texscope.js';
 
 const ready = init();
 let session = null;
@@ -24,8 +24,18 @@ async function handle(req) {
   session ??= new Session();
   switch (req.op) {
     case 'add':
+      // A worker started after a crash is told the profile the files were open with.
+      if (req.profile !== undefined) session.setFrostbiteProfile(req.profile);
       session.add(req.files);
       return { textures: session.textures(), problems: session.problems() };
+    case 'profile':
+      session.setFrostbiteProfile(req.profile);
+      return { textures: session.textures(), problems: session.problems() };
+    case 'profiles':
+      return { value: frostbiteProfiles() };
+    case 'panic':
+      session.debugPanic();
+      return { value: null };
     case 'decode': {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };

@@ -1,7 +1,7 @@
 //! `texscope` — the native command line over the same core the web page uses.
 //!
 //! The contract (census JSON fields, export file names, exit codes) is fixed by issue 2; later
-//! issues and outside checks rely on it. Arguments are parsed by hand: three commands and four
+//! issues and outside checks rely on it. Arguments are parsed by hand: three commands and six
 //! options do not justify a parser crate in the binary.
 #![forbid(unsafe_code)]
 
@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use texscope::frostbite::render_format;
 use texscope::{
     base_name, io::Error, open, Catalog, DecodeOptions, Image, OpenOptions, Pixels, Result, Source,
     SourceRef,
@@ -21,8 +22,19 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
                                [--format png|exr|raw]
+  texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
+Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
+with (default 2014.4; see --list-profiles).
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
+
+/// The usage text with the profile names, which live in the core's table.
+fn usage() -> String {
+    format!(
+        "{USAGE}\nFrostbite profiles: {}",
+        render_format::profile_names()
+    )
+}
 
 /// A file opened for each read, so a folder of thousands of files never holds thousands of
 /// handles (the CLI reads a few header ranges per file, so the extra opens cost little).
@@ -78,9 +90,17 @@ enum Command {
     },
 }
 
-fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), String> {
+/// What the command line asks for: the command, its paths and how to open them.
+struct Request {
+    command: Command,
+    paths: Vec<PathBuf>,
+    options: OpenOptions,
+}
+
+fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let (cmd, rest) = args.split_first().ok_or("no command given")?;
     let mut paths = Vec::new();
+    let mut profile: Option<String> = None;
     let mut out = None;
     let mut mip = None;
     let mut slice = None;
@@ -109,6 +129,23 @@ fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), S
                 "the slice",
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
+            "--frostbite-profile" => {
+                let name = it.next().ok_or_else(|| {
+                    format!(
+                        "--frostbite-profile needs a name: {}",
+                        render_format::profile_names()
+                    )
+                })?;
+                let p = render_format::profile(name).ok_or_else(|| {
+                    format!(
+                        "there is no Frostbite profile '{name}'; the profiles are: {} (texscope --list-profiles says which games use each)",
+                        render_format::profile_names()
+                    )
+                })?;
+                if profile.replace(p.name.to_string()).is_some() {
+                    return Err("--frostbite-profile given twice".into());
+                }
+            }
             "--format" => {
                 format = Some(match it.next().map(String::as_str) {
                     Some("png") => OutFormat::Png,
@@ -128,7 +165,7 @@ fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), S
     let command = match cmd.as_str() {
         "census" | "info" => {
             if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
-                return Err(format!("{cmd} takes only paths"));
+                return Err(format!("{cmd} takes only paths and --frostbite-profile"));
             }
             if cmd == "census" {
                 Command::Census
@@ -144,7 +181,15 @@ fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), S
         },
         other => return Err(format!("unknown command '{other}'")),
     };
-    Ok((command, paths))
+    let options = OpenOptions {
+        frostbite_profile: profile,
+        ..OpenOptions::default()
+    };
+    Ok(Request {
+        command,
+        paths,
+        options,
+    })
 }
 
 /// Files by folder, and (path, message) for paths that could not be read.
@@ -193,7 +238,7 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
     (groups, errors)
 }
 
-fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
+fn open_group(files: &[PathBuf], options: &OpenOptions) -> (Catalog, PathErrors) {
     let mut sources: Vec<SourceRef> = Vec::new();
     let mut errors = Vec::new();
     for p in files {
@@ -207,7 +252,7 @@ fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
             Err(e) => errors.push((name.clone(), format!("{name}: cannot open: {e}"))),
         }
     }
-    (open(sources, &OpenOptions::default()), errors)
+    (open(sources, options), errors)
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
@@ -445,13 +490,28 @@ fn main() -> ExitCode {
         args.first().map(String::as_str),
         Some("-h" | "--help" | "help")
     ) {
-        println!("{USAGE}");
+        println!("{}", usage());
         return ExitCode::SUCCESS;
     }
-    let (command, paths) = match parse_args(&args) {
+    if args.first().map(String::as_str) == Some("--list-profiles") {
+        for p in render_format::PROFILES {
+            let default = if p.name == render_format::DEFAULT_PROFILE {
+                " (default)"
+            } else {
+                ""
+            };
+            println!("{}{default}\t{}", p.name, p.games);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let Request {
+        command,
+        paths,
+        options,
+    } = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("texscope: {e}\n{USAGE}");
+            eprintln!("texscope: {e}\n{}", usage());
             return ExitCode::from(2);
         }
     };
@@ -501,7 +561,7 @@ fn main() -> ExitCode {
         if result.is_err() {
             break;
         }
-        let (cat, errors) = open_group(files);
+        let (cat, errors) = open_group(files, &options);
         result = report(&mut out, &cat, &errors);
     }
     let result = result.and_then(|_| out.flush());

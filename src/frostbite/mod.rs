@@ -93,11 +93,7 @@ pub fn open(ctx: &mut OpenContext) {
                 Some(format!(
                     "no Frostbite profile is named \"{n}\"; used {} (profiles: {})",
                     render_format::DEFAULT_PROFILE,
-                    render_format::PROFILES
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    render_format::profile_names()
                 )),
             ),
         },

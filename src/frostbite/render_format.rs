@@ -71,6 +71,15 @@ pub fn profile(name: &str) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.name.eq_ignore_ascii_case(name))
 }
 
+/// Every profile name, comma-separated, for messages that list the valid choices.
+pub fn profile_names() -> String {
+    PROFILES
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn default_profile() -> &'static Profile {
     &PROFILES[0]
 }

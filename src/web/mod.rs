@@ -246,6 +246,44 @@ impl Session {
         to_js(&list)
     }
 
+    /// Re-opens every file with the Frostbite format table `name` (`None` or "" = the default),
+    /// so the same ordinal is read with another game's enum. An unknown name is an error listing
+    /// the valid ones, and nothing changes.
+    #[wasm_bindgen(js_name = setFrostbiteProfile)]
+    pub fn set_frostbite_profile(
+        &mut self,
+        name: Option<String>,
+    ) -> std::result::Result<(), JsError> {
+        let chosen = match name.as_deref().filter(|n| !n.is_empty()) {
+            None => None,
+            Some(n) => Some(
+                crate::frostbite::render_format::profile(n)
+                    .ok_or_else(|| {
+                        JsError::new(&format!(
+                            "there is no Frostbite profile \"{n}\"; the profiles are: {}",
+                            crate::frostbite::render_format::profile_names()
+                        ))
+                    })?
+                    .name
+                    .to_string(),
+            ),
+        };
+        let options = OpenOptions {
+            frostbite_profile: chosen,
+            limits: self.catalog.limits().clone(),
+        };
+        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        Ok(())
+    }
+
+    /// Panics on purpose, so the browser tests can check that a crashed decoder is reported and
+    /// replaced with the files kept (issue 9). The page reaches it only via
+    /// `window.texscope.debugPanic()`; no control calls it.
+    #[wasm_bindgen(js_name = debugPanic)]
+    pub fn debug_panic(&self) {
+        panic!("debugPanic() was called (a test of the crash path)");
+    }
+
     /// Files that yielded no texture, with the reason.
     pub fn problems(&self) -> std::result::Result<JsValue, JsError> {
         to_js(&self.catalog.problems)
@@ -333,6 +371,27 @@ impl Session {
             .map_err(|e| JsError::new(&js_text(&e)))?;
         Ok(out.into())
     }
+}
+
+#[derive(Serialize)]
+struct ProfileInfo {
+    name: &'static str,
+    games: &'static str,
+    default: bool,
+}
+
+/// The Frostbite format profiles for the page's chooser: `[{name, games, default}]`.
+#[wasm_bindgen(js_name = frostbiteProfiles)]
+pub fn frostbite_profiles() -> std::result::Result<JsValue, JsError> {
+    let list: Vec<ProfileInfo> = crate::frostbite::render_format::PROFILES
+        .iter()
+        .map(|p| ProfileInfo {
+            name: p.name,
+            games: p.games,
+            default: p.name == crate::frostbite::render_format::DEFAULT_PROFILE,
+        })
+        .collect();
+    to_js(&list)
 }
 
 /// The files of demo `id` (see `crate::demo`): an array of `{name, data: Uint8Array}` that the page

@@ -1,0 +1,118 @@
+// What the page accepts from its address (issue 9): query / share-link parameters are checked here
+// and a bad one is dropped with a sentence for the user, never thrown. Values are only ever used
+// as numbers, as ids from a fixed list, as text (textContent), or, for `src`, as an http(s) URL.
+//
+//   ?demo=ID        open a demo (one of the gallery's ids)
+//   ?texture=NAME   then select the texture of that name
+//   ?mip=N          then that mip (0-16: 2^16 texels is more than any engine allows per side)
+//   ?slice=N        then that slice (0-65535)
+//   ?profile=NAME   the Frostbite format profile (checked by the core against its table)
+//   ?src=URL        fetch one file from an http(s) URL and open it (the page's CSP lets only this
+//                   server answer; anything else is refused by the browser and reported)
+
+const MAX_VALUE = 2048;
+const LIMITS = { mip: 16, slice: 65535 };
+
+/**
+ * Reads `search` (location.search). Returns `{ values, messages }`: `values` holds only the
+ * parameters that passed their check; `messages` says, per parameter dropped, why.
+ */
+export function readQuery(search, { demos = [] } = {}) {
+  const values = {};
+  const messages = [];
+  let params;
+  try {
+    params = new URLSearchParams(String(search ?? ''));
+  } catch {
+    return { values, messages: ['The address could not be read; its parameters were ignored.'] };
+  }
+  const seen = new Set();
+  for (const [key, raw] of params) {
+    const shownKey = clip(key, 40);
+    if (seen.has(key)) {
+      messages.push(`The parameter “${shownKey}” was given twice; the first value was used.`);
+      continue;
+    }
+    seen.add(key);
+    if (raw.length > MAX_VALUE) {
+      messages.push(`The parameter “${shownKey}” is longer than ${MAX_VALUE} characters and was ignored.`);
+      continue;
+    }
+    switch (key) {
+      case 'mip':
+      case 'slice': {
+        const n = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+        if (Number.isInteger(n) && n <= LIMITS[key]) values[key] = n;
+        else messages.push(`${key}=${clip(raw, 40)} was ignored: it must be a whole number from 0 to ${LIMITS[key]}.`);
+        break;
+      }
+      case 'demo':
+        if (demos.includes(raw)) values.demo = raw;
+        else messages.push(`There is no demo “${clip(raw, 40)}”; the demos are ${demos.join(', ')}.`);
+        break;
+      case 'texture':
+        if (raw.length) values.texture = raw;
+        break;
+      case 'profile':
+        if (/^[A-Za-z0-9._-]{1,64}$/.test(raw)) values.profile = raw;
+        else messages.push(`profile=${clip(raw, 40)} was ignored: it is not a profile name.`);
+        break;
+      case 'src': {
+        const url = httpUrl(raw);
+        if (url) values.src = url;
+        else messages.push(`src=${clip(raw, 60)} was ignored: only http: and https: addresses can be opened.`);
+        break;
+      }
+      default:
+        messages.push(`The unknown parameter “${shownKey}” was ignored.`);
+    }
+  }
+  return { values, messages };
+}
+
+/** `raw` resolved against the page as an http(s) URL string, or null for any other scheme. */
+export function httpUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw, globalThis.location?.href);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+}
+
+/** Fetches one file for `?src=`, as a File named by the URL's last path segment. */
+export async function fetchFile(url) {
+  const checked = httpUrl(url);
+  if (!checked) throw new Error(`only http: and https: addresses can be opened, not ${clip(url, 60)}`);
+  let res;
+  try {
+    // No cookies or credentials go with it, and no redirect to another scheme is followed.
+    res = await fetch(checked, { credentials: 'omit', redirect: 'follow', referrerPolicy: 'no-referrer' });
+  } catch (e) {
+    throw new Error(`${checked} could not be fetched (${e.message}); the page may only fetch from the server it came from`);
+  }
+  if (!res.ok) throw new Error(`${checked} could not be fetched: the server answered ${res.status}`);
+  const name = decodeURIComponent(new URL(res.url || checked).pathname.split('/').pop() || 'download');
+  return new File([await res.blob()], name);
+}
+
+function clip(s, n) {
+  const t = String(s);
+  return t.length > n ? `${t.slice(0, n)}…` : t;
+}
+
+/** Shows `lines` in a notice under the error bar (text only), or hides it when empty. */
+export function showNotice(lines) {
+  let box = document.getElementById('notice');
+  if (!box) {
+    box = document.createElement('div');
+    box.id = 'notice';
+    box.className = 'error notice';
+    box.dataset.testid = 'notice';
+    box.setAttribute('role', 'status');
+    document.getElementById('error').after(box);
+  }
+  box.replaceChildren(...lines.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
+  box.hidden = !lines.length;
+}
