@@ -71,7 +71,10 @@ fn astc_blocks(f: PixelFormat, len: usize) -> Vec<u8> {
         unreachable!()
     };
     let name = if hdr { "astc_hdr" } else { "astc" };
-    let path = format!("{}/tests/vectors/{name}_{w}x{h}.bin", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/vectors/{name}_{w}x{h}.bin",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let all = std::fs::read(&path).expect("ASTC vector file");
     let iw = u32::from_le_bytes(all[0..4].try_into().unwrap());
     let ih = u32::from_le_bytes(all[4..8].try_into().unwrap());
