@@ -5,6 +5,13 @@
 //! - AssetRipper_TextureDecoder/TestFiles/Atc: 256x256 ATC with AssetRipper's own BGRA decode
 //!   beside it; must match exactly.
 //!
+//! - The same folder's ASTC_*.ktx2 (every 2D footprint, 512x512 LDR): our RGBA8 decode must hash
+//!   equal to astcenc's own decode of the same file (PyPI astc-encoder-py 0.1.12, LDR profile, RGBA8
+//!   output, computed once on 2026-12-02, hashes below), and its RGBA PSNR against ferris_512.png must
+//!   be astcenc's figure (22-23 dB: the files' alpha-0 texels carry other colours than the PNG).
+//!   AssetRipper's TestFiles/Astc/test.astc is raw blocks with no size or footprint beside it, so it
+//!   is not used.
+//!
 //! Skipped with a message if the samples folder is absent.
 
 use std::path::{Path, PathBuf};
@@ -52,13 +59,8 @@ fn ktx2_level0(path: &Path) -> Vec<u8> {
     d[off..off + len].to_vec()
 }
 
-#[test]
-fn etc_eac_atc_files_reach_reference_psnr() {
-    let Some(root) = samples() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
-    let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
+/// The source image of the texture2ddecoder test files, 512x512 8-bit RGBA.
+fn ferris_png(dir: &Path) -> Vec<u8> {
     let file = std::fs::File::open(dir.join("ferris_512.png")).unwrap();
     let mut reader = png::Decoder::new(std::io::BufReader::new(file))
         .read_info()
@@ -66,6 +68,17 @@ fn etc_eac_atc_files_reach_reference_psnr() {
     let mut src = vec![0; reader.output_buffer_size().unwrap()];
     reader.next_frame(&mut src).unwrap();
     assert_eq!(src.len(), 512 * 512 * 4, "ferris_512.png is 8-bit RGBA");
+    src
+}
+
+#[test]
+fn etc_eac_atc_files_reach_reference_psnr() {
+    let Some(root) = samples() else {
+        eprintln!("samples not found: skipped");
+        return;
+    };
+    let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
+    let src = ferris_png(&dir);
     let rgb: &[usize] = &[0, 1, 2];
     let rgba: &[usize] = &[0, 1, 2, 3];
     // (file, format, channels compared, texture2ddecoder's PSNR in dB)
@@ -116,5 +129,121 @@ fn atc_matches_assetripper_decode() {
         for (i, (g, e)) in got.chunks_exact(4).zip(bgra.chunks_exact(4)).enumerate() {
             assert_eq!(g, [e[2], e[1], e[0], e[3]], "{name}: texel {i}");
         }
+    }
+}
+
+#[test]
+fn astc_ktx2_files_equal_astcenc_decode() {
+    use sha2::{Digest, Sha256};
+    let Some(root) = samples() else {
+        eprintln!("samples not found: skipped");
+        return;
+    };
+    let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
+    let src = ferris_png(&dir);
+    // (footprint, astcenc's RGBA PSNR against the PNG in dB, SHA-256 of astcenc's RGBA8 decode)
+    let cases: [(u8, u8, f64, &str); 14] = [
+        (
+            4,
+            4,
+            23.144,
+            "d64001dee23e4ef471625a7be82da343ec1c19275f5c3fac6195e4e67a6e443f",
+        ),
+        (
+            5,
+            4,
+            23.108,
+            "04ae788c78c7d12f02c20ea3787e09c69d1364f86c44e3baa3a672e772d9ec2f",
+        ),
+        (
+            5,
+            5,
+            23.071,
+            "8a7125696db6355f48b45aa64b3514f09080ed56724d5054fcc24bb8bc81b77b",
+        ),
+        (
+            6,
+            5,
+            23.043,
+            "41d0b24196fede826fdb39af11c40cb2847f78310d40b595388b09684bc6c4d6",
+        ),
+        (
+            6,
+            6,
+            23.024,
+            "b8397d5371a89a417498704d8c2168e0893a88e07a676d4e9dcb908ce590c4eb",
+        ),
+        (
+            8,
+            5,
+            22.977,
+            "50b9d792f7094e7c3c1c251d35f4c2f9625cbdaf5b83de33b049729b25afb66e",
+        ),
+        (
+            8,
+            6,
+            22.916,
+            "2d185d2dd09561faaac9129b414a0c330977f586ec76761e998a63204713ae1f",
+        ),
+        (
+            8,
+            8,
+            22.725,
+            "c54520e97ebe08a5b0d0b212afa41f7b5dcc1bc7c3dce9605c16695887d2dc07",
+        ),
+        (
+            10,
+            5,
+            22.947,
+            "44f08add106b9fec3722426683990dcaea55094f736f43f197ff2fbe40af382a",
+        ),
+        (
+            10,
+            6,
+            22.867,
+            "c0b1c1cb5fbf9386ecea9bf4bfc7354599cc50a15605bb21337ed7642bb923c0",
+        ),
+        (
+            10,
+            8,
+            22.518,
+            "79a14ce2344b9808a9e5cd7429b5f9c434107af11ab6cd38fcb9bcf18bd86b9b",
+        ),
+        (
+            10,
+            10,
+            22.306,
+            "f9a1fdacd746eb5af9a1bcf0ee5e762edd7c3578f0143cc5896007e24c812824",
+        ),
+        (
+            12,
+            10,
+            22.183,
+            "89a707837dab4e6ae8ec9f5b709ed4e3d4f08114270cc9f79a7f62c32a5e362b",
+        ),
+        (
+            12,
+            12,
+            22.014,
+            "ac541fca3b485a0568a75dfedb81d591651c0bef21f20aedb4fdb1fec9aa5c7a",
+        ),
+    ];
+    for (bw, bh, reference, hash) in cases {
+        let name = format!("ASTC_{bw}x{bh}.ktx2");
+        let data = ktx2_level0(&dir.join("textures").join(&name));
+        let f = PF::ASTC {
+            w: bw,
+            h: bh,
+            hdr: false,
+        };
+        let got = rgba8(f, 512, 512, &data);
+        let p = psnr(&got, &src, &[0, 1, 2, 3]);
+        eprintln!("{name}: {p:.3} dB (astcenc {reference})");
+        let digest: String = Sha256::digest(&got)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(digest, hash, "{name}: decode differs from astcenc's");
+        assert!((p - reference).abs() < 0.001, "{name}: {p:.3} dB");
     }
 }

@@ -88,6 +88,8 @@ fn unitypy_rgba(format: PixelFormat, img: &texscope::Image) -> Vec<u8> {
 struct Tally {
     textures: usize,
     exact: usize,
+    /// ASTC textures whose decode hashes equal UnityPy's (texture2ddecoder's ASTC decoder).
+    astc_exact: usize,
     /// BC1/BC3: palette interpolation rounds differently between decoders (seed 004: within 1).
     bc_rounding: Vec<String>,
     /// BC6H float -> 8-bit conversion is UnityPy's own (not established).
@@ -197,6 +199,9 @@ fn census_matches_unitypy() {
     );
     println!("BC6H differing (8-bit conversion): {:?}", tally.float_conv);
     println!("not decodable yet (Unsupported): {:?}", tally.unsupported);
+    // unitypy_census.json lists 4 ASTC textures (ASTC_RGB_4x4, 2x ASTC_RGB_6x6, ASTC_RGBA_6x6): all
+    // must hash equal to UnityPy's decode (any other outcome lands in mismatches or unsupported).
+    assert_eq!(tally.astc_exact, 4, "ASTC textures equal to UnityPy");
     println!(
         "with a container path from m_Container: {}",
         tally.container_paths
@@ -224,6 +229,9 @@ fn check_decode(cat: &Catalog, i: usize, want: &serde_json::Value, what: &str, t
             let got = hex(&Sha256::digest(unitypy_rgba(t.format, &img)));
             if got == sha {
                 tally.exact += 1;
+                if matches!(t.format, PixelFormat::ASTC { .. }) {
+                    tally.astc_exact += 1;
+                }
             } else if matches!(t.format, PixelFormat::BC1 | PixelFormat::BC3) {
                 tally.bc_rounding.push(what.to_string());
             } else if t.format == PixelFormat::BC6HU {

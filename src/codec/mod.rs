@@ -9,6 +9,7 @@
 //! Signed-normalised formats (BC4S, BC5S, signed EAC) decode to f32 in -1..1, as an SNORM sampler
 //! returns them.
 
+mod astc;
 mod atc;
 mod bc;
 mod etc;
@@ -446,6 +447,7 @@ pub fn decode_surface(
     if bc::decode(format, w, h, data, &mut img)?
         || etc::decode(format, w, h, data, &mut img)?
         || atc::decode(format, w, h, data, &mut img)?
+        || astc::decode(format, w, h, data, &mut img)?
         || plain::decode(format, w, h, data, &mut img)?
     {
         Ok(img)

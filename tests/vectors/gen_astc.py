@@ -4,11 +4,14 @@
 For each of the 14 2D footprints: a (2*bw+3) x (2*bh+1) image (partial blocks on the right and
 bottom) of smooth gradients, noise and alpha, compressed by astcenc (LDR profile, FAST preset), plus
 16 random 16-byte blocks (many modes, some invalid: those decode to the error colour). Both are
-decompressed by astcenc to RGBA8 (LDR profile, no decode_unorm8 flag).
+decompressed by astcenc to RGBA8 (LDR profile, no decode_unorm8 flag set; measured: the RGBA8 values
+are the top 8 bits of the interpolated 16-bit value all the same, and illegal blocks come out white,
+where the specification and src/codec/astc.rs give magenta).
 
 Run: pip install astc-encoder-py==0.1.12 && python3 tests/vectors/gen_astc.py
-(No Rust decoder uses these yet: astc-decode 0.3.1 decodes a valid random 4x4 block wrongly and
-texture2ddecoder 0.1.2 panics with an overflow on a random block; see the codec branch report.)
+(Used by our own decoder, src/codec/astc.rs: astc-decode 0.3.1 decodes a valid random 4x4 block
+wrongly and texture2ddecoder 0.1.2 panics with an overflow on a random block.) HDR and bit-flipped
+blocks: gen_astc_hdr.py.
 Writes tests/vectors/astc_<w>x<h>.bin = u32 LE width, u32 LE height, blocks, expected RGBA8,
 then the same again for the random-block strip (width 4 blocks, height 4 blocks).
 """
