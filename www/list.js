@@ -2,7 +2,7 @@
 // estimated GPU memory) and a virtualised view that builds DOM rows only for what is on screen, so
 // 10,000 entries scroll as smoothly as ten. Entries are the Session's texture records.
 
-export const ROW_HEIGHT = 56; // px; every row has the same height so position = index * ROW_HEIGHT
+export const ROW_HEIGHT = 62; // px; every row has the same height so position = index * ROW_HEIGHT
 const OVERSCAN = 6;
 
 /** The state of one entry: ready, waiting for named files, error with its message. */
