@@ -404,6 +404,8 @@ async function show({ index, mip, slice }) {
   } catch (e) {
     if (seq !== showSeq) return;
     state.image = null;
+    state.hist = null;
+    renderHistogram();
     el.canvas.hidden = true;
     el.overlay.hidden = true;
     el.empty.hidden = false;
@@ -1299,6 +1301,7 @@ async function openSources() {
   $('progress').hidden = true;
   await openFiles(files);
   state.sources.done = true;
+  el.srcNote.textContent = el.srcNote.textContent.replace(/^Opening/, 'Opened');
 }
 
 restoreFromHash().then(openSources).catch((e) => {
