@@ -1,8 +1,12 @@
 // The page: opening files, the texture list, the view and the test contract (window.texscope).
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
-import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS } from './view.js';
-import { parseShare, formatShare } from './share.js';
-import { readQuery, fetchFile, showNotice } from './safety.js';
+import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram } from './view.js';
+import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
+import { readQuery, showNotice } from './safety.js';
+import { VirtualList, filterSort, entryState } from './list.js';
+import { walkEntries, droppedFiles } from './open.js';
+import { blockMode, hasBlockMode } from './blocks.js';
+import { encodePng, encodeExr, zipStore, download } from './export.js';
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -15,7 +19,7 @@ const el = {
   tonemap: $('tonemap'), colour: $('colour'), normal: $('normal'), flipGreen: $('flip-green'),
   flipY: $('flip-y'), badOverlay: $('bad-overlay'), badLabel: $('bad-label'), cross: $('cube-cross'),
   tiles: $('vt-grid'), strip: $('mip-strip'), hover: $('insp-hover'), pin: $('insp-pin'),
-  tileInfo: $('tile-info'), help: $('help'), shareNeed: $('share-need'),
+  tileInfo: $('tile-info'), help: $('help'), shareNeed: $('share-need'), srcNote: $('src-note'),
   profile: $('frostbite-profile'),
 };
 
@@ -109,6 +113,21 @@ function paintCurrent() {
   el.badLabel.textContent = state.image.precision === 'float' && (b.nan || b.inf || b.negative)
     ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
   drawOverlay();
+  renderHistogram();
+}
+
+// The histogram of the current surface with the exposure's white point (float: the value shown as 1).
+function renderHistogram() {
+  const h = state.hist;
+  const box = $('histogram-box');
+  box.hidden = !h;
+  if (!h) return;
+  const white = 2 ** -state.exposure;
+  drawHistogram($('histogram'), h, white);
+  const f = (v) => (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : String(Math.round(v * 1000) / 1000));
+  $('histogram-label').textContent = Number.isFinite(h.min)
+    ? `${f(h.min)} … ${f(h.max)}${h.kind === 'log2' ? ` · white at ${f(white)} (bins: 2^-16 … 2^16)` : ''}${h.bad ? ` · ${h.bad} NaN/Inf` : ''}`
+    : 'no finite values';
 }
 
 function setState(s) {
@@ -125,14 +144,6 @@ function setStatus(text) {
 }
 
 const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
-
-function texState(t) {
-  if (t.census.error) return { cls: 'bad', text: 'error' };
-  const missing = t.mips.filter((m) => !m.present).length;
-  if (missing === t.mips.length) return { cls: 'wait', text: 'waiting' };
-  if (missing) return { cls: 'part', text: `${t.mips.length - missing}/${t.mips.length} mips` };
-  return { cls: 'ok', text: 'ready' };
-}
 
 // ---- opening ------------------------------------------------------------------------------
 async function openFiles(fileList) {
@@ -169,10 +180,10 @@ async function showCatalog(textures, problems) {
   if (kept >= 0) {
     await show({ index: kept, mip: prev.mip, slice: prev.slice });
   } else {
-    const start = Math.max(0, textures.findIndex((t) => texState(t).cls !== 'bad'));
+    const start = Math.max(0, textures.findIndex((t) => entryState(t).cls !== 'bad'));
     await show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
   }
-  if (state.restore && !needFiles(state.restore).length) {
+  if (state.restore && !(await needFiles(state.restore)).length) {
     const s = state.restore;
     state.restore = null;
     await applyShare(s);
@@ -218,34 +229,73 @@ function fail(message) {
 }
 
 // ---- the list -----------------------------------------------------------------------------
+const filters = { name: '', engine: '', format: '', minSize: 0, sort: '' };
+let listed = []; // texture indices in list order (after filter and sort)
+
+function renderRow(i, row) {
+  const t = state.textures[i];
+  const c = t.census;
+  row.dataset.index = String(i);
+  row.tabIndex = 0;
+  row.classList.toggle('selected', state.current?.index === i);
+  row.setAttribute('aria-selected', String(state.current?.index === i));
+  const st = entryState(t);
+  const dims = c.depth > 1 ? `${c.width}×${c.height}×${c.depth}` : `${c.width}×${c.height}`;
+  row.replaceChildren();
+  const name = document.createElement('div');
+  name.className = 'tex-name';
+  const label = document.createElement('span');
+  label.className = 'tex-label';
+  label.textContent = c.name;
+  name.title = `${c.name} — ${c.file}`;
+  const badge = document.createElement('span');
+  badge.className = `badge ${st.cls}`;
+  badge.textContent = st.text;
+  name.append(label, badge);
+  const meta = document.createElement('div');
+  meta.className = 'tex-meta';
+  meta.textContent = `${c.engine} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
+  const more = document.createElement('div');
+  more.className = `tex-state ${st.cls}`;
+  more.dataset.testid = 'tex-state';
+  more.textContent = st.detail || `${fmtBytes(t.gpu_bytes ?? 0)} on the GPU · ${c.file}`;
+  more.title = st.detail || c.file;
+  row.append(name, meta, more);
+  row.onclick = () => selectFromUi({ index: i, mip: firstPresentMip(t), slice: 0 });
+  row.onkeydown = (e) => { if (e.key === 'Enter') row.click(); };
+}
+
+const vlist = new VirtualList(el.list, renderRow);
+
+function fillFilterOptions(select, values, any) {
+  const keep = select.value;
+  select.replaceChildren(new Option(any, ''));
+  for (const v of [...new Set(values)].sort()) select.append(new Option(v, v));
+  select.value = values.includes(keep) ? keep : '';
+}
+
+function applyFilters() {
+  filters.name = $('filter-name').value.trim();
+  filters.engine = $('filter-engine').value;
+  filters.format = $('filter-format').value;
+  filters.minSize = Number($('filter-size').value);
+  filters.sort = $('sort').value;
+  const { indices, error } = filterSort(state.textures, filters);
+  listed = indices;
+  $('filter-error').textContent = error;
+  $('filter-error').hidden = !error;
+  vlist.setItems(listed);
+  const n = state.textures.length;
+  el.count.textContent = n ? (listed.length === n ? String(n) : `${listed.length} of ${n}`) : '';
+}
+for (const id of ['filter-name', 'filter-engine', 'filter-format', 'filter-size', 'sort']) {
+  $(id).addEventListener(id === 'filter-name' ? 'input' : 'change', applyFilters);
+}
+
 function renderList() {
-  el.list.replaceChildren();
-  state.textures.forEach((t, i) => {
-    const c = t.census;
-    const li = document.createElement('li');
-    li.className = 'tex';
-    li.dataset.index = String(i);
-    li.tabIndex = 0;
-    const name = document.createElement('div');
-    name.className = 'tex-name';
-    name.textContent = c.name;
-    name.title = `${c.file}`;
-    const meta = document.createElement('div');
-    meta.className = 'tex-meta';
-    const dims = c.depth > 1 ? `${c.width}×${c.height}×${c.depth}` : `${c.width}×${c.height}`;
-    meta.textContent = `${c.engine} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
-    const st = texState(t);
-    const badge = document.createElement('span');
-    badge.className = `badge ${st.cls}`;
-    badge.textContent = st.text;
-    if (c.error) badge.title = c.error;
-    name.append(badge);
-    li.append(name, meta);
-    li.addEventListener('click', () => selectFromUi({ index: i, mip: firstPresentMip(t), slice: 0 }));
-    li.addEventListener('keydown', (e) => { if (e.key === 'Enter') li.click(); });
-    el.list.append(li);
-  });
-  el.count.textContent = state.textures.length ? String(state.textures.length) : '';
+  fillFilterOptions($('filter-engine'), state.textures.map((t) => t.census.engine), 'Any engine');
+  fillFilterOptions($('filter-format'), state.textures.map((t) => t.census.format), 'Any format');
+  applyFilters();
   el.problemList.replaceChildren();
   for (const p of state.problems) {
     const li = document.createElement('li');
@@ -350,7 +400,9 @@ async function show({ index, mip, slice }) {
   if (mip < 0 || mip >= t.mips.length) throw new Error(`${t.census.name} has ${t.mips.length} mips; there is no mip ${mip}`);
   const seq = ++showSeq;
   state.current = { index, mip, slice, file: t.census.file, name: t.census.name };
-  for (const li of el.list.children) li.classList.toggle('selected', li.dataset.index === String(index));
+  vlist.refresh();
+  const pos = listed.indexOf(index);
+  if (pos >= 0) vlist.reveal(pos);
   renderControls(t, mip, slice);
   renderInfo(t, mip);
   setState('loading');
@@ -366,9 +418,14 @@ async function show({ index, mip, slice }) {
     }
     // The grid is an overlay: if the core cannot give it, the image still shows.
     const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
+    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
+    const blocks = hasBlockMode(t.census.format) && !image.cross
+      ? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
+    state.blocks = blocks;
     const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
     state.image = image;
+    state.hist = histogram(image);
     state.grid = grid;
     if (!sameSize) {
       state.pin = null;
@@ -377,6 +434,7 @@ async function show({ index, mip, slice }) {
     showError('');
     el.empty.hidden = true;
     el.canvas.hidden = false;
+    $('export-button').disabled = false;
     applyZoom();
     paintCurrent();
     renderInspector();
@@ -386,6 +444,8 @@ async function show({ index, mip, slice }) {
   } catch (e) {
     if (seq !== showSeq) return;
     state.image = null;
+    state.hist = null;
+    renderHistogram();
     el.canvas.hidden = true;
     el.overlay.hidden = true;
     el.empty.hidden = false;
@@ -430,6 +490,7 @@ function autoExposure() {
   if (max > 0) setExposure(Math.floor(-Math.log2(max / norm) * 4) / 4);
 }
 $('exposure-auto').addEventListener('click', autoExposure);
+$('hist-fit').addEventListener('click', autoExposure);
 el.tonemap.addEventListener('change', () => { state.tonemap = el.tonemap.value; paintCurrent(); });
 el.colour.addEventListener('change', () => { state.colour = el.colour.value; state.colourSet = true; paintCurrent(); });
 el.normal.addEventListener('change', () => { state.normal = el.normal.value; paintCurrent(); });
@@ -622,7 +683,17 @@ function describeTexel(x, y) {
     fy = f.y;
   }
   const [bw, bh] = t.block ?? [1, 1];
-  if (bw > 1 || bh > 1) parts.push(`block (${Math.floor(fx / bw)}, ${Math.floor(fy / bh)})`);
+  if (bw > 1 || bh > 1) {
+    const bx = Math.floor(fx / bw);
+    const by = Math.floor(fy / bh);
+    parts.push(`block (${bx}, ${by})`);
+    const sb = state.blocks;
+    if (sb && !img.cross) {
+      const at = (by * Math.ceil(img.width / bw) + bx) * t.block[2];
+      const mode = blockMode(t.census.format, sb.subarray(at, at + t.block[2]));
+      if (mode) parts.push(mode);
+    }
+  }
   return { text: `${parts.join(' · ')}  ${fmtValue(v, img.precision)}`, value: v };
 }
 
@@ -833,13 +904,41 @@ $('copy-info').addEventListener('click', async () => {
   setStatus(ok ? 'Info copied as JSON' : 'The browser refused the clipboard');
 });
 
-function shareState() {
+// A local file's fingerprint for share links: size and SHA-256 of its first MiB followed by its
+// last MiB (the whole file when it is 2 MiB or less), so a link can tell a different file apart
+// without reading gigabytes.
+const MIB = 1 << 20;
+const fingerprints = new WeakMap();
+function fingerprint(file) {
+  let p = fingerprints.get(file);
+  if (!p) {
+    const parts = [file.slice(0, MIB)];
+    if (file.size > MIB) parts.push(file.slice(Math.max(MIB, file.size - MIB)));
+    p = new Blob(parts).arrayBuffer()
+      .then((b) => crypto.subtle.digest('SHA-256', b))
+      .then((d) => ({ name: file.name, size: file.size, hash: Array.from(new Uint8Array(d), (x) => x.toString(16).padStart(2, '0')).join('') }));
+    fingerprints.set(file, p);
+  }
+  return p;
+}
+
+// The last opened file of each name (a later drop of the same name replaces the earlier one).
+function openedByName() {
+  const m = new Map();
+  for (const f of opened) m.set(f.name, f);
+  return m;
+}
+
+async function shareState() {
   const c = state.current;
   if (!c) return null;
   const t = state.textures[c.index];
+  const local = state.demo || state.sources ? [] : [...openedByName().values()].slice(0, 64);
+  const fileMeta = await Promise.all(local.map(fingerprint));
   return {
     demo: state.demo ?? undefined,
-    files: state.demo ? undefined : [...new Set(opened.map((f) => f.name))],
+    fileMeta,
+    files: state.demo || state.sources ? undefined : [...new Set(opened.map((f) => f.name))],
     texture: t.census.name, mip: c.mip, slice: c.slice, channels: { ...state.channels },
     exposure: state.exposure, tonemap: state.tonemap, colour: state.colour, normal: state.normal,
     flipGreen: state.flipGreen, flipY: state.flipY, badOverlay: state.badOverlay, tiles: state.tiles,
@@ -847,8 +946,8 @@ function shareState() {
   };
 }
 
-function shareLink() {
-  const s = shareState();
+async function shareLink() {
+  const s = await shareState();
   if (!s) return null;
   const url = new URL(location.href);
   url.hash = formatShare(s);
@@ -856,7 +955,7 @@ function shareLink() {
 }
 
 $('share').addEventListener('click', async () => {
-  const link = shareLink();
+  const link = await shareLink();
   if (!link) return;
   history.replaceState(null, '', link);
   const ok = await copyText(link);
@@ -865,7 +964,8 @@ $('share').addEventListener('click', async () => {
 
 // Applies a parsed share link once its texture is open: selection, then every view setting.
 async function applyShare(s) {
-  const index = s.texture !== undefined ? state.textures.findIndex((t) => t.census.name === s.texture) : 0;
+  // The latest texture of that name: a file dropped again replaces the earlier one.
+  const index = s.texture !== undefined ? state.textures.findLastIndex((t) => t.census.name === s.texture) : 0;
   if (index < 0) return false;
   const t = state.textures[index];
   if (s.channels) setChannels(s.channels);
@@ -890,12 +990,25 @@ async function applyShare(s) {
   return true;
 }
 
-// A link for local files lists their names: ask for them, restore once they are open.
-function needFiles(s) {
-  const have = new Set(opened.map((f) => f.name));
+// A link for local files lists their names (and sizes and fingerprints): ask for them, say which
+// are missing or differ, restore once none is missing.
+async function needFiles(s) {
+  const have = openedByName();
   const missing = (s.files ?? []).filter((f) => !have.has(f));
-  el.shareNeed.hidden = !missing.length;
-  el.shareNeed.textContent = missing.length ? `This link shows ${s.texture ?? 'a texture'} from files on someone's machine: drop ${missing.join(', ')} to see it.` : '';
+  const differ = [];
+  for (const m of s.fileMeta ?? []) {
+    const f = have.get(m.name);
+    if (!f) continue;
+    if (f.size !== m.size) differ.push(`${m.name} (${f.size} bytes, the link's has ${m.size})`);
+    else if ((await fingerprint(f)).hash !== m.hash) differ.push(`${m.name} (same size, different content)`);
+  }
+  const parts = [];
+  if (missing.length) parts.push(`This link shows ${s.texture ?? 'a texture'} from files on someone's machine: drop ${missing.join(', ')} to see it.`);
+  if (differ.length) parts.push(`Not the linked file${differ.length > 1 ? 's' : ''}: ${differ.join('; ')}. The view may differ.`);
+  el.shareNeed.hidden = !parts.length;
+  el.shareNeed.textContent = parts.join(' ');
+  el.shareNeed.dataset.missing = missing.join('\n');
+  el.shareNeed.dataset.differ = differ.join('\n');
   return missing;
 }
 
@@ -907,9 +1020,102 @@ async function restoreFromHash() {
     await applyShare(s).catch(() => {});
   } else if (s.files) {
     state.restore = s;
-    needFiles(s);
+    await needFiles(s);
   }
 }
+
+// ---- exports: PNG, EXR, DDS and a ZIP of the listed textures --------------------------------
+const safeName = (s) => String(s).replace(/[^\w.-]+/g, '_').slice(0, 120) || 'texture';
+let exportAbort = null;
+
+function progress(done, total, text) {
+  $('progress').hidden = false;
+  $('progress-bar').max = total;
+  $('progress-bar').value = done;
+  $('progress-label').textContent = text;
+}
+
+async function exportCurrent(kind) {
+  const c = state.current;
+  const img = state.image;
+  if (!c || !img) return;
+  const t = state.textures[c.index];
+  const base = `${safeName(t.census.name)}__mip${c.mip}__s${c.slice}`;
+  if (kind === 'png-view') {
+    // What the canvas shows: every view setting (exposure, tonemap, channels, flip, overlay) applied.
+    const blob = await new Promise((res) => el.canvas.toBlob(res, 'image/png'));
+    download(blob, `${base}__view.png`);
+  } else if (kind === 'png-raw') {
+    if (img.precision === 'float') throw new Error(`${t.census.name} holds float values, which PNG cannot keep: export EXR instead`);
+    download(await encodePng(img.width, img.height, img.data), `${base}.png`);
+  } else if (kind === 'exr') {
+    let data = img.data;
+    if (img.precision !== 'float') {
+      const norm = img.precision === 'unorm16' ? 65535 : 255;
+      data = Float32Array.from(img.data, (v) => v / norm);
+    }
+    download(encodeExr(img.width, img.height, data), `${base}.exr`);
+  } else if (kind === 'dds') {
+    const bytes = await call({ op: 'exportDds', texture: c.index });
+    download(new Blob([bytes], { type: 'application/octet-stream' }), `${safeName(t.census.name)}.dds`);
+  } else if (kind === 'zip') {
+    await exportZip(listed.slice());
+    return;
+  }
+  setStatus(`Exported ${t.census.name}`);
+}
+
+// Every listed texture as a lossless DDS in one store-only ZIP; textures that cannot be written
+// (missing data, unsupported) are named with the reason in errors.txt.
+async function exportZip(indices) {
+  if (!indices.length) return;
+  exportAbort = new AbortController();
+  const errors = [];
+  const used = new Set();
+  const entries = indices.map((i) => async () => {
+    const t = state.textures[i];
+    let name = `${safeName(t.census.name)}.dds`;
+    for (let k = 2; used.has(name); k++) name = `${safeName(t.census.name)}_${k}.dds`;
+    used.add(name);
+    try {
+      return { name, data: await call({ op: 'exportDds', texture: i }) };
+    } catch (e) {
+      errors.push(`${t.census.name} (${t.census.file}): ${e.message}`);
+      return null;
+    }
+  });
+  const kept = [];
+  // Fetch one by one so cancel takes effect between textures, then write the ZIP.
+  try {
+    for (let k = 0; k < entries.length; k++) {
+      if (exportAbort.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+      progress(k, entries.length, `Exporting ${k + 1} of ${entries.length}…`);
+      const e = await entries[k]();
+      if (e) kept.push(e);
+      if (state.exportDelay) await new Promise((r) => setTimeout(r, state.exportDelay)); // test hook
+    }
+    if (errors.length) kept.push({ name: 'errors.txt', data: new TextEncoder().encode(`${errors.join('\n')}\n`) });
+    const blob = await zipStore(kept.map((e) => () => e), { signal: exportAbort.signal });
+    download(blob, 'texscope-export.zip');
+    setStatus(`Exported ${kept.length - (errors.length ? 1 : 0)} of ${indices.length} textures as DDS in a ZIP${errors.length ? ` (${errors.length} failed: see errors.txt)` : ''}`);
+  } catch (e) {
+    if (e.name === 'AbortError') setStatus('Export cancelled');
+    else throw e;
+  } finally {
+    exportAbort = null;
+    $('progress').hidden = true;
+  }
+}
+
+$('progress-cancel').addEventListener('click', () => exportAbort?.abort());
+$('export-button').addEventListener('click', (e) => { e.stopPropagation(); $('export-menu').hidden = !$('export-menu').hidden; });
+for (const b of document.querySelectorAll('[data-export]')) {
+  b.addEventListener('click', () => {
+    $('export-menu').hidden = true;
+    exportCurrent(b.dataset.export).catch((e) => showError(e.message));
+  });
+}
+document.addEventListener('click', (e) => { if (!$('export-menu').contains(e.target)) $('export-menu').hidden = true; });
 
 // ---- demos: files the core generates, opened like dropped files ----------------------------
 const DEMOS = [
@@ -964,6 +1170,10 @@ el.input.addEventListener('change', () => {
   openFiles(files).finally(() => { el.input.value = ''; });
 });
 
+$('folder-input').addEventListener('change', () => {
+  openFiles($('folder-input').files).finally(() => { $('folder-input').value = ''; });
+});
+
 let dragDepth = 0;
 window.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; el.dropOverlay.hidden = false; });
 window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; el.dropOverlay.hidden = true; } });
@@ -972,7 +1182,7 @@ window.addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   el.dropOverlay.hidden = true;
-  if (e.dataTransfer?.files?.length) openFiles(e.dataTransfer.files);
+  droppedFiles(e.dataTransfer).then((files) => openFiles(files)).catch((err) => fail(err.message));
 });
 
 // ---- the test contract (issue 2): stable from now on --------------------------------------
@@ -1046,6 +1256,9 @@ window.texscope = {
   grid() {
     return state.grid;
   },
+  histogram() {
+    return state.hist ?? null;
+  },
   // Opens demo `id`, leaving out the named files (to see what a missing sibling looks like).
   async openDemo(id, { without = [], only = null } = {}) {
     await openDemo(id, without, only);
@@ -1054,15 +1267,98 @@ window.texscope = {
   infoJson() {
     return state.infoJson ?? null;
   },
+  // The list (issue 7): what is listed after filter and sort, and how many rows are in the DOM.
+  list() {
+    return {
+      total: state.textures.length, listed: listed.map((i) => state.textures[i].census.name),
+      rows: el.list.querySelectorAll('.tex').length,
+    };
+  },
+  // Test hook: replaces the catalog with `entries` (census-like records) to exercise the list alone.
+  injectList(entries) {
+    state.textures = entries.map((c) => ({ census: c, mips: [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0 }));
+    state.problems = [];
+    state.current = null;
+    renderList();
+    return state.textures.length;
+  },
+  // The files of demo `id` as {name, data: number[]} (tests drop them through the file input).
+  async demoFiles(id) {
+    const made = await call({ op: 'demo', demo: id });
+    return made.map((f) => ({ name: f.name, data: Array.from(f.data) }));
+  },
+  // Walks FileSystemEntry-like objects as a folder drop does and opens what it finds.
+  async openEntries(entries) {
+    const files = await walkEntries(entries);
+    await openFiles(files);
+    return files.map((f) => f.name);
+  },
+  // Test hook: a pause after each texture of a ZIP export, to see the progress bar and cancel.
+  setExportDelay(ms) {
+    state.exportDelay = ms;
+  },
+  // A promise of the link (local files are fingerprinted first).
   shareLink() {
     return shareLink();
+  },
+  sources() {
+    return state.sources ?? null;
   },
   parseShare(hash) {
     return parseShare(hash);
   },
 };
 
-restoreFromHash().catch((e) => fail(e.message));
+// ---- open by URL: ?src=<url> (repeatable) -------------------------------------------------
+// The only network reads the page makes besides itself: the URLs the address names. Each is read
+// as a stream with a progress bar and capped in size (no unbounded allocation).
+const MAX_FETCH = 2 ** 31; // bytes per file
+async function fetchFile(url, onBytes) {
+  let res;
+  try {
+    res = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
+  } catch (e) {
+    throw new Error(`${url} could not be fetched (${e.message}); the server refused, or the page's security policy does not allow that origin`);
+  }
+  if (!res.ok) throw new Error(`${url} could not be fetched: the server answered ${res.status}`);
+  const total = Number(res.headers.get('content-length')) || 0;
+  if (total > MAX_FETCH) throw new Error(`${url}: ${total} bytes is more than the ${MAX_FETCH}-byte limit`);
+  const chunks = [];
+  let got = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += value.length;
+    if (got > MAX_FETCH) throw new Error(`${url}: more than the ${MAX_FETCH}-byte limit`);
+    chunks.push(value);
+    onBytes(got, total);
+  }
+  return new File(chunks, urlFileName(url));
+}
+
+async function openSources() {
+  const { urls, rejected } = parseSources(location.search, location.href);
+  if (!urls.length && !rejected.length) return;
+  state.sources = { urls, rejected, done: false };
+  el.srcNote.hidden = false;
+  el.srcNote.textContent = `Opening ${urls.length} file${urls.length === 1 ? '' : 's'} named in the address (?src=): ${urls.join(', ')}. Nothing else leaves this page.`
+    + (rejected.length ? ` Ignored (only http and https URLs): ${rejected.join(', ')}.` : '');
+  const files = [];
+  for (let i = 0; i < urls.length; i++) {
+    files.push(await fetchFile(urls[i], (got, total) => progress(total ? got : i, total || urls.length, `Fetching ${i + 1} of ${urls.length}: ${fmtBytes(got)}${total ? ` of ${fmtBytes(total)}` : ''}`)));
+  }
+  $('progress').hidden = true;
+  await openFiles(files);
+  state.sources.done = true;
+  el.srcNote.textContent = el.srcNote.textContent.replace(/^Opening/, 'Opened');
+}
+
+// applyQuery (below) waits for this before it selects the texture, mip and slice the address names.
+const sourcesOpened = restoreFromHash().then(openSources).catch((e) => {
+  $('progress').hidden = true;
+  fail(e.message);
+});
 // A link pasted into this tab's address bar changes only the hash.
 window.addEventListener('hashchange', () => restoreFromHash().catch((e) => fail(e.message)));
 
@@ -1077,14 +1373,9 @@ async function applyQuery() {
     if (known) await setProfile(known.value);
     else note.push(`There is no Frostbite profile “${values.profile}”; the default is used.`);
   }
+  // ?src= URLs (repeatable) are fetched by openSources, which reads them with parseSources.
   if (values.demo) await openDemo(values.demo);
-  else if (values.src) {
-    try {
-      await openFiles([await fetchFile(values.src)]);
-    } catch (e) {
-      fail(e.message);
-    }
-  }
+  else await sourcesOpened;
   if (state.textures.length && (values.texture !== undefined || values.mip !== undefined || values.slice !== undefined)) {
     try {
       await window.texscope.select({ texture: values.texture, mip: values.mip, slice: values.slice });

@@ -29,7 +29,7 @@ export function readQuery(search, { demos = [] } = {}) {
   const seen = new Set();
   for (const [key, raw] of params) {
     const shownKey = clip(key, 40);
-    if (seen.has(key)) {
+    if (seen.has(key) && key !== 'src') { // src= repeats: one file per URL
       messages.push(`The parameter “${shownKey}” was given twice; the first value was used.`);
       continue;
     }
@@ -59,8 +59,8 @@ export function readQuery(search, { demos = [] } = {}) {
         break;
       case 'src': {
         const url = httpUrl(raw);
-        if (url) values.src = url;
-        else messages.push(`src=${clip(raw, 60)} was ignored: only http: and https: addresses can be opened.`);
+        // Accepted URLs are opened by main.js (share.js parseSources reads them again).
+        if (!url) messages.push(`src=${clip(raw, 60)} was ignored: only http: and https: addresses can be opened.`);
         break;
       }
       default:
@@ -79,22 +79,6 @@ export function httpUrl(raw) {
     return null;
   }
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-}
-
-/** Fetches one file for `?src=`, as a File named by the URL's last path segment. */
-export async function fetchFile(url) {
-  const checked = httpUrl(url);
-  if (!checked) throw new Error(`only http: and https: addresses can be opened, not ${clip(url, 60)}`);
-  let res;
-  try {
-    // No cookies or credentials go with it, and no redirect to another scheme is followed.
-    res = await fetch(checked, { credentials: 'omit', redirect: 'follow', referrerPolicy: 'no-referrer' });
-  } catch (e) {
-    throw new Error(`${checked} could not be fetched (${e.message}); the page may only fetch from the server it came from`);
-  }
-  if (!res.ok) throw new Error(`${checked} could not be fetched: the server answered ${res.status}`);
-  const name = decodeURIComponent(new URL(res.url || checked).pathname.split('/').pop() || 'download');
-  return new File([await res.blob()], name);
 }
 
 function clip(s, n) {

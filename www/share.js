@@ -26,6 +26,14 @@ export function parseShare(hash) {
   const set = (k, v) => { if (v !== undefined) out[k] = v; };
   set('demo', oneOf(p.get('demo'), DEMO_IDS));
   const files = p.getAll('file').filter((f) => NAME.test(f)).slice(0, MAX_FILES);
+  // f=<size>~<sha256 hex of the first and last MiB>~<name>: a local file, to check when reopened.
+  const meta = [];
+  for (const f of p.getAll('f').slice(0, MAX_FILES)) {
+    const m = /^(\d{1,16})~([0-9a-f]{64})~(.+)$/.exec(f);
+    if (m && NAME.test(m[3]) && Number.isSafeInteger(+m[1])) meta.push({ name: m[3], size: +m[1], hash: m[2] });
+  }
+  for (const m of meta) if (!files.includes(m.name)) files.push(m.name);
+  if (meta.length) out.fileMeta = meta;
   if (files.length) out.files = files;
   const tex = p.get('tex');
   if (tex !== null && NAME.test(tex)) out.texture = tex;
@@ -35,7 +43,7 @@ export function parseShare(hash) {
   if (ch !== null && /^[rgba]{0,4}$/.test(ch)) out.channels = { r: ch.includes('r'), g: ch.includes('g'), b: ch.includes('b'), a: ch.includes('a') };
   set('exposure', num(p.get('ev'), -16, 16));
   set('tonemap', oneOf(p.get('tm'), TONEMAPS));
-  set('colour', oneOf(p.get('cs'), ['srgb', 'linear']));
+  set('colour', oneOf(p.get('cs'), ['srgb', 'linear', 'gamma']));
   set('normal', oneOf(p.get('nm'), ['off', 'rg', 'ag']));
   set('flipGreen', flag(p.get('fg')));
   set('flipY', flag(p.get('fy')));
@@ -63,6 +71,7 @@ export function formatShare(s) {
   const p = new URLSearchParams();
   p.set('v', '1');
   if (s.demo) p.set('demo', s.demo);
+  else if (s.fileMeta?.length) for (const f of s.fileMeta) p.append('f', `${f.size}~${f.hash}~${f.name}`);
   else for (const f of s.files ?? []) p.append('file', f);
   if (s.texture !== undefined) p.set('tex', s.texture);
   p.set('mip', String(s.mip ?? 0));
@@ -82,4 +91,45 @@ export function formatShare(s) {
   if (s.center && s.zoom !== 'fit') p.set('c', `${round(s.center[0])},${round(s.center[1])}`);
   if (s.pin) p.set('pin', `${s.pin[0]},${s.pin[1]}`);
   return `#${p.toString()}`;
+}
+
+const MAX_SOURCES = 16;
+
+/**
+ * The `?src=<url>` parameters of a page address (repeatable): only absolute http(s) URLs without
+ * user name or password, at most 2048 characters each and 16 in all. Returns {urls, rejected}
+ * with the rejected values (for the page to name them). Relative URLs resolve against `base`.
+ */
+export function parseSources(search, base) {
+  const out = { urls: [], rejected: [] };
+  if (typeof search !== 'string' || search.length > 40000) return out;
+  let p;
+  try {
+    p = new URLSearchParams(search.replace(/^\?/, ''));
+  } catch {
+    return out;
+  }
+  for (const v of p.getAll('src')) {
+    let u = null;
+    try {
+      u = v.length <= 2048 ? new URL(v, base) : null;
+    } catch {
+      u = null;
+    }
+    if (!u || !['http:', 'https:'].includes(u.protocol) || u.username || u.password || out.urls.length >= MAX_SOURCES) {
+      out.rejected.push(v.slice(0, 200));
+    } else if (!out.urls.includes(u.href)) out.urls.push(u.href);
+  }
+  return out;
+}
+
+/** The file name a URL names (its last path segment, decoded), else "download". */
+export function urlFileName(href) {
+  try {
+    const seg = new URL(href).pathname.split('/').filter(Boolean).pop() ?? '';
+    const name = decodeURIComponent(seg);
+    return NAME.test(name) && !/[\\/]/.test(name) ? name : 'download';
+  } catch {
+    return 'download';
+  }
 }

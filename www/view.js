@@ -84,7 +84,9 @@ function normalBytes(image, mode, flipGreen, out) {
 
 /**
  * Display bytes for `image` under `s`: {exposure (EV), tonemap, colour ('srgb': values are
- * sRGB-encoded; 'linear': values are linear light and get the sRGB curve), normal ('off'|'rg'|'ag'),
+ * sRGB-encoded; 'linear': 8/16-bit values are shown as stored, as texture tools (RenderDoc, the
+ * DirectX Texture Tool) show UNORM data, and float values get the sRGB curve; 'gamma': linear values
+ * that all get the sRGB curve), normal ('off'|'rg'|'ag'),
  * flipGreen, channels, badOverlay, flipY}. Returns {bytes, bad: {nan, inf, negative}} (counts of
  * texels with such a colour channel, float images only).
  */
@@ -114,18 +116,21 @@ export function displayBytes(image, s = {}) {
     normalBytes(image, normal, flipGreen, out);
   } else if (precision === 'unorm8' && plain) {
     // Fast paths: sRGB bytes go to the screen as they are; linear bytes get the sRGB curve.
-    if (colour === 'srgb') out.set(data.subarray(0, n));
+    if (colour !== 'gamma') out.set(data.subarray(0, n));
     else for (let i = 0; i < n; i++) out[i] = (i & 3) === 3 ? data[i] : encode8[data[i]];
   } else {
     const scale = Math.pow(2, exposure);
     const norm = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
     const srgbIn = colour === 'srgb';
+    // Linear 8/16-bit data "as stored": no curve on the way out either.
+    const stored = colour === 'linear' && precision !== 'float';
     for (let i = 0; i < n; i += 4) {
       for (let c = 0; c < 3; c++) {
         let v = data[i + c];
         if (srgbIn) v = precision === 'unorm8' ? linearOf8[v] : srgbToLinear(v * norm);
         else v *= norm;
-        out[i + c] = srgbLut[Math.round(tonemap(v * scale, tm) * LUT_SIZE)];
+        const t = tonemap(v * scale, tm);
+        out[i + c] = stored ? Math.round(t * 255) : srgbLut[Math.round(t * LUT_SIZE)];
       }
       const a = data[i + 3] * norm;
       out[i + 3] = a > 0 ? (a < 1 ? a * 255 : 255) : 0;
@@ -204,4 +209,57 @@ export function crossFace(image, x, y) {
   const cy = Math.floor(y / h);
   const k = CROSS_CELLS.findIndex(([a, b]) => a === cx && b === cy);
   return k < 0 ? null : { face: k, x: x - cx * w, y: y - cy * h };
+}
+
+/**
+ * Histogram of max(R, G, B) per texel. Float images: one bin per stop, bin k holds values in
+ * [2^k, 2^(k+1)) for k = -16..15 (`lo` = -16), with `zero` counting values <= 2^-16 (and negatives)
+ * and `bad` NaN/Inf. 8/16-bit images: 32 equal bins over [0, 1]. `min`/`max` over finite values.
+ */
+export function histogram(image) {
+  const { data, precision } = image;
+  const float = precision === 'float';
+  const norm = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
+  const bins = new Array(32).fill(0);
+  let zero = 0;
+  let bad = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < data.length; i += 4) {
+    const r = data[i];
+    const g = data[i + 1];
+    const b = data[i + 2];
+    if (!Number.isFinite(r) || !Number.isFinite(g) || !Number.isFinite(b)) { bad++; continue; }
+    const v = Math.max(r, g, b) * norm;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (float) {
+      if (v <= 2 ** -16) { zero++; continue; }
+      bins[Math.min(31, Math.max(0, Math.floor(Math.log2(v)) + 16))]++;
+    } else {
+      bins[Math.min(31, Math.floor(v * 32))]++;
+    }
+  }
+  return { kind: float ? 'log2' : 'linear', lo: float ? -16 : 0, bins, zero, bad, min, max };
+}
+
+/** Draws `h` into `canvas`; `white` (float: the value shown as 1 at this exposure) is marked. */
+export function drawHistogram(canvas, h, white) {
+  const ctx = canvas.getContext('2d');
+  const { width: w, height: ht } = canvas;
+  ctx.clearRect(0, 0, w, ht);
+  const top = Math.max(1, ...h.bins);
+  const bw = w / h.bins.length;
+  ctx.fillStyle = '#4da3ff';
+  h.bins.forEach((n, k) => {
+    if (!n) return;
+    // Square-root scale keeps small bins (a sun disc among sky texels) visible.
+    const bh = Math.max(1, Math.sqrt(n / top) * (ht - 2));
+    ctx.fillRect(k * bw + 0.5, ht - bh, Math.max(1, bw - 1), bh);
+  });
+  if (h.kind === 'log2' && white > 0) {
+    const x = (Math.log2(white) + 16) * bw;
+    ctx.fillStyle = '#ffd23f';
+    ctx.fillRect(Math.round(x) - 1, 0, 2, ht);
+  }
 }

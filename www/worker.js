@@ -40,6 +40,14 @@ async function handle(req) {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };
     }
+    case 'exportDds': {
+      const bytes = session.exportDds(req.texture);
+      return { result: bytes, transfer: [bytes.buffer] };
+    }
+    case 'surfaceBytes': {
+      const bytes = session.surfaceBytes(req.texture, req.mip, req.slice);
+      return { result: bytes, transfer: [bytes.buffer] };
+    }
     case 'vtGrid':
       return { value: session.vtGrid(req.texture, req.mip, req.layer) };
     case 'demo': {

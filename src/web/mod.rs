@@ -371,6 +371,30 @@ impl Session {
             .map_err(|e| JsError::new(&js_text(&e)))?;
         Ok(out.into())
     }
+
+    /// Texture `tex` as a .dds holding its original blocks, every mip and every slice
+    /// (`crate::dds::export`, lossless).
+    #[wasm_bindgen(js_name = exportDds)]
+    pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsError> {
+        let bytes =
+            crate::dds::export(&self.catalog, tex).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(js_sys::Uint8Array::from(&bytes[..]))
+    }
+
+    /// The stored (still encoded) bytes of one surface, for the inspector's block mode.
+    #[wasm_bindgen(js_name = surfaceBytes)]
+    pub fn surface_bytes(
+        &self,
+        tex: usize,
+        mip: usize,
+        slice: u32,
+    ) -> std::result::Result<js_sys::Uint8Array, JsError> {
+        let (bytes, _, _) = self
+            .catalog
+            .read_surface(tex, mip, slice)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(js_sys::Uint8Array::from(&bytes[..]))
+    }
 }
 
 #[derive(Serialize)]

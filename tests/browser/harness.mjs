@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
+import { serve, routes } from './server.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
@@ -32,8 +32,14 @@ after(async () => {
   await server?.close();
 });
 
+/** Serves `body` at `path` on the test server (same origin as the page); returns its URL. */
+export function route(path, body) {
+  routes.set(path, body);
+  return new URL(path, server.url).href;
+}
+
 /** A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. */
-export async function openPage(t) {
+export async function openPage(t, query = '') {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -44,6 +50,6 @@ export async function openPage(t) {
     if (!u.startsWith(server.url) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`request: ${u}`);
   });
   t.after(() => page.close());
-  await page.goto(server.url);
+  await page.goto(server.url + query);
   return { page, problems };
 }

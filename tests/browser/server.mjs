@@ -9,9 +9,17 @@ const TYPES = {
   '.json': 'application/json',
 };
 
+/** Extra files to serve (path -> bytes), e.g. for open-by-URL tests; set before the request. */
+export const routes = new Map();
+
 export async function serve(root) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (routes.has(path)) {
+      const body = routes.get(path);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+      return;
+    }
     const file = normalize(join(root, path === '/' ? 'index.html' : path));
     if (!file.startsWith(root + sep)) {
       res.writeHead(403).end();

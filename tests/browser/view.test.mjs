@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { OUT, openPage } from './harness.mjs';
 import { header, fourcc, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
@@ -174,8 +175,12 @@ test('colour space default and toggle, normal-map view, green flip, Y flip', asy
   assert.deepEqual(await shown(page, 0, 0), tex[0], 'sRGB bytes go to the screen as stored');
   await select(page, { texture: 'lin' });
   assert.equal((await display(page)).colour, 'linear', 'UNORM says linear');
-  // Linear values get the sRGB curve for the screen.
-  near(await shown(page, 0, 0), [srgb8(64 / 255), srgb8(128 / 255), 0, 255], 1, 'linear shown');
+  // 8-bit data marked linear is shown as stored, as RenderDoc and the DirectX Texture Tool show UNORM.
+  assert.deepEqual(await shown(page, 0, 0), tex[0], 'linear 8-bit shown as stored');
+  await shot(page, 'view-linear-as-stored.png');
+  // The toggle still gives the sRGB curve (IEC 61966-2-1) on demand.
+  await page.selectOption('[data-testid=colour]', 'gamma');
+  near(await shown(page, 0, 0), [srgb8(64 / 255), srgb8(128 / 255), 0, 255], 1, 'linear + sRGB curve');
   await page.selectOption('[data-testid=colour]', 'srgb');
   assert.deepEqual(await shown(page, 0, 0), tex[0], 'toggled to sRGB');
 
@@ -210,12 +215,14 @@ test('inspector: hover, click pins, arrows move the pin, block coordinates', asy
   await page.mouse.click(sx, sy);
   const raw = await pixel(page, 13, 6);
   assert.deepEqual((await display(page)).pin, [13, 6]);
-  assert.equal(await page.textContent('[data-testid=insp-pin]'), `(13, 6) · block (3, 1)  ${raw.join(', ')}`);
+  // src/demo.rs bc1_flat writes flat blocks with colour0 == colour1, which is BC1's 3-colour mode
+  // (colour0 <= colour1, D3D11 spec "BC1").
+  assert.equal(await page.textContent('[data-testid=insp-pin]'), `(13, 6) · block (3, 1) · BC1 3-colour + transparent  ${raw.join(', ')}`);
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Shift+ArrowRight');
   assert.deepEqual((await display(page)).pin, [22, 7]);
-  assert.equal(await page.textContent('[data-testid=insp-pin]'), `(22, 7) · block (5, 1)  ${(await pixel(page, 22, 7)).join(', ')}`);
+  assert.equal(await page.textContent('[data-testid=insp-pin]'), `(22, 7) · block (5, 1) · BC1 3-colour + transparent  ${(await pixel(page, 22, 7)).join(', ')}`);
   // View settings do not change the inspector's raw value.
   await page.keyboard.press('Shift+G');
   await page.keyboard.press('e');
@@ -380,13 +387,25 @@ test('share link: a demo view restores fully; local files are asked for; bad val
   await drop(page, [['rgba8.dds', rgba8Dds(4, 4, 2)]]);
   await select(page, { texture: 'rgba8', mip: 1 });
   const local = await page.evaluate(() => window.texscope.shareLink());
-  assert.match(local, /file=sky_hdr\.dds&file=rgba8\.dds/);
+  // Each local file is f=<size>~<SHA-256 of its first and last MiB (here: the whole file)>~<name>,
+  // the hash computed here with Node's crypto.
+  const sha = (b) => createHash('sha256').update(b).digest('hex');
+  const hdrBytes = Buffer.from((await page.evaluate(() => window.texscope.demoFiles('hdr')))[0].data);
+  const rgba = rgba8Dds(4, 4, 2);
+  const f = (name, b) => `${b.length}~${sha(b)}~${name}`;
+  assert.deepEqual(new URLSearchParams(new URL(local).hash.slice(1)).getAll('f'), [f('sky_hdr.dds', hdrBytes), f('rgba8.dds', rgba)]);
+  assert.deepEqual((await page.evaluate((h) => window.texscope.parseShare(h), new URL(local).hash)).fileMeta,
+    [{ name: 'sky_hdr.dds', size: hdrBytes.length, hash: sha(hdrBytes) }, { name: 'rgba8.dds', size: rgba.length, hash: sha(rgba) }]);
   const { page: p3, problems: pr3 } = await openPage(t);
   await p3.goto(local);
   await p3.waitForSelector('[data-testid=share-need]:not([hidden])');
   assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds, rgba8\.dds/);
+  // A different rgba8.dds (one mip, so smaller) is named as differing.
+  await drop(p3, [['rgba8.dds', rgba8Dds(4, 4, 1)]]);
+  assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds to see it.*Not the linked file: rgba8\.dds \(\d+ bytes, the link's has \d+\)/);
+  await p3.screenshot({ path: join(OUT, 'view-share-differ.png') });
   await drop(p3, [['rgba8.dds', rgba8Dds(4, 4, 2)]]);
-  assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds to see it/);
+  assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds to see it\.$/);
   await p3.evaluate(() => window.texscope.openDemo('hdr'));
   await p3.waitForFunction(() => window.texscope.view()?.mip === 1 && window.texscope.view()?.texture === 'rgba8', null, { timeout: 30000 });
   assert.deepEqual(await pixel(p3, 1, 1), rgba8Texel(1, 1, 1));

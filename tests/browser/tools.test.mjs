@@ -1,0 +1,415 @@
+// The page's tools (issue 7, continued) in Debian chromium: exports (PNG, EXR, DDS, ZIP with
+// progress and cancel), the virtualised and filterable texture list, folder drops and sibling
+// pairing across drops. Every exported file is parsed here from its specification (PNG: W3C PNG;
+// OpenEXR: "OpenEXR File Layout"; DDS: Microsoft's DDS_HEADER/DDS_HEADER_DXT10 docs; ZIP: PKWARE
+// APPNOTE), and expected texel values come from the demo definitions in src/demo.rs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inflateSync, crc32 } from 'node:zlib';
+import { OUT, openPage, route } from './harness.mjs';
+import { header, fourcc, bc1Dds, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
+
+const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
+const shown = (page, x, y) => page.evaluate(([x, y]) => window.texscope.shown(x, y), [x, y]);
+const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+
+async function openDemo(page, id) {
+  await page.click(`[data-testid=demo-gallery] [data-testid=demo-${id}]`);
+  await waitState(page, 'ready');
+}
+
+// Clicks an export entry and returns the downloaded file's name and bytes.
+async function exportAs(page, kind) {
+  await page.click('[data-testid=export-button]');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.click(`[data-testid=export-${kind}]`)]);
+  return { name: dl.suggestedFilename(), bytes: await readFile(await dl.path()) };
+}
+
+// PNG: signature, IHDR, IDAT chunks concatenated and inflated, filter type 0 on every row (what
+// an encoder that writes no filters produces; others are not expected here).
+function parsePng(buf) {
+  assert.deepEqual([...buf.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'PNG signature');
+  let o = 8;
+  let ihdr;
+  const idat = [];
+  while (o < buf.length) {
+    const len = buf.readUInt32BE(o);
+    const type = buf.toString('latin1', o + 4, o + 8);
+    const data = buf.subarray(o + 8, o + 8 + len);
+    assert.equal(buf.readUInt32BE(o + 8 + len), crc32(buf.subarray(o + 4, o + 8 + len)), `${type} CRC`);
+    if (type === 'IHDR') ihdr = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8], colour: data[9] };
+    if (type === 'IDAT') idat.push(data);
+    o += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  return { ...ihdr, raw, pixels: unfilter(raw, ihdr) };
+}
+
+// PNG row filters 0-4 (None, Sub, Up, Average, Paeth), 8-bit RGBA: the reconstructed bytes.
+function unfilter(raw, { width, height }) {
+  const bpp = 4;
+  const row = width * bpp;
+  const out = Buffer.alloc(row * height);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (row + 1)];
+    for (let i = 0; i < row; i++) {
+      const x = raw[y * (row + 1) + 1 + i];
+      const a = i >= bpp ? out[y * row + i - bpp] : 0;
+      const b = y > 0 ? out[(y - 1) * row + i] : 0;
+      const c = i >= bpp && y > 0 ? out[(y - 1) * row + i - bpp] : 0;
+      let pred = 0;
+      if (f === 1) pred = a;
+      else if (f === 2) pred = b;
+      else if (f === 3) pred = (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      out[y * row + i] = (x + pred) & 255;
+    }
+  }
+  return out;
+}
+
+test('export: PNG as shown and as stored, DDS with every mip and face', async (t) => {
+  const { page, problems } = await openPage(t);
+  await openDemo(page, 'cubemap');
+  await select(page, { slice: 1 });
+  // Face -X is (60, 200, 200, 255) everywhere at its centre (src/demo.rs FACES).
+  const raw = await exportAs(page, 'png-raw');
+  assert.equal(raw.name, 'sky_cube__mip0__s1.png');
+  const p = parsePng(raw.bytes);
+  assert.deepEqual([p.width, p.height, p.depth, p.colour], [64, 64, 8, 6]);
+  const row = 1 + 64 * 4;
+  assert.equal(p.raw.length, row * 64);
+  const at = (x, y) => [...p.raw.subarray(y * row + 1 + x * 4, y * row + 1 + x * 4 + 4)];
+  assert.equal(p.raw[32 * row], 0, 'filter byte');
+  assert.deepEqual(at(32, 32), [60, 200, 200, 255]);
+
+  // "What you see": red channel off -> the PNG holds (0, 200, 200) there.
+  await page.click('[data-testid=channel-r]');
+  const view = await exportAs(page, 'png-view');
+  assert.equal(view.name, 'sky_cube__mip0__s1__view.png');
+  const v = parsePng(view.bytes);
+  assert.deepEqual([v.width, v.height], [64, 64]);
+  const vi = (32 * 64 + 32) * 4;
+  assert.deepEqual([...v.pixels.subarray(vi, vi + 4)], [0, 200, 200, 255], 'red off in the exported view');
+  assert.deepEqual(await shown(page, 32, 32), [0, 200, 200, 255]);
+  await page.click('[data-testid=channel-r]');
+
+  // DDS: 'DDS ' + 124-byte header (+ 20-byte DX10 header when FourCC is DX10), 7 mips (64 -> 1),
+  // cube flags in caps2, faces one after another each with its full chain (DDS cube layout).
+  const dds = (await exportAs(page, 'dds')).bytes;
+  assert.equal(dds.toString('latin1', 0, 4), 'DDS ');
+  assert.equal(dds.readUInt32LE(4), 124);
+  assert.deepEqual([dds.readUInt32LE(12), dds.readUInt32LE(16), dds.readUInt32LE(28)], [64, 64, 7]);
+  assert.equal(dds.readUInt32LE(112) & 0xfe00, 0xfe00, 'all six faces (caps2)');
+  const dx10 = dds.toString('latin1', 84, 88) === 'DX10';
+  const start = dx10 ? 148 : 128;
+  const face = 4 * (64 * 64 + 32 * 32 + 16 * 16 + 8 * 8 + 4 * 4 + 2 * 2 + 1);
+  assert.equal(dds.length, start + 6 * face, 'every mip of every face');
+  const bgra = !dx10 && dds.readUInt32LE(92) === 0xff0000; // legacy masks: red in the third byte
+  const t1 = (32 * 64 + 32) * 4 + start + face;
+  const px = [...dds.subarray(t1, t1 + 4)];
+  assert.deepEqual(bgra ? [px[2], px[1], px[0], px[3]] : px, [60, 200, 200, 255], 'face -X centre in the DDS');
+  await page.click('[data-testid=export-button]');
+  await shot(page, 'tools-export-menu.png');
+  await page.click('[data-testid=export-button]');
+  assert.deepEqual(problems, []);
+});
+
+test('export: EXR keeps HDR floats', async (t) => {
+  const { page, problems } = await openPage(t);
+  await openDemo(page, 'hdr');
+  const { name, bytes } = await exportAs(page, 'exr');
+  assert.equal(name, 'sky_hdr__mip0__s0.exr');
+  assert.equal(bytes.readInt32LE(0), 20000630, 'EXR magic');
+  assert.equal(bytes.readInt32LE(4) & 0xff, 2, 'version 2');
+  // Header: (name\0 type\0 size value)* then \0.
+  let o = 8;
+  const attrs = {};
+  const cstr = () => { const e = bytes.indexOf(0, o); const s = bytes.toString('latin1', o, e); o = e + 1; return s; };
+  for (;;) {
+    const n = cstr();
+    if (!n) break;
+    const type = cstr();
+    const size = bytes.readInt32LE(o);
+    attrs[n] = { type, value: bytes.subarray(o + 4, o + 4 + size) };
+    o += 4 + size;
+  }
+  assert.equal(attrs.compression.value[0], 0, 'no compression');
+  const dw = attrs.dataWindow.value;
+  assert.deepEqual([0, 4, 8, 12].map((k) => dw.readInt32LE(k)), [0, 0, 255, 127], 'sky_hdr is 256x128');
+  const chans = [];
+  for (let c = 0; attrs.channels.value[c]; ) {
+    const e = attrs.channels.value.indexOf(0, c);
+    chans.push([attrs.channels.value.toString('latin1', c, e), attrs.channels.value.readInt32LE(e + 1)]);
+    c = e + 17;
+  }
+  assert.deepEqual(chans, [['A', 2], ['B', 2], ['G', 2], ['R', 2]], 'FLOAT channels in name order');
+  // The sun's centre (192, 40) is (16, 14, 10) (src/demo.rs SUN).
+  const line = Number(bytes.readBigUInt64LE(o + 40 * 8));
+  assert.equal(bytes.readInt32LE(line), 40);
+  const size = bytes.readInt32LE(line + 4);
+  assert.equal(size, 256 * 4 * 4);
+  const f = (ch, x) => bytes.readFloatLE(line + 8 + ch * 256 * 4 + x * 4);
+  assert.deepEqual([f(3, 192), f(2, 192), f(1, 192), f(0, 192)], [16, 14, 10, 1]);
+  assert.deepEqual(problems, []);
+});
+
+// ZIP: end of central directory, then each central entry -> local header -> stored data.
+function parseZip(buf) {
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  assert.ok(eocd >= 0, 'end of central directory');
+  const count = buf.readUInt16LE(eocd + 10);
+  let o = buf.readUInt32LE(eocd + 16);
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    assert.equal(buf.readUInt32LE(o), 0x02014b50);
+    const crc = buf.readUInt32LE(o + 16);
+    const size = buf.readUInt32LE(o + 20);
+    const nl = buf.readUInt16LE(o + 28);
+    const name = buf.toString('utf8', o + 46, o + 46 + nl);
+    const local = buf.readUInt32LE(o + 42);
+    assert.equal(buf.readUInt32LE(local), 0x04034b50);
+    assert.equal(buf.readUInt16LE(local + 8), 0, 'stored');
+    const data = buf.subarray(local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28), local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28) + size);
+    assert.equal(crc32(data), crc, `${name} CRC-32`);
+    out.push({ name, data });
+    o += 46 + nl + buf.readUInt16LE(o + 30) + buf.readUInt16LE(o + 32);
+  }
+  return out;
+}
+
+test('export all listed as a ZIP, with a progress bar and cancel', async (t) => {
+  const { page, problems } = await openPage(t);
+  await openDemo(page, 'cubemap');
+  await page.click('[data-testid=demo-button]');
+  await page.click('#demo-menu [data-testid=demo-hdr]');
+  await page.waitForFunction(() => window.texscope.textures().length === 2, null, { timeout: 30000 });
+  await waitState(page, 'ready');
+  const { name, bytes } = await exportAs(page, 'zip');
+  assert.equal(name, 'texscope-export.zip');
+  const entries = parseZip(bytes);
+  assert.deepEqual(entries.map((e) => e.name).sort(), ['sky_cube.dds', 'sky_hdr.dds']);
+  for (const e of entries) assert.equal(e.data.toString('latin1', 0, 4), 'DDS ', e.name);
+  const hdr = entries.find((e) => e.name === 'sky_hdr.dds').data;
+  assert.deepEqual([hdr.readUInt32LE(12), hdr.readUInt32LE(16)], [128, 256], 'sky_hdr header height, width');
+
+  // Cancel: slow each texture down, see the bar, cancel; no download follows.
+  await page.evaluate(() => window.texscope.setExportDelay(1500));
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await page.click('[data-testid=export-button]');
+  await page.click('[data-testid=export-zip]');
+  await page.waitForSelector('[data-testid=progress]:not([hidden])');
+  assert.match(await page.textContent('[data-testid=progress-label]'), /Exporting 1 of 2/);
+  await shot(page, 'tools-export-progress.png');
+  await page.click('[data-testid=progress-cancel]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=status]').textContent === 'Export cancelled', null, { timeout: 10000 });
+  assert.equal(await page.isHidden('[data-testid=progress]'), true);
+  assert.equal(downloads, 0);
+  assert.deepEqual(problems, []);
+});
+
+// The synthetic list: entry i is named T_Synth_<i padded to 5>, engine and format cycle through
+// the lists below, and its size is 2^(4 + i % 9) square (16 .. 4096).
+const ENGINES = ['unreal', 'unity', 'frostbite'];
+const FORMATS = ['BC1', 'BC3', 'BC5', 'BC7'];
+const synth = (n) => Array.from({ length: n }, (_, i) => {
+  const s = 2 ** (4 + (i % 9));
+  return { file: `pack${i % 10}.pak`, name: `T_Synth_${String(i).padStart(5, '0')}`, engine: ENGINES[i % 3], format: FORMATS[i % 4], width: s, height: s, depth: 1, slices: 1, kind: '2d', gpu_bytes: s * s * (i % 4 === 0 ? 0.5 : 1) };
+});
+
+test('texture list: 10,000 entries virtualised, filter and sort', async (t) => {
+  const { page, problems } = await openPage(t);
+  const entries = synth(10000);
+  assert.equal(await page.evaluate((e) => window.texscope.injectList(e), entries), 10000);
+  const list = () => page.evaluate(() => window.texscope.list());
+  let l = await list();
+  assert.equal(l.listed.length, 10000);
+  assert.ok(l.rows < 60, `only visible rows are in the DOM (${l.rows})`);
+  // Scroll from top to bottom in 40 steps; each step must paint within a frame budget.
+  const times = await page.evaluate(async () => {
+    const s = document.querySelector('[data-testid=texture-list]');
+    const out = [];
+    for (let k = 1; k <= 40; k++) {
+      const t0 = performance.now();
+      s.scrollTop = (s.scrollHeight * k) / 40;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      out.push(performance.now() - t0);
+    }
+    return out;
+  });
+  times.sort((a, b) => a - b);
+  t.diagnostic(`scroll step (set scrollTop, two frames): median ${times[20].toFixed(1)} ms, p90 ${times[36].toFixed(1)} ms`);
+  assert.ok(times[Math.floor(times.length * 0.9)] < 100, `90th percentile scroll step ${times[36].toFixed(1)} ms`);
+  const last = await page.$$eval('[data-testid=texture-list] .tex .tex-label', (els) => els.map((e) => e.textContent));
+  assert.ok(last.includes('T_Synth_09999'), 'the last entry is reachable');
+  assert.ok((await list()).rows < 60);
+  await shot(page, 'tools-list-10000.png');
+
+  const expectNames = (f) => entries.filter(f).map((e) => e.name);
+  await page.fill('[data-testid=filter-name]', 'synth_0012');
+  assert.deepEqual((await list()).listed, expectNames((e) => e.name.toLowerCase().includes('synth_0012')));
+  await page.fill('[data-testid=filter-name]', '/_0*7$/');
+  assert.deepEqual((await list()).listed, expectNames((e) => /_0*7$/.test(e.name)));
+  await page.fill('[data-testid=filter-name]', '/[/');
+  assert.equal((await list()).listed.length, 0);
+  assert.match(await page.textContent('[data-testid=filter-error]'), /not a regular expression/);
+  await page.fill('[data-testid=filter-name]', '');
+  await page.selectOption('[data-testid=filter-engine]', 'unity');
+  await page.selectOption('[data-testid=filter-format]', 'BC7');
+  await page.selectOption('[data-testid=filter-size]', '1024');
+  const want = expectNames((e) => e.engine === 'unity' && e.format === 'BC7' && e.width >= 1024);
+  assert.deepEqual((await list()).listed, want);
+  assert.equal(await page.textContent('[data-testid=count]'), `${want.length} of 10000`);
+  await page.selectOption('[data-testid=sort]', 'size');
+  const bySize = entries.filter((e) => e.engine === 'unity' && e.format === 'BC7' && e.width >= 1024)
+    .sort((a, b) => b.width * b.height - a.width * a.height || (a.name < b.name ? -1 : 1)).map((e) => e.name);
+  assert.deepEqual((await list()).listed, bySize);
+  await page.selectOption('[data-testid=filter-engine]', '');
+  await page.selectOption('[data-testid=filter-format]', '');
+  await page.selectOption('[data-testid=filter-size]', '0');
+  await page.selectOption('[data-testid=sort]', 'memory');
+  const byMem = [...entries].sort((a, b) => b.gpu_bytes - a.gpu_bytes || (a.name < b.name ? -1 : 1)).map((e) => e.name);
+  assert.deepEqual((await list()).listed, byMem);
+  await page.selectOption('[data-testid=sort]', 'name');
+  assert.deepEqual((await list()).listed.slice(0, 3), ['T_Synth_00000', 'T_Synth_00001', 'T_Synth_00002']);
+  await shot(page, 'tools-list-filtered.png');
+  assert.deepEqual(problems, []);
+});
+
+test('list states, sibling pairing across two drops, folder walk', async (t) => {
+  const { page, problems } = await openPage(t);
+  const files = await page.evaluate(() => window.texscope.demoFiles('ue-classic'));
+  const asInput = (f) => ({ name: f.name, mimeType: 'application/octet-stream', buffer: Buffer.from(f.data) });
+  const ubulk = files.find((f) => f.name.endsWith('.ubulk'));
+  assert.ok(ubulk, 'the UE classic demo has a .ubulk (src/demo.rs)');
+  // Drop 1: everything but the .ubulk -> the texture waits for it (mips 0-1 live there).
+  await page.setInputFiles('[data-testid=file-input]', files.filter((f) => f !== ubulk).map(asInput));
+  await waitState(page, 'ready');
+  const stateText = () => page.textContent('[data-testid=texture-list] .tex [data-testid=tex-state]');
+  assert.equal(await stateText(), `waiting for ${ubulk.name}`);
+  assert.match(await page.textContent('[data-testid=texture-list] .badge'), /^8\/10 mips$/);
+  await shot(page, 'tools-list-waiting.png');
+  // Drop 2: the .ubulk alone completes it.
+  await page.setInputFiles('[data-testid=file-input]', [asInput(ubulk)]);
+  await page.waitForFunction(() => document.querySelector('[data-testid=texture-list] .badge')?.textContent === 'ready', null, { timeout: 30000 });
+  const v = await select(page, { mip: 0 });
+  assert.deepEqual([v.texture, v.width], ['T_Bricks_D', 512]);
+  // (1, 1) is mortar: RGB565 (20, 40, 20) expands to (165, 162, 165) (src/demo.rs MORTAR).
+  assert.deepEqual(await page.evaluate(() => window.texscope.pixel(1, 1)), [165, 162, 165, 255]);
+
+  // A folder drop: entries shaped like FileSystemDirectoryEntry (readEntries hands out batches,
+  // then an empty one), nested two deep; every file is found and opened together.
+  const names = await page.evaluate(async () => {
+    const made = await window.texscope.demoFiles('hdr');
+    const file = (n, d) => ({ isFile: true, isDirectory: false, file: (ok) => ok(new File([new Uint8Array(d)], n)) });
+    const dir = (children) => ({
+      isFile: false, isDirectory: true,
+      createReader() { let k = 0; return { readEntries: (ok) => ok(k < children.length ? children.slice(k, (k += 1)) : []) }; },
+    });
+    const tree = dir([dir(made.map((f) => file(f.name, f.data))), file('notes.txt', [104, 105])]);
+    return window.texscope.openEntries([tree]);
+  });
+  assert.deepEqual(names, ['sky_hdr.dds', 'notes.txt']);
+  await page.waitForFunction(() => window.texscope.textures().some((c) => c.name === 'sky_hdr'), null, { timeout: 30000 });
+
+  // An entry with an error shows the message in the list.
+  await page.evaluate(() => window.texscope.injectList([{ file: 'a.uasset', name: 'T_Broken', engine: 'unreal', format: 'BC1', width: 4, height: 4, depth: 1, slices: 1, error: 'a.uasset: export 3: serial size 0 is too small' }]));
+  assert.equal(await stateText(), 'a.uasset: export 3: serial size 0 is too small');
+  assert.equal(await page.textContent('[data-testid=texture-list] .badge'), 'error');
+  assert.deepEqual(problems, []);
+});
+
+// A DX10 DDS of `blocks` (16-byte BCn blocks in one row), DXGI format `format` (Microsoft DXGI_FORMAT:
+// 95 BC6H_UF16, 98 BC7_UNORM).
+function bc16Dds(format, blocks) {
+  return Buffer.concat([
+    header({ width: 4 * blocks.length, height: 4, mips: 1, pitchOrLinearSize: 16 * blocks.length, linear: true, pf: { flags: 0x4, fourcc: fourcc('DX10') }, dx10: { format, arraySize: 1 } }),
+    ...blocks.map((b0) => { const b = Buffer.alloc(16); b[0] = b0; return b; }),
+  ]);
+}
+
+test('inspector: BCn block mode from the stored bytes (BC1, BC7, BC6H)', async (t) => {
+  const { page, problems } = await openPage(t);
+  // BC7: mode m is m zero bits then a one in byte 0 (Microsoft "BC7 Format Mode Reference").
+  // BC6H: low 2 bits 00 -> mode 1, 01 -> mode 2; else 5 bits: 00011 -> mode 11, 10011 reserved
+  // (Microsoft "BC6H Format", mode table).
+  await page.setInputFiles('[data-testid=file-input]', [
+    { name: 'bc1.dds', mimeType: 'application/octet-stream', buffer: bc1Dds() },
+    { name: 'bc7.dds', mimeType: 'application/octet-stream', buffer: bc16Dds(98, [0x01, 0x20, 0x40, 0x00]) },
+    { name: 'bc6h.dds', mimeType: 'application/octet-stream', buffer: bc16Dds(95, [0x00, 0x01, 0x03, 0x13]) },
+  ]);
+  await waitState(page, 'ready');
+  const pinText = async (x, y) => {
+    await page.evaluate((p) => window.texscope.setDisplay({ pin: p }), [x, y]);
+    return page.textContent('[data-testid=insp-pin]');
+  };
+  await select(page, { texture: 'bc1' });
+  // bc1Dds: block 0 red 0xF800 > blue 0x001F (4-colour), block 1 0x0000 < 0x8410 (3-colour).
+  assert.match(await pinText(1, 1), /block \(0, 0\) · BC1 4-colour/);
+  assert.match(await pinText(6, 2), /block \(1, 0\) · BC1 3-colour \+ transparent/);
+  await select(page, { texture: 'bc7' });
+  assert.match(await pinText(0, 0), /BC7 mode 0/);
+  assert.match(await pinText(5, 0), /BC7 mode 5/);
+  assert.match(await pinText(9, 3), /BC7 mode 6/);
+  assert.match(await pinText(13, 0), /BC7 reserved/);
+  await select(page, { texture: 'bc6h' });
+  assert.match(await pinText(0, 0), /BC6H mode 1\b/);
+  assert.match(await pinText(4, 0), /BC6H mode 2\b/);
+  assert.match(await pinText(8, 0), /BC6H mode 11\b/);
+  assert.match(await pinText(12, 0), /BC6H reserved/);
+  await shot(page, 'tools-block-mode.png');
+  assert.deepEqual(problems, []);
+});
+
+test('histogram and range autofit on HDR', async (t) => {
+  const { page, problems } = await openPage(t);
+  await openDemo(page, 'hdr');
+  const h = await page.evaluate(() => window.texscope.histogram());
+  assert.equal(h.kind, 'log2');
+  // The sun disc (src/demo.rs sky: r <= 10 around (192, 40)) is (16, 14, 10): the integer points
+  // within radius 10 number 317 (Gauss circle problem, N(10) = 317); nothing else reaches 8
+  // (sky <= 1.1 plus a glow of at most 3).
+  assert.equal(h.bins[4 - h.lo], 317, 'texels in [16, 32)');
+  assert.equal(h.bins[3 - h.lo], 0, 'no texel in [8, 16)');
+  assert.equal(h.max, 16);
+  assert.equal(h.bins.reduce((a, b) => a + b, 0) + h.zero + h.bad, 256 * 128);
+  // Autofit: the exposure (quarter stops, rounded down) that brings 16 to 1 is -4 EV.
+  await page.click('[data-testid=hist-fit]');
+  assert.equal((await page.evaluate(() => window.texscope.display())).exposure, -4);
+  assert.match(await page.textContent('[data-testid=histogram-label]'), /white at 16\b/);
+  await shot(page, 'tools-histogram.png');
+  assert.deepEqual(problems, []);
+});
+
+test('open by URL: ?src= fetches the named file with progress; other schemes are refused', async (t) => {
+  const body = rgba8Dds(4, 4, 2);
+  const url = route('/remote/rgba8.dds', body);
+  const { page, problems } = await openPage(t, `?src=${encodeURIComponent(url)}&src=${encodeURIComponent('javascript:alert(1)')}&src=${encodeURIComponent('file:///etc/passwd')}`);
+  await waitState(page, 'ready');
+  const note = await page.textContent('[data-testid=src-note]');
+  assert.match(note, /Nothing else leaves this page/);
+  assert.match(note, /Ignored \(only http and https URLs\): javascript:alert\(1\), file:\/\/\/etc\/passwd/);
+  const v = await page.evaluate(() => window.texscope.view());
+  assert.deepEqual([v.texture, v.width, v.height], ['rgba8', 4, 4]);
+  // rgba8Texel is the fixture's own rule (tests/browser/dds-fixtures.mjs).
+  assert.deepEqual(await page.evaluate(() => window.texscope.pixel(3, 2)), rgba8Texel(3, 2, 0));
+  const link = await page.evaluate(() => window.texscope.shareLink());
+  assert.ok(link.includes(`?src=${encodeURIComponent(url)}`), 'the link carries the URL');
+  await shot(page, 'tools-open-by-url.png');
+  // A URL that fails says so, naming it.
+  const bad = route('/remote/none', Buffer.alloc(0));
+  const { page: p2 } = await openPage(t, `?src=${encodeURIComponent(bad.replace('none', 'missing.dds'))}`);
+  await waitState(p2, 'error');
+  assert.match(await p2.textContent('[data-testid=error]'), /missing\.dds could not be fetched: the server answered 404/);
+  assert.deepEqual(problems, []);
+});

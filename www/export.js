@@ -1,0 +1,180 @@
+// File writers for the page's exports: PNG (8- or 16-bit RGBA), OpenEXR (uncompressed scanline,
+// 32-bit float RGBA) and a store-only ZIP. Written here in JS rather than in the wasm core to keep
+// the module small (the native CLI's `png`/`exr` crates would add to the wasm size, issue 7).
+// Formats from their specifications: PNG (W3C PNG 3rd ed., chunks, CRC-32, zlib IDAT), OpenEXR
+// ("OpenEXR File Layout": magic 20000630, version 2, header attributes, line offset table) and ZIP
+// (PKWARE APPNOTE 6.3.x sections 4.3.7, 4.3.12, 4.3.16; method 0 = stored).
+
+// CRC-32 (ISO 3309 / ITU-T V.42, reflected polynomial 0xEDB88320), as PNG and ZIP use it.
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+export function crc32(bytes, crc = 0) {
+  let c = ~crc >>> 0;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 255] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+async function zlib(bytes) {
+  // CompressionStream('deflate') is zlib-wrapped deflate (RFC 1950), exactly what IDAT holds.
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+function chunk(type, data) {
+  const out = new Uint8Array(12 + data.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  dv.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+/** PNG of RGBA texels: `data` Uint8Array (8-bit) or Uint16Array (16-bit), rows top first. */
+export async function encodePng(width, height, data) {
+  const depth = data instanceof Uint16Array ? 16 : 8;
+  const bpp = depth / 2; // 4 channels x depth/8 bytes
+  const row = width * bpp;
+  const raw = new Uint8Array((row + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const o = y * (row + 1); // filter byte 0 (None), then the row
+    if (depth === 8) raw.set(data.subarray(y * width * 4, (y + 1) * width * 4), o + 1);
+    else {
+      for (let i = 0; i < width * 4; i++) {
+        const v = data[y * width * 4 + i];
+        raw[o + 1 + 2 * i] = v >> 8; // PNG samples are big-endian
+        raw[o + 2 + 2 * i] = v & 255;
+      }
+    }
+  }
+  const ihdr = new Uint8Array(13);
+  const dv = new DataView(ihdr.buffer);
+  dv.setUint32(0, width);
+  dv.setUint32(4, height);
+  ihdr[8] = depth;
+  ihdr[9] = 6; // colour type 6: RGBA
+  const sig = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+  return new Blob([sig, chunk('IHDR', ihdr), chunk('IDAT', await zlib(raw)), chunk('IEND', new Uint8Array(0))], { type: 'image/png' });
+}
+
+/** OpenEXR, no compression, one scanline per block, FLOAT channels A B G R from RGBA float texels. */
+export function encodeExr(width, height, data) {
+  const parts = [];
+  const bytes = (arr) => parts.push(Uint8Array.from(arr));
+  const str = (s) => bytes([...new TextEncoder().encode(s), 0]);
+  const i32 = (v) => { const b = new Uint8Array(4); new DataView(b.buffer).setInt32(0, v, true); parts.push(b); };
+  const f32 = (v) => { const b = new Uint8Array(4); new DataView(b.buffer).setFloat32(0, v, true); parts.push(b); };
+  const attr = (name, type, size) => { str(name); str(type); i32(size); };
+  i32(20000630); // magic
+  i32(2); // version 2, single-part scanline
+  const names = ['A', 'B', 'G', 'R']; // channel list sorted by name (the spec requires it)
+  attr('channels', 'chlist', names.length * 18 + 1);
+  for (const n of names) { str(n); i32(2); bytes([0, 0, 0, 0]); i32(1); i32(1); } // FLOAT, pLinear 0, sampling 1 1
+  bytes([0]);
+  attr('compression', 'compression', 1); bytes([0]);
+  for (const w of ['dataWindow', 'displayWindow']) { attr(w, 'box2i', 16); i32(0); i32(0); i32(width - 1); i32(height - 1); }
+  attr('lineOrder', 'lineOrder', 1); bytes([0]); // increasing y
+  attr('pixelAspectRatio', 'float', 4); f32(1);
+  attr('screenWindowCenter', 'v2f', 8); f32(0); f32(0);
+  attr('screenWindowWidth', 'float', 4); f32(1);
+  bytes([0]); // end of header
+  const headerLen = parts.reduce((n, p) => n + p.length, 0);
+  const lineData = width * 4 * 4;
+  const block = 8 + lineData;
+  const table = new Uint8Array(height * 8);
+  const tv = new DataView(table.buffer);
+  const first = headerLen + table.length;
+  for (let y = 0; y < height; y++) tv.setBigUint64(y * 8, BigInt(first + y * block), true);
+  parts.push(table);
+  const blocks = new Uint8Array(block * height);
+  const bv = new DataView(blocks.buffer);
+  const src = [3, 2, 1, 0]; // A B G R from RGBA
+  for (let y = 0; y < height; y++) {
+    let o = y * block;
+    bv.setInt32(o, y, true);
+    bv.setInt32(o + 4, lineData, true);
+    o += 8;
+    for (const c of src) {
+      for (let x = 0; x < width; x++, o += 4) bv.setFloat32(o, data[(y * width + x) * 4 + c], true);
+    }
+  }
+  parts.push(blocks);
+  return new Blob(parts, { type: 'image/x-exr' });
+}
+
+/**
+ * A store-only ZIP of `entries` ({name, data: Uint8Array}) with UTF-8 names. `onProgress(done,
+ * total)` runs after each entry; `signal.aborted` stops it with an AbortError.
+ */
+export async function zipStore(entries, { onProgress, signal } = {}) {
+  const parts = [];
+  const central = [];
+  let offset = 0;
+  const enc = new TextEncoder();
+  if (entries.length > 0xffff) throw new Error(`a ZIP holds at most 65535 files (no ZIP64 here); ${entries.length} were asked for`);
+  for (let i = 0; i < entries.length; i++) {
+    if (signal?.aborted) throw new DOMException('the export was cancelled', 'AbortError');
+    const { name, data } = await entries[i]();
+    if (offset + data.length > 0xfffffff0) throw new Error('the ZIP would pass 4 GiB (no ZIP64 here): export fewer textures');
+    const nm = enc.encode(name);
+    const crc = crc32(data);
+    const local = new Uint8Array(30 + nm.length);
+    const lv = new DataView(local.buffer);
+    lv.setUint32(0, 0x04034b50, true);
+    lv.setUint16(4, 20, true); // version needed 2.0
+    lv.setUint16(6, 0x0800, true); // bit 11: names are UTF-8
+    lv.setUint16(8, 0, true); // stored
+    lv.setUint16(12, 0x21, true); // date 1980-01-01 (no timestamps: the same input gives the same file)
+    lv.setUint32(14, crc, true);
+    lv.setUint32(18, data.length, true);
+    lv.setUint32(22, data.length, true);
+    lv.setUint16(26, nm.length, true);
+    local.set(nm, 30);
+    const cd = new Uint8Array(46 + nm.length);
+    const cv = new DataView(cd.buffer);
+    cv.setUint32(0, 0x02014b50, true);
+    cv.setUint16(4, 20, true);
+    cv.setUint16(6, 20, true);
+    cv.setUint16(8, 0x0800, true);
+    cv.setUint16(14, 0x21, true);
+    cv.setUint32(16, crc, true);
+    cv.setUint32(20, data.length, true);
+    cv.setUint32(24, data.length, true);
+    cv.setUint16(28, nm.length, true);
+    cv.setUint32(42, offset, true);
+    cd.set(nm, 46);
+    parts.push(local, data);
+    central.push(cd);
+    offset += local.length + data.length;
+    onProgress?.(i + 1, entries.length);
+  }
+  const cdSize = central.reduce((n, c) => n + c.length, 0);
+  const end = new Uint8Array(22);
+  const ev = new DataView(end.buffer);
+  ev.setUint32(0, 0x06054b50, true);
+  ev.setUint16(8, central.length, true);
+  ev.setUint16(10, central.length, true);
+  ev.setUint32(12, cdSize, true);
+  ev.setUint32(16, offset, true);
+  return new Blob([...parts, ...central, end], { type: 'application/zip' });
+}
+
+/** Starts a download of `blob` as `name`. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

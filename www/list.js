@@ -1,0 +1,120 @@
+// The texture list: filter (name substring or /regex/, engine, format, size), sort (name, size,
+// estimated GPU memory) and a virtualised view that builds DOM rows only for what is on screen, so
+// 10,000 entries scroll as smoothly as ten. Entries are the Session's texture records.
+
+export const ROW_HEIGHT = 62; // px; every row has the same height so position = index * ROW_HEIGHT
+const OVERSCAN = 6;
+
+/** The state of one entry: ready, waiting for named files, error with its message. */
+export function entryState(t) {
+  if (t.census.error) return { cls: 'bad', text: 'error', detail: t.census.error };
+  const absent = t.mips.filter((m) => !m.present);
+  const names = [...new Set(absent.flatMap((m) => m.missing))];
+  const wants = names.length ? `waiting for ${names.join(', ')}` : 'data not found';
+  if (absent.length === t.mips.length) return { cls: 'wait', text: 'waiting', detail: wants };
+  if (absent.length) return { cls: 'part', text: `${t.mips.length - absent.length}/${t.mips.length} mips`, detail: wants };
+  return { cls: 'ok', text: 'ready', detail: '' };
+}
+
+/**
+ * A name matcher: text between slashes ("/^T_.*_N$/i") is a regular expression, anything else a
+ * case-insensitive substring. Returns {test, error}; a bad regex matches nothing and says why.
+ */
+export function nameMatcher(q) {
+  const m = /^\/(.*)\/([a-z]*)$/.exec(q);
+  if (m) {
+    try {
+      const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
+      return { test: (s) => re.test(s), error: '' };
+    } catch (e) {
+      return { test: () => false, error: `not a regular expression: ${e.message}` };
+    }
+  }
+  const low = q.toLowerCase();
+  return { test: (s) => s.toLowerCase().includes(low), error: '' };
+}
+
+const texels = (c) => c.width * c.height * Math.max(1, c.depth) * Math.max(1, c.slices);
+
+/** Indices of `textures` that pass `f` ({name, engine, format, minSize}), sorted by `f.sort`. */
+export function filterSort(textures, f) {
+  const match = nameMatcher(f.name ?? '');
+  const out = [];
+  for (let i = 0; i < textures.length; i++) {
+    const c = textures[i].census;
+    if (f.name && !match.test(c.name)) continue;
+    if (f.engine && c.engine !== f.engine) continue;
+    if (f.format && c.format !== f.format) continue;
+    if (f.minSize && Math.max(c.width, c.height) < f.minSize) continue;
+    out.push(i);
+  }
+  const name = (i) => textures[i].census.name;
+  const byName = (a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b);
+  if (f.sort === 'size') out.sort((a, b) => texels(textures[b].census) - texels(textures[a].census) || byName(a, b));
+  else if (f.sort === 'memory') out.sort((a, b) => (textures[b].gpu_bytes ?? 0) - (textures[a].gpu_bytes ?? 0) || byName(a, b));
+  else if (f.sort === 'name') out.sort(byName);
+  return { indices: out, error: match.error };
+}
+
+/**
+ * A virtual list in `scroller` (a scrolling element): `render(index, row)` fills a row element for
+ * texture `index`. `setItems(indices)` changes what is listed; rows are recycled on scroll.
+ */
+export class VirtualList {
+  constructor(scroller, render) {
+    this.scroller = scroller;
+    this.render = render;
+    this.items = [];
+    this.spacer = document.createElement('div');
+    this.spacer.className = 'vlist-spacer';
+    scroller.replaceChildren(this.spacer);
+    this.rows = new Map(); // position -> element
+    this.frame = 0;
+    scroller.addEventListener('scroll', () => {
+      if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.update(); });
+    });
+    new ResizeObserver(() => this.update()).observe(scroller);
+  }
+
+  setItems(items) {
+    this.items = items;
+    this.spacer.style.height = `${items.length * ROW_HEIGHT}px`;
+    for (const r of this.rows.values()) r.remove();
+    this.rows.clear();
+    this.update();
+  }
+
+  /** Re-renders the rows on screen (after a state change such as the selection). */
+  refresh() {
+    for (const [pos, row] of this.rows) this.render(this.items[pos], row);
+  }
+
+  update() {
+    const top = this.scroller.scrollTop;
+    const h = this.scroller.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(this.items.length, Math.ceil((top + h) / ROW_HEIGHT) + OVERSCAN);
+    for (const [pos, row] of this.rows) {
+      if (pos < first || pos >= last) { row.remove(); this.rows.delete(pos); }
+    }
+    for (let pos = first; pos < last; pos++) {
+      if (this.rows.has(pos)) continue;
+      const row = document.createElement('div');
+      row.setAttribute('role', 'option');
+      row.className = 'tex';
+      row.style.top = `${pos * ROW_HEIGHT}px`;
+      row.dataset.pos = String(pos);
+      this.render(this.items[pos], row);
+      this.spacer.append(row);
+      this.rows.set(pos, row);
+    }
+  }
+
+  /** Scrolls so that list position `pos` is visible. */
+  reveal(pos) {
+    const top = pos * ROW_HEIGHT;
+    const s = this.scroller;
+    if (top < s.scrollTop) s.scrollTop = top;
+    else if (top + ROW_HEIGHT > s.scrollTop + s.clientHeight) s.scrollTop = top + ROW_HEIGHT - s.clientHeight;
+  }
+}

@@ -1,0 +1,38 @@
+// Opening: folders dropped on the page are walked (DataTransferItem.webkitGetAsEntry, the File and
+// Directory Entries API) so every file inside opens together and siblings pair up.
+
+const MAX_FILES = 20000; // a drop bigger than this is almost surely a mistake (a whole drive)
+const MAX_DEPTH = 32;
+
+const readBatch = (reader) => new Promise((res, rej) => reader.readEntries(res, rej));
+const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
+
+/**
+ * Every File under `entries` (FileSystemEntry-like objects: isFile/isDirectory, file(),
+ * createReader().readEntries()). Directories are read until readEntries returns an empty batch
+ * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH.
+ */
+export async function walkEntries(entries, depth = 0, out = []) {
+  if (depth > MAX_DEPTH) throw new Error(`the dropped folders nest deeper than ${MAX_DEPTH} levels`);
+  for (const entry of entries) {
+    if (!entry) continue;
+    if (entry.isFile) {
+      if (out.length >= MAX_FILES) throw new Error(`the drop holds more than ${MAX_FILES} files: drop a smaller folder`);
+      out.push(await fileOf(entry));
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader)) {
+        await walkEntries(batch, depth + 1, out);
+      }
+    }
+  }
+  return out;
+}
+
+/** The files of a drop: folders walked when the browser gives entries, else the plain file list. */
+export async function droppedFiles(dataTransfer) {
+  const items = Array.from(dataTransfer?.items ?? []).filter((i) => i.kind === 'file');
+  const entries = items.map((i) => i.webkitGetAsEntry?.() ?? null);
+  if (entries.length && entries.every(Boolean) && entries.some((e) => e.isDirectory)) return walkEntries(entries);
+  return Array.from(dataTransfer?.files ?? []);
+}
