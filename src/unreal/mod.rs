@@ -5,7 +5,9 @@
 mod cursor;
 pub mod fixture;
 pub mod package;
+pub mod props;
 pub mod texture;
+pub mod usmap;
 pub mod vt;
 
 use crate::io::{Error, Result};
@@ -66,8 +68,38 @@ fn sibling(ctx: &OpenContext, i: usize, ext: &str) -> Option<usize> {
     }
 }
 
+/// Claims and parses every dropped .usmap; the first that parses serves all packages.
+fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
+    let mut found = None;
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        if ext_of(&name) != ".usmap" {
+            continue;
+        }
+        ctx.claimed[i] = true;
+        let src = ctx.sources[i].clone();
+        let parsed = crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
+            .and_then(|d| usmap::parse(&d, &ctx.limits));
+        match parsed {
+            Ok(m) if found.is_none() => found = Some((base_name(&name).to_string(), m)),
+            Ok(_) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &Error::unsupported("only one .usmap is used at a time; this one was ignored"),
+            )),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &e.in_file(&name),
+            )),
+        }
+    }
+    found
+}
+
 /// The Unreal opener: claims packages and their siblings, lists texture exports.
 pub fn open(ctx: &mut OpenContext) {
+    let usmap = open_usmaps(ctx);
     for i in ctx.unclaimed() {
         if ctx.claimed[i] {
             continue;
@@ -97,7 +129,7 @@ pub fn open(ctx: &mut OpenContext) {
             ubulk,
             uptnl,
         };
-        match open_package(ctx, &files, legacy) {
+        match open_package(ctx, &files, legacy, usmap.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -133,7 +165,12 @@ struct Files {
     uptnl: Option<usize>,
 }
 
-fn open_package(ctx: &mut OpenContext, files: &Files, legacy: bool) -> Result<usize> {
+fn open_package(
+    ctx: &mut OpenContext,
+    files: &Files,
+    legacy: bool,
+    usmap: Option<&(String, usmap::Usmap)>,
+) -> Result<usize> {
     let main = ctx.sources[files.main].clone();
     let pkg = if legacy {
         package::parse_legacy(main.as_ref(), &ctx.limits)?
@@ -172,7 +209,8 @@ fn open_package(ctx: &mut OpenContext, files: &Files, legacy: bool) -> Result<us
                 continue;
             }
         };
-        let t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
+        let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
+        read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
         ctx.textures.push(t);
         found += 1;
     }
@@ -348,9 +386,6 @@ fn build_texture(
         // unversioned, so this is the format's usual meaning, not a read fact.
         t.normal_map = Some(NormalEncoding::Rg);
     }
-    t.notes.push(
-        "colour space unknown: sRGB and compression settings are in unversioned properties".into(),
-    );
 
     if let Some(raw) = &pd.vt {
         return build_vt(ctx, files, data_src, t, raw, pd);
@@ -569,4 +604,100 @@ fn build_vt(
         .collect();
     t.layout = Layout::Virtual(Box::new(layout));
     t
+}
+
+/// PKG_UnversionedProperties: the property block has no tags and needs a .usmap.
+const PKG_UNVERSIONED_PROPERTIES: u32 = 0x2000;
+
+/// Reads the export's property block (from the export start to the platform data) into the
+/// metadata: SRGB, CompressionSettings, LODGroup, Filter, address modes ... (issue 5).
+fn read_properties(
+    ctx: &OpenContext,
+    pkg: &Package,
+    export: &Export,
+    data_src: SourceId,
+    pd: &PlatformData,
+    usmap: Option<&(String, usmap::Usmap)>,
+    t: &mut Texture,
+) {
+    let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
+    let facts = props::CLASS_DEFAULTS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if unversioned && usmap.is_none() {
+        t.add_meta(
+            "Properties",
+            format!("unversioned; drop the game's .usmap to read {facts} (unknown until then)"),
+        );
+        t.notes.push(format!(
+            "colour space unknown: the properties are unversioned; drop the game's .usmap to read {facts}"
+        ));
+        return;
+    }
+    // The property block is small (a few hundred bytes in every sample); 1 MiB bounds a hostile one.
+    let len = pd.start.saturating_sub(export.start).min(1 << 20);
+    let src = ctx.sources[data_src].clone();
+    let block = match crate::io::read_range(src.as_ref(), export.start, len, &ctx.limits) {
+        Ok(b) => b,
+        Err(e) => {
+            t.add_meta("Properties", format!("not read: {e}"));
+            return;
+        }
+    };
+    let (lwc, top_level_paths) = match pkg.flavor {
+        Flavor::Legacy => (pkg.ue5_version >= 1004, pkg.ue5_version >= 1007),
+        Flavor::Zen4 => (false, false),
+        Flavor::Zen5 { since_5_3 } => (true, since_5_3 || pkg.resources.is_some()),
+    };
+    let pctx = props::Ctx {
+        names: &pkg.names,
+        usmap: usmap.map(|u| &u.1),
+        lwc,
+        top_level_paths,
+    };
+    let mut r = crate::io::Reader::at(&block, export.start);
+    let w = if unversioned {
+        props::walk_unversioned(&pctx, &mut r, &t.class)
+    } else {
+        props::walk_tagged(&pctx, &mut r)
+    };
+    t.add_meta(
+        "Properties",
+        match (unversioned, usmap) {
+            (true, Some((f, _))) => format!("unversioned, read with {f}; {} bytes", w.end),
+            _ => format!("tagged; {} bytes", w.end),
+        },
+    );
+    for name in props::WANTED {
+        if let Some(v) = w.get(name) {
+            t.add_meta(name, v);
+        } else if w.stopped.is_none() && (!unversioned || w.defaulted.iter().any(|d| d == name)) {
+            // Both forms leave out a property that equals its class default.
+            if let Some((_, d)) = props::CLASS_DEFAULTS.iter().find(|(n, _)| n == name) {
+                t.add_meta(name, format!("{d} (not stored: class default)"));
+            }
+        }
+    }
+    if let Some(s) = &w.stopped {
+        t.add_meta("Properties stopped", s);
+        t.notes.push(format!(
+            "the property walk stopped early ({s}); later facts are unknown"
+        ));
+    }
+    let srgb = match w.get("SRGB") {
+        Some(v) => Some(v == "true"),
+        None if w.stopped.is_none() => Some(true), // UTexture's constructor default
+        None => None,
+    };
+    t.color_space = match srgb {
+        Some(true) => ColorSpace::Srgb,
+        Some(false) => ColorSpace::Linear,
+        None => ColorSpace::Unknown,
+    };
+    if t.color_space == ColorSpace::Unknown {
+        t.notes
+            .push("colour space unknown: SRGB was not read".into());
+    }
 }
