@@ -403,3 +403,43 @@ fn zen_form_of_a_vt_decodes_like_the_legacy_form() {
         }
     }
 }
+
+#[test]
+fn catalog_exposes_the_vt_tile_grid() {
+    // The grid the viewer overlays (issue 5): per cell Morton address, tile index, chunk, byte
+    // range and presence. Expected values from the spec the fixture was built from: 4x2 tiles,
+    // one hole at (2, 1), tile record = DXT1 (40/4)^2*8 = 800 bytes, chunk header 4 bytes.
+    let spec = VtSpec {
+        layers: vec![PixelFormat::BC1],
+        fallback: vec![[0.0, 0.0, 0.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 4,
+        height_tiles: 2,
+        mips: 2,
+        chunk_of_mip: vec![0, 0],
+        holes: vec![(0, 2, 1)],
+    };
+    let fx = fixture::virtual_texture("T_Grid", &spec, &mut Rng(3));
+    let cat = open("T_Grid", &fx.files, true);
+    let cells = cat.vt_tiles(0, 0, 0).unwrap();
+    assert_eq!(cells.len(), 8);
+    assert_eq!(cells.iter().filter(|c| c.present).count(), 7);
+    let hole = cells.iter().find(|c| (c.x, c.y) == (2, 1)).unwrap();
+    assert_eq!(
+        (hole.tile_index, hole.present, hole.length),
+        (None, false, 0)
+    );
+    // Morton (3, 1) = x bits even, y bits odd = 0b111 = 7; it is the 7th tile stored (index 6,
+    // the hole at Morton 6 has none), at 4 + 6 * 800.
+    let c = cells.iter().find(|c| (c.x, c.y) == (3, 1)).unwrap();
+    assert_eq!(
+        (c.morton, c.tile_index, c.offset, c.length),
+        (7, Some(6), 4 + 6 * 800, 800)
+    );
+    assert_eq!(cat.vt_tiles(0, 1, 0).unwrap().len(), 2);
+    assert!(cat.vt_tiles(0, 2, 0).is_err() && cat.vt_tiles(0, 0, 1).is_err());
+    // Without the .ubulk every cell is listed but none is present.
+    let cat = open("T_Grid", &fx.files, false);
+    assert!(cat.vt_tiles(0, 0, 0).unwrap().iter().all(|c| !c.present));
+}

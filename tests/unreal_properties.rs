@@ -240,3 +240,65 @@ fn a_broken_usmap_is_a_named_problem_and_packages_still_open() {
     assert_eq!(c.problems.len(), 1);
     assert!(c.problems[0].file == "Game.usmap" && c.problems[0].error.contains("CompressedSize"));
 }
+
+fn open_forced(p: &Path, v: &str) -> Catalog {
+    let mut srcs: Vec<SourceRef> = vec![Arc::new(FileSource::open(p).unwrap())];
+    for ext in ["uexp", "ubulk"] {
+        let q = p.with_extension(ext);
+        if q.exists() && p.extension().unwrap() != "uzenasset" {
+            srcs.push(Arc::new(FileSource::open(&q).unwrap()));
+        }
+    }
+    let opts = texscope::OpenOptions {
+        unreal_version: Some(v.into()),
+        ..Default::default()
+    };
+    texscope::open(srcs, &opts)
+}
+
+#[test]
+fn forced_engine_version_overrides_or_is_refused() {
+    // Versions: MANIFEST.md (Matya folder names from database.json; retoc's folder UE5.4).
+    let randy = root().join("retoc-tests/UE5.4/Randy.uasset");
+    let detected = open_with(&randy, None).textures.remove(0);
+    let guess = meta(&detected, "Engine (guessed from layout)").unwrap();
+    assert!(guess.starts_with("UE5.2-5.5"), "{guess}");
+    // The summary cannot tell 5.2 from 5.5; the override makes it exact and decodes the same.
+    let c = open_forced(&randy, "5.4");
+    let t = &c.textures[0];
+    let forced = meta(t, "Engine (guessed from layout)").unwrap();
+    assert!(forced.starts_with("UE5.4 (forced"), "{forced}");
+    assert_eq!(
+        (t.width, t.height, t.mips.len()),
+        (detected.width, detected.height, detected.mips.len())
+    );
+    assert!(t.error.is_none());
+    // A UE4.27 package forced as 4.18 (i32 SkipOffset) has no platform data in that layout,
+    // and forced as 5.1 its summary does not line up: both say so instead of guessing.
+    let worm = root().join("matya-uasset-samples/4.27/T_Worm_D.uasset");
+    let ok = open_forced(&worm, "4.27");
+    assert!(ok.textures[0].error.is_none());
+    let old = open_forced(&worm, "4.18");
+    assert!(old.textures.iter().all(|t| t.error.is_some()) || !old.problems.is_empty());
+    let five = open_forced(&worm, "5.1");
+    assert!(five.textures.is_empty());
+    assert!(
+        five.problems[0].error.contains("UE5.1"),
+        "{:?}",
+        five.problems
+    );
+    // The 4.18 package is right under its own version.
+    let w18 = open_forced(
+        &root().join("matya-uasset-samples/4.18/T_Worm_D.uasset"),
+        "4.18",
+    );
+    assert!(w18.textures[0].error.is_none());
+    // Zen: a 5.6 header forced as 5.1 contradicts the header's own layout.
+    let zen = root().join("retoc-tests/UE5.6/T_Quinn_01_D.uzenasset");
+    assert!(!open_forced(&zen, "5.1").problems.is_empty());
+    assert!(open_forced(&zen, "5.6").problems.is_empty());
+    // A malformed version is reported once and detection carries on.
+    let bad = open_forced(&worm, "banana");
+    assert!(bad.problems.iter().any(|p| p.file == "--ue-version"));
+    assert!(bad.textures[0].error.is_none());
+}

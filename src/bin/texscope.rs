@@ -21,6 +21,7 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
                                [--format png|exr|raw]
+Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -207,7 +208,11 @@ fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
             Err(e) => errors.push((name.clone(), format!("{name}: cannot open: {e}"))),
         }
     }
-    (open(sources, &OpenOptions::default()), errors)
+    let opts = OpenOptions {
+        unreal_version: UE_VERSION.get().cloned().flatten(),
+        ..OpenOptions::default()
+    };
+    (open(sources, &opts), errors)
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
@@ -439,8 +444,34 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
     written
 }
 
+/// `--ue-version`, taken out of the arguments before the command is parsed (it applies to all).
+static UE_VERSION: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Removes `--ue-version V` from `args`; checks V.
+fn take_ue_version(args: &mut Vec<String>) -> std::result::Result<Option<String>, String> {
+    let Some(i) = args.iter().position(|a| a == "--ue-version") else {
+        return Ok(None);
+    };
+    args.remove(i);
+    if i >= args.len() {
+        return Err("--ue-version needs a version such as 4.27 or 5.1".into());
+    }
+    let v = args.remove(i);
+    texscope::unreal::package::parse_version(&v).map_err(|e| e.to_string())?;
+    Ok(Some(v))
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    match take_ue_version(&mut args) {
+        Ok(v) => {
+            let _ = UE_VERSION.set(v);
+        }
+        Err(e) => {
+            eprintln!("texscope: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
     if matches!(
         args.first().map(String::as_str),
         Some("-h" | "--help" | "help")

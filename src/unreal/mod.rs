@@ -100,6 +100,16 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
 /// The Unreal opener: claims packages and their siblings, lists texture exports.
 pub fn open(ctx: &mut OpenContext) {
     let usmap = open_usmaps(ctx);
+    let forced = match ctx.unreal_version.as_deref().map(package::parse_version) {
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            // A bad version string is the user's option, not a file's fault: detect instead.
+            ctx.problems
+                .push(FileProblem::new("--ue-version", Some(Engine::Unreal), &e));
+            None
+        }
+        None => None,
+    };
     for i in ctx.unclaimed() {
         if ctx.claimed[i] {
             continue;
@@ -129,7 +139,7 @@ pub fn open(ctx: &mut OpenContext) {
             ubulk,
             uptnl,
         };
-        match open_package(ctx, &files, legacy, usmap.as_ref()) {
+        match open_package(ctx, &files, legacy, usmap.as_ref(), forced.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -170,12 +180,27 @@ fn open_package(
     files: &Files,
     legacy: bool,
     usmap: Option<&(String, usmap::Usmap)>,
+    forced: Option<&package::ForcedVersion>,
 ) -> Result<usize> {
     let main = ctx.sources[files.main].clone();
     let pkg = if legacy {
-        package::parse_legacy(main.as_ref(), &ctx.limits)?
+        package::parse_legacy(main.as_ref(), &ctx.limits, forced)?
     } else {
-        package::parse_zen(main.as_ref(), &ctx.limits)?
+        let mut p = package::parse_zen(main.as_ref(), &ctx.limits)?;
+        if let Some(f) = forced {
+            // Zen headers tell UE4 from UE5 and 5.0-5.2 from 5.3+ themselves; a contradiction
+            // is an error, agreement makes the version exact.
+            let zen_ue4 = p.flavor == Flavor::Zen4;
+            let late = matches!(p.flavor, Flavor::Zen5 { since_5_3: true });
+            if (f.major == 4) != zen_ue4 || (f.major == 5 && (f.minor >= 3) != late) {
+                return Err(Error::unsupported(format!(
+                    "the zen header is {} but the forced Unreal version is {}",
+                    p.engine_guess, f.label
+                )));
+            }
+            p.engine_guess = format!("{} (forced; detected {})", f.label, p.engine_guess);
+        }
+        p
     };
     let mut found = 0;
     for export in &pkg.exports {

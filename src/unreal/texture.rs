@@ -256,6 +256,12 @@ pub fn find_platform_data(
                 if (pkg.ue5_version > 0) != (layout == TailLayout::Ue5) {
                     continue;
                 }
+                if pkg
+                    .forced_old_tail
+                    .is_some_and(|old| old != (layout == TailLayout::Ue4Old))
+                {
+                    continue;
+                }
             }
             let Some(fname_at) = anchor.checked_sub(layout.fname_distance()) else {
                 continue;
