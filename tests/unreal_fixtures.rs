@@ -443,3 +443,37 @@ fn catalog_exposes_the_vt_tile_grid() {
     let cat = open("T_Grid", &fx.files, false);
     assert!(cat.vt_tiles(0, 0, 0).unwrap().iter().all(|c| !c.present));
 }
+
+#[test]
+fn zlib_compressed_bulk_mips_inflate_to_their_blocks() {
+    // BULKDATA_SerializeCompressedZLIB inline mips, 1000-byte chunks so a mip spans several
+    // zlib blocks; expected bytes are the blocks the fixture compressed (miniz_oxide's encoder).
+    let (files, mips) =
+        fixture::classic_texture_zlib("T_Zip", PixelFormat::BC1, 64, 64, 4, 1000, &mut Rng(11));
+    let cat = open("T_Zip", &files, false);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none(), "{:?}", t.error);
+    assert_eq!(t.mips.len(), 4);
+    for (m, want) in mips.iter().enumerate() {
+        let (got, w, h) = cat.read_surface(0, m, 0).unwrap();
+        assert_eq!((w, h), (64 >> m, 64 >> m));
+        assert!(got == *want, "mip {m}");
+    }
+    assert!(t
+        .metadata
+        .iter()
+        .any(|(_, v)| v.contains("zlib-compressed")));
+    // A stream whose summary claims more than ElementCount is refused, not inflated.
+    let stream = fixture::compress_chunks(&mips[0], 1000);
+    let e = texscope::unreal::texture::inflate_chunks(&stream, 100, &Limits::default());
+    assert!(e.unwrap_err().to_string().contains("UncompressedSize"));
+    // A corrupt chunk is an error on the texture, not a panic.
+    let mut bad = files.clone();
+    let at = bad.uexp.len() / 2;
+    for b in &mut bad.uexp[at..at + 64] {
+        *b ^= 0x5A;
+    }
+    let cat = open("T_Zip", &bad, false);
+    assert!(cat.textures.iter().all(|t| t.error.is_some()) || !cat.problems.is_empty());
+}

@@ -70,6 +70,34 @@ struct Row {
     offset: u64,
     size: u64,
     flags: u32,
+    /// RawSize when it differs from `size` (compressed payloads).
+    raw: Option<u64>,
+}
+
+/// BULKDATA_SerializeCompressedZLIB.
+const ZLIB: u32 = 0x2;
+
+/// An FCompressedChunk stream (the layout `texture::inflate_chunks` documents): tag + chunk
+/// size, totals, one size pair per chunk, then the zlib chunks.
+pub fn compress_chunks(raw: &[u8], chunk: usize) -> Vec<u8> {
+    let packed: Vec<Vec<u8>> = raw
+        .chunks(chunk)
+        .map(|c| miniz_oxide::deflate::compress_to_vec_zlib(c, 6))
+        .collect();
+    let mut out = Vec::new();
+    let mut put = |v: u64| out.extend_from_slice(&v.to_le_bytes());
+    put(0x9E2A_83C1);
+    put(chunk as u64);
+    put(packed.iter().map(|p| p.len() as u64).sum());
+    put(raw.len() as u64);
+    for (p, c) in packed.iter().zip(raw.chunks(chunk)) {
+        put(p.len() as u64);
+        put(c.len() as u64);
+    }
+    for p in &packed {
+        out.extend_from_slice(p);
+    }
+    out
 }
 
 /// Writes one export's data and collects names and bulk rows for the header.
@@ -124,16 +152,31 @@ impl Builder {
             offset: self.uexp.len() as u64 + 4,
             size: bytes.len() as u64,
             flags: INLINE,
+            raw: None,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.uexp.extend_from_slice(bytes);
     }
+    /// An inline payload stored as a zlib FCompressedChunk stream in `chunk`-byte pieces.
+    fn inline_zlib(&mut self, bytes: &[u8], chunk: usize) {
+        let stream = compress_chunks(bytes, chunk);
+        self.rows.push(Row {
+            offset: self.uexp.len() as u64 + 4,
+            size: stream.len() as u64,
+            flags: INLINE | ZLIB,
+            raw: Some(bytes.len() as u64),
+        });
+        self.u32(self.rows.len() as u32 - 1);
+        self.uexp.extend_from_slice(&stream);
+    }
+
     /// An i32 data-resource index whose payload is appended to the .ubulk.
     fn streamed(&mut self, bytes: &[u8]) {
         self.rows.push(Row {
             offset: self.ubulk.len() as u64,
             size: bytes.len() as u64,
             flags: STREAMED,
+            raw: None,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.ubulk.extend_from_slice(bytes);
@@ -283,7 +326,7 @@ impl Builder {
             h.extend_from_slice(&(r.offset as i64).to_le_bytes());
             h.extend_from_slice(&(-1i64).to_le_bytes());
             h.extend_from_slice(&(r.size as i64).to_le_bytes());
-            h.extend_from_slice(&(r.size as i64).to_le_bytes());
+            h.extend_from_slice(&(r.raw.unwrap_or(r.size) as i64).to_le_bytes());
             p32(&mut h, 1);
             p32(&mut h, r.flags as i32);
         }
@@ -433,6 +476,36 @@ pub fn classic_texture_with(
         data.push(bytes);
     }
     b.u32(0); // bIsVirtual
+    b.end_platform_data(skip_at);
+    (b.finish(name, "Texture2D"), data)
+}
+
+/// A classic Texture2D whose mips are all inline and zlib-compressed (BULKDATA_
+/// SerializeCompressedZLIB) in `chunk`-byte pieces. Returns the files and each mip's raw bytes.
+pub fn classic_texture_zlib(
+    name: &str,
+    format: PixelFormat,
+    width: u32,
+    height: u32,
+    mips: u32,
+    chunk: usize,
+    rng: &mut Rng,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let mut b = Builder::new();
+    let skip_at = b.begin_platform_data(pf_name(format), width, height, 1);
+    b.u32(0);
+    b.u32(mips);
+    let mut data = Vec::new();
+    for m in 0..mips {
+        let (w, h, _) = mip_dims(width, height, 1, m);
+        let bytes = random_surface(format, w, h, rng);
+        b.inline_zlib(&bytes, chunk);
+        b.u32(w);
+        b.u32(h);
+        b.u32(1);
+        data.push(bytes);
+    }
+    b.u32(0);
     b.end_platform_data(skip_at);
     (b.finish(name, "Texture2D"), data)
 }

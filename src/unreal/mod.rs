@@ -276,8 +276,58 @@ fn flavor_name(pkg: &Package) -> &'static str {
 }
 
 /// Maps a payload onto the opened files.
-fn storage(ctx: &OpenContext, files: &Files, data_src: SourceId, p: &Payload) -> (Storage, String) {
+fn storage(
+    ctx: &mut OpenContext,
+    files: &Files,
+    data_src: SourceId,
+    p: &Payload,
+) -> (Storage, String) {
     match p {
+        Payload::Zlib { stored, raw_size } => {
+            let (inner, note) = storage(ctx, files, data_src, stored);
+            match inner {
+                Storage::Range {
+                    source,
+                    offset,
+                    length,
+                } => {
+                    // Inflated once at open time into a derived source: compressed bulk data is
+                    // rare (editor-era packages) and small, and ranged reads need plain bytes.
+                    let max = if *raw_size > 0 {
+                        *raw_size
+                    } else {
+                        ctx.limits.max_alloc
+                    };
+                    let src = ctx.sources[source].clone();
+                    let res = crate::io::read_range(src.as_ref(), offset, length, &ctx.limits)
+                        .and_then(|d| texture::inflate_chunks(&d, max, &ctx.limits));
+                    match res {
+                        Ok(out) => {
+                            let len = out.len() as u64;
+                            let name = format!("{} (inflated bulk data at {offset})", src.name());
+                            let id = ctx.add_source(crate::io::BytesSource::shared(name, out));
+                            (
+                                Storage::Range {
+                                    source: id,
+                                    offset: 0,
+                                    length: len,
+                                },
+                                format!("{note}, zlib-compressed"),
+                            )
+                        }
+                        Err(e) => (Storage::Empty, format!("{note}, zlib-compressed: {e}")),
+                    }
+                }
+                Storage::Missing { file, .. } => (
+                    Storage::Missing {
+                        file,
+                        length: *raw_size,
+                    },
+                    note,
+                ),
+                Storage::Empty => (Storage::Empty, note),
+            }
+        }
         Payload::Inline { pos, size } => (
             Storage::Range {
                 source: data_src,
@@ -329,7 +379,7 @@ fn mip_list(ids: &[usize]) -> String {
 }
 
 fn build_texture(
-    ctx: &OpenContext,
+    ctx: &mut OpenContext,
     files: &Files,
     pkg: &Package,
     export: &Export,
@@ -422,6 +472,9 @@ fn build_texture(
             t.error = Some(format!("mip {i}: {msg}"));
         }
         let (st, note) = storage(ctx, files, data_src, &m.payload);
+        if matches!(m.payload, Payload::Zlib { .. }) && matches!(st, Storage::Empty) {
+            t.error = Some(format!("mip {i}: {note}"));
+        }
         t.add_meta(
             &format!("mip {i} bulk"),
             format!(
@@ -438,6 +491,7 @@ fn build_texture(
                         format!("{size} bytes at {offset} of {note}"),
                     Payload::Nothing => "no payload".into(),
                     Payload::Unreadable(s) => s.clone(),
+                    Payload::Zlib { raw_size, .. } => format!("{raw_size} bytes raw; {note}"),
                 }
             ),
         );
@@ -553,7 +607,7 @@ fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
 }
 
 fn build_vt(
-    ctx: &OpenContext,
+    ctx: &mut OpenContext,
     files: &Files,
     data_src: SourceId,
     mut t: Texture,

@@ -15,6 +15,8 @@ pub struct BulkEntry {
     /// Offset in .ubulk/.uptnl for streamed payloads.
     pub offset: u64,
     pub size: u64,
+    /// Uncompressed size (data-resource RawSize); 0 when the table does not say (zen).
+    pub raw_size: u64,
     /// EBulkDataFlags (LegacyBulkDataFlags for a data resource).
     pub flags: u32,
     pub cooked_index: u8,
@@ -477,12 +479,13 @@ fn read_data_resources(c: &mut Cursor, at: u64, limits: &Limits) -> Result<Vec<B
         let offset = c.i64()?;
         c.skip(8)?; // DuplicateSerialOffset
         let size = c.i64()?;
-        c.skip(8)?; // RawSize
+        let raw_size = c.i64()?;
         c.skip(4)?; // OuterIndex
         let flags = c.u32()?;
         out.push(BulkEntry {
             offset: offset.max(0) as u64,
             size: size.max(0) as u64,
+            raw_size: raw_size.max(0) as u64,
             flags,
             cooked_index,
         });
@@ -670,6 +673,7 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
                 rows.push(BulkEntry {
                     offset: offset.max(0) as u64,
                     size: size.max(0) as u64,
+                    raw_size: 0,
                     flags,
                     cooked_index,
                 });

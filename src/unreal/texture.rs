@@ -99,8 +99,11 @@ pub enum Payload {
     },
     /// Flagged as carrying no data.
     Nothing,
-    /// Stored in a way that cannot be read (compressed bulk data); the reason.
+    /// Stored in a way that cannot be read (LZO-compressed bulk data); the reason.
     Unreadable(String),
+    /// BULKDATA_SerializeCompressedZLIB: `stored` holds an FCompressedChunk stream of zlib
+    /// blocks that inflates to `raw_size` bytes (0 = not stated; the stream's summary says).
+    Zlib { stored: Box<Payload>, raw_size: u64 },
 }
 
 #[derive(Debug, Clone)]
@@ -566,12 +569,33 @@ fn probe_trailer(
 
 /// Payload of a data-resource / zen BulkDataMap row; an inline one follows in the stream.
 pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
-    if e.flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
-        return Ok(Payload::Unreadable(format!(
-            "compressed bulk data ({}) is not supported",
-            bf::describe(e.flags)
-        )));
+    if e.flags & bf::COMPRESSED_LZO != 0 {
+        return Ok(lzo(e.flags));
     }
+    let p = entry_location(c, e)?;
+    Ok(zlib_wrap(p, e.flags, e.raw_size))
+}
+
+fn lzo(flags: u32) -> Payload {
+    Payload::Unreadable(format!(
+        "LZO-compressed bulk data ({}) is not supported",
+        bf::describe(flags)
+    ))
+}
+
+fn zlib_wrap(p: Payload, flags: u32, raw_size: u64) -> Payload {
+    match p {
+        Payload::Inline { .. } | Payload::External { .. } if flags & bf::COMPRESSED_ZLIB != 0 => {
+            Payload::Zlib {
+                stored: Box::new(p),
+                raw_size,
+            }
+        }
+        p => p,
+    }
+}
+
+fn entry_location(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
     if e.flags & bf::FORCE_INLINE_PAYLOAD != 0 {
         let p = Payload::Inline {
             pos: c.pos,
@@ -599,9 +623,9 @@ pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Pay
 pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Result<(Payload, u32)> {
     let flags = c.u32()?;
     let big = flags & bf::SIZE_64BIT != 0;
-    let _count = if big { c.i64()? } else { c.i32()? as i64 };
+    let count = if big { c.i64()? } else { c.i32()? as i64 };
     let size = if big { c.i64()? } else { c.i32()? as i64 };
-    let mut offset = c.i64()?;
+    let offset = c.i64()?;
     if flags & bf::BAD_DATA_VERSION != 0 {
         c.skip(2)?;
     }
@@ -614,15 +638,22 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
         return Err(Error::malformed(format!("bulk data of size {size}")));
     }
     let size = size as u64;
-    if flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
-        return Ok((
-            Payload::Unreadable(format!(
-                "compressed bulk data ({}) is not supported",
-                bf::describe(flags)
-            )),
-            flags,
-        ));
+    if flags & bf::COMPRESSED_LZO != 0 {
+        return Ok((lzo(flags), flags));
     }
+    // ElementCount of byte bulk data is its uncompressed size.
+    let (p, flags) = header_location(c, pkg, coord_delta, flags, size, offset)?;
+    Ok((zlib_wrap(p, flags, count.max(0) as u64), flags))
+}
+
+fn header_location(
+    c: &mut Cursor,
+    pkg: &Package,
+    coord_delta: i64,
+    flags: u32,
+    size: u64,
+    mut offset: i64,
+) -> Result<(Payload, u32)> {
     if flags & bf::FORCE_INLINE_PAYLOAD != 0 {
         let p = Payload::Inline { pos: c.pos, size };
         c.skip(size)?;
@@ -672,6 +703,64 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
             )
         }
     })
+}
+
+/// The FCompressedChunk stream of FArchive::SerializeCompressed (UE's Archive.cpp, described in
+/// the public UE4 docs of BULKDATA_SerializeCompressedZLIB): i64 tag 0x9E2A83C1 + i64 chunk size,
+/// i64 total compressed + i64 total uncompressed, one (compressed, uncompressed) i64 pair per
+/// chunk, then the zlib chunks back to back. Inflates at most `max_raw` bytes.
+pub fn inflate_chunks(data: &[u8], max_raw: u64, limits: &Limits) -> Result<Vec<u8>> {
+    let mut r = crate::io::Reader::new(data);
+    let tag = r.i64()?;
+    let chunk = r.i64()?;
+    if tag != super::package::PACKAGE_TAG as i64 {
+        return Err(Error::malformed(format!(
+            "compressed bulk data does not start with the package tag (found 0x{tag:X})"
+        ))
+        .at_field("unreal/FCompressedChunkInfo/Tag"));
+    }
+    let _packed = r.i64()?;
+    let total = r.i64()?;
+    if chunk <= 0 || total < 0 || total as u64 > max_raw {
+        return Err(Error::malformed(format!(
+            "compressed bulk data says {total} bytes in chunks of {chunk}, but at most {max_raw} \
+             are expected"
+        ))
+        .at_field("unreal/FCompressedChunkInfo/UncompressedSize"));
+    }
+    limits.check_alloc(total as u64, "inflated bulk data")?;
+    let n = (total as u64).div_ceil(chunk as u64);
+    limits.check_count(n, 16, r.remaining() as u64, "compressed bulk chunks")?;
+    let mut sizes = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let (p, u) = (r.i64()?, r.i64()?);
+        if p < 0 || u < 0 || u > chunk {
+            return Err(Error::malformed(format!(
+                "compressed bulk chunk of {p} -> {u} bytes (chunk size {chunk})"
+            )));
+        }
+        sizes.push((p as usize, u as usize));
+    }
+    let mut out = Vec::with_capacity(total as usize);
+    for (p, u) in sizes {
+        let block = r.bytes(p)?;
+        let got = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(block, u)
+            .map_err(|e| Error::malformed(format!("a zlib bulk chunk does not inflate: {e:?}")))?;
+        if got.len() != u {
+            return Err(Error::malformed(format!(
+                "a zlib bulk chunk gives {} bytes, its header says {u}",
+                got.len()
+            )));
+        }
+        out.extend_from_slice(&got);
+    }
+    if out.len() as u64 != total as u64 {
+        return Err(Error::malformed(format!(
+            "compressed bulk data gives {} bytes, its summary says {total}",
+            out.len()
+        )));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
