@@ -477,3 +477,62 @@ fn zlib_compressed_bulk_mips_inflate_to_their_blocks() {
     let cat = open("T_Zip", &bad, false);
     assert!(cat.textures.iter().all(|t| t.error.is_some()) || !cat.problems.is_empty());
 }
+
+#[test]
+fn mapped_and_cooked_index_bulk_files_are_found_by_name() {
+    // Notes §4: MemoryMappedPayload -> Name.m.ubulk; CookedIndex N -> Name.NNN.ubulk. The fixture
+    // puts mips 0-1 there; mips 2-4 stay inline. Expected bytes: the blocks the fixture wrote.
+    for (flags, cooked, file) in [
+        (0x1000u32, 0u8, "T_B.m.ubulk"),
+        (0, 1, "T_B.001.ubulk"),
+        (0, 12, "T_B.012.ubulk"),
+    ] {
+        let (files, mips) = fixture::classic_texture_bulk_form(
+            "T_B",
+            PixelFormat::BC3,
+            64,
+            64,
+            5,
+            2,
+            flags,
+            cooked,
+            &mut Rng(5),
+        );
+        let srcs: Vec<texscope::SourceRef> = vec![
+            BytesSource::shared("T_B.uasset", files.uasset.clone()),
+            BytesSource::shared("T_B.uexp", files.uexp.clone()),
+            BytesSource::shared(file, files.ubulk.clone()),
+        ];
+        let cat = texscope::open(srcs, &Default::default());
+        assert!(cat.problems.is_empty(), "{file}: {:?}", cat.problems);
+        for (m, want) in mips.iter().enumerate() {
+            assert!(
+                cat.read_surface(0, m, 0).unwrap().0 == *want,
+                "{file} mip {m}"
+            );
+        }
+        assert_eq!(cat.textures[0].mips[0].location_note, file);
+        // Without it, the missing file is named with the mips it holds.
+        let cat = open("T_B", &files, false);
+        let t = &cat.textures[0];
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains(file) && n.contains("mips 0-1")),
+            "{:?}",
+            t.notes
+        );
+        // The zen form reads the same table (CookedIndex in the BulkDataMap row).
+        let zen = texscope::open(
+            vec![
+                BytesSource::shared("T_B.uzenasset", files.uzenasset.clone()),
+                BytesSource::shared(file, files.ubulk.clone()),
+            ],
+            &Default::default(),
+        );
+        assert!(
+            zen.read_surface(0, 0, 0).unwrap().0 == mips[0],
+            "zen {file}"
+        );
+    }
+}

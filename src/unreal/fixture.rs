@@ -72,6 +72,8 @@ struct Row {
     flags: u32,
     /// RawSize when it differs from `size` (compressed payloads).
     raw: Option<u64>,
+    /// CookedIndex (UE5.2+ v2 data resources): the payload is in `Name.NNN.ubulk`.
+    cooked: u8,
 }
 
 /// BULKDATA_SerializeCompressedZLIB.
@@ -106,6 +108,9 @@ struct Builder {
     rows: Vec<Row>,
     uexp: Vec<u8>,
     ubulk: Vec<u8>,
+    /// Extra EBulkDataFlags and CookedIndex of streamed rows (bulk-file naming variants).
+    stream_flags: u32,
+    stream_cooked: u8,
 }
 
 impl Builder {
@@ -115,6 +120,8 @@ impl Builder {
             rows: Vec::new(),
             uexp: Vec::new(),
             ubulk: Vec::new(),
+            stream_flags: 0,
+            stream_cooked: 0,
         }
     }
     fn name(&mut self, s: &str) -> i32 {
@@ -153,6 +160,7 @@ impl Builder {
             size: bytes.len() as u64,
             flags: INLINE,
             raw: None,
+            cooked: 0,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.uexp.extend_from_slice(bytes);
@@ -165,6 +173,7 @@ impl Builder {
             size: stream.len() as u64,
             flags: INLINE | ZLIB,
             raw: Some(bytes.len() as u64),
+            cooked: 0,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.uexp.extend_from_slice(&stream);
@@ -175,8 +184,9 @@ impl Builder {
         self.rows.push(Row {
             offset: self.ubulk.len() as u64,
             size: bytes.len() as u64,
-            flags: STREAMED,
+            flags: STREAMED | self.stream_flags,
             raw: None,
+            cooked: self.stream_cooked,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.ubulk.extend_from_slice(bytes);
@@ -322,7 +332,7 @@ impl Builder {
         p32(&mut h, self.rows.len() as i32);
         for r in &self.rows {
             p32(&mut h, 0);
-            h.push(0); // CookedIndex
+            h.push(r.cooked); // CookedIndex
             h.extend_from_slice(&(r.offset as i64).to_le_bytes());
             h.extend_from_slice(&(-1i64).to_le_bytes());
             h.extend_from_slice(&(r.size as i64).to_le_bytes());
@@ -377,7 +387,7 @@ impl Builder {
             z.extend_from_slice(&u64::MAX.to_le_bytes());
             z.extend_from_slice(&r.size.to_le_bytes());
             z.extend_from_slice(&r.flags.to_le_bytes());
-            z.extend_from_slice(&[0; 4]); // CookedIndex + pad
+            z.extend_from_slice(&[r.cooked, 0, 0, 0]); // CookedIndex + pad
         }
         let hashes = z.len() as u32;
         let export_map = hashes;
@@ -454,9 +464,21 @@ pub fn classic_texture_with(
     height: u32,
     mips: u32,
     streamed: u32,
+    surface: impl FnMut(u32, u32, u32) -> Vec<u8>,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let size = (width, height);
+    classic_build(Builder::new(), name, format, size, mips, streamed, surface)
+}
+
+fn classic_build(
+    mut b: Builder,
+    name: &str,
+    format: PixelFormat,
+    (width, height): (u32, u32),
+    mips: u32,
+    streamed: u32,
     mut surface: impl FnMut(u32, u32, u32) -> Vec<u8>,
 ) -> (PackageFiles, Vec<Vec<u8>>) {
-    let mut b = Builder::new();
     let pf = pf_name(format);
     let skip_at = b.begin_platform_data(pf, width, height, 1);
     b.u32(0); // FirstMipToSerialize
@@ -478,6 +500,35 @@ pub fn classic_texture_with(
     b.u32(0); // bIsVirtual
     b.end_platform_data(skip_at);
     (b.finish(name, "Texture2D"), data)
+}
+
+/// [`classic_texture`] whose streamed mips carry `extra_flags` (e.g. MemoryMappedPayload 0x1000:
+/// `Name.m.ubulk`) and CookedIndex `cooked_index` (non-zero: `Name.NNN.ubulk`); `files.ubulk`
+/// holds that file's bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn classic_texture_bulk_form(
+    name: &str,
+    format: PixelFormat,
+    width: u32,
+    height: u32,
+    mips: u32,
+    streamed: u32,
+    extra_flags: u32,
+    cooked_index: u8,
+    rng: &mut Rng,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let mut b = Builder::new();
+    b.stream_flags = extra_flags;
+    b.stream_cooked = cooked_index;
+    classic_build(
+        b,
+        name,
+        format,
+        (width, height),
+        mips,
+        streamed,
+        |_, w, h| random_surface(format, w, h, rng),
+    )
 }
 
 /// A classic Texture2D whose mips are all inline and zlib-compressed (BULKDATA_

@@ -156,7 +156,7 @@ pub fn open(ctx: &mut OpenContext) {
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
         let ext = ext_of(&name);
-        if matches!(ext.as_str(), ".uexp" | ".ubulk" | ".uptnl" | ".m.ubulk") {
+        if ext == ".uexp" || ext.ends_with(".ubulk") || ext.ends_with(".uptnl") {
             ctx.claimed[i] = true;
             let e = Error::missing_sibling(
                 &with_ext(base_name(&name), ".uasset"),
@@ -337,11 +337,19 @@ fn storage(
             "inline".into(),
         ),
         Payload::External { file, offset, size } => {
-            let (idx, ext) = match file {
-                BulkFile::Ubulk => (files.ubulk, ".ubulk"),
-                BulkFile::Uptnl => (files.uptnl, ".uptnl"),
+            let ext = file.ext();
+            let idx = match file {
+                BulkFile::Ubulk => files.ubulk,
+                BulkFile::Uptnl => files.uptnl,
+                BulkFile::MappedUbulk | BulkFile::Cooked { .. } => {
+                    let j = sibling(ctx, files.main, &ext);
+                    if let Some(j) = j {
+                        ctx.claimed[j] = true;
+                    }
+                    j
+                }
             };
-            let fname = with_ext(base_name(ctx.sources[files.main].name()), ext);
+            let fname = with_ext(base_name(ctx.sources[files.main].name()), &ext);
             match idx {
                 Some(j) => (
                     Storage::Range {

@@ -15,6 +15,7 @@ pub mod bulk_flags {
     pub const FORCE_INLINE_PAYLOAD: u32 = 0x40;
     pub const PAYLOAD_IN_SEPARATE_FILE: u32 = 0x100;
     pub const OPTIONAL_PAYLOAD: u32 = 0x800;
+    pub const MEMORY_MAPPED: u32 = 0x1000;
     pub const COMPRESSED_LZO: u32 = 0x10;
     pub const SIZE_64BIT: u32 = 0x2000;
     pub const DUPLICATE_NON_OPTIONAL: u32 = 0x4000;
@@ -84,6 +85,43 @@ impl TailLayout {
 pub enum BulkFile {
     Ubulk,
     Uptnl,
+    /// PayloadInSeperateFile + MemoryMappedPayload: `Name.m.ubulk` (notes §4).
+    MappedUbulk,
+    /// A non-zero CookedIndex (UE5.2+ data resources v2): `Name.NNN.ubulk` / `.uptnl` (notes §4).
+    Cooked {
+        index: u8,
+        optional: bool,
+    },
+}
+
+impl BulkFile {
+    /// The sibling's extension, dot included.
+    pub fn ext(self) -> String {
+        match self {
+            BulkFile::Ubulk => ".ubulk".into(),
+            BulkFile::Uptnl => ".uptnl".into(),
+            BulkFile::MappedUbulk => ".m.ubulk".into(),
+            BulkFile::Cooked { index, optional } => {
+                format!(".{index:03}.{}", if optional { "uptnl" } else { "ubulk" })
+            }
+        }
+    }
+
+    fn of(flags: u32, cooked_index: u8) -> BulkFile {
+        let optional = flags & bf::OPTIONAL_PAYLOAD != 0;
+        if cooked_index > 0 {
+            BulkFile::Cooked {
+                index: cooked_index,
+                optional,
+            }
+        } else if optional {
+            BulkFile::Uptnl
+        } else if flags & bf::MEMORY_MAPPED != 0 {
+            BulkFile::MappedUbulk
+        } else {
+            BulkFile::Ubulk
+        }
+    }
 }
 
 /// Where one mip's (or VT chunk's) bytes live, in the coordinates of the package's files.
@@ -607,13 +645,8 @@ fn entry_location(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payloa
     if e.flags & bf::UNUSED != 0 || e.size == 0 {
         return Ok(Payload::Nothing);
     }
-    let file = if e.flags & bf::OPTIONAL_PAYLOAD != 0 {
-        BulkFile::Uptnl
-    } else {
-        BulkFile::Ubulk
-    };
     Ok(Payload::External {
-        file,
+        file: BulkFile::of(e.flags, e.cooked_index),
         offset: e.offset,
         size: e.size,
     })
@@ -668,10 +701,8 @@ fn header_location(
     if offset < 0 {
         return Err(Error::malformed(format!("bulk data at offset {offset}")));
     }
-    let file = if flags & bf::OPTIONAL_PAYLOAD != 0 {
-        Some(BulkFile::Uptnl)
-    } else if flags & bf::PAYLOAD_IN_SEPARATE_FILE != 0 {
-        Some(BulkFile::Ubulk)
+    let file = if flags & (bf::OPTIONAL_PAYLOAD | bf::PAYLOAD_IN_SEPARATE_FILE) != 0 {
+        Some(BulkFile::of(flags, 0))
     } else {
         None
     };
