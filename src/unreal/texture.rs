@@ -818,6 +818,50 @@ mod tests {
     }
 
     #[test]
+    fn every_seed_census_and_issue_format_is_mapped() {
+        // Seed 000's census table (DXT1 1867, BC7 1209, BC5 982, DXT5 316, B8G8R8A8 128, BC4 108,
+        // FloatRGBA 65, BC6H 44, G8 32, A32B32G32R32F 24, R16F 12) and issue 5's list; UE spells
+        // R32F as PF_R32_FLOAT. Block sizes from the formats' specs (BC1/BC4 8 bytes per 4x4,
+        // BC2/3/5/6H/7 16, ASTC 16 bytes per block of any footprint, ETC2 RGB 8, RGBA 16).
+        let table: &[(&str, PixelFormat, u64)] = &[
+            ("PF_DXT1", PixelFormat::BC1, 8),
+            ("PF_BC7", PixelFormat::BC7, 16),
+            ("PF_BC5", PixelFormat::BC5, 16),
+            ("PF_DXT5", PixelFormat::BC3, 16),
+            ("PF_B8G8R8A8", PixelFormat::BGRA8, 64),
+            ("PF_BC4", PixelFormat::BC4, 8),
+            ("PF_FloatRGBA", PixelFormat::RGBA16F, 128),
+            ("PF_BC6H", PixelFormat::BC6HU, 16),
+            ("PF_G8", PixelFormat::R8, 16),
+            ("PF_A32B32G32R32F", PixelFormat::RGBA32F, 256),
+            ("PF_R16F", PixelFormat::R16F, 32),
+            ("PF_DXT3", PixelFormat::BC2, 16),
+            ("PF_R8G8B8A8", PixelFormat::RGBA8, 64),
+            ("PF_G16", PixelFormat::R16, 32),
+            ("PF_R32_FLOAT", PixelFormat::R32F, 64),
+            ("PF_A2B10G10R10", PixelFormat::RGB10A2, 64),
+            ("PF_R8G8", PixelFormat::RG8, 32),
+            ("PF_ETC2_RGB", PixelFormat::ETC2RGB, 8),
+            ("PF_ETC2_RGBA", PixelFormat::ETC2RGBA8, 16),
+            ("PF_ETC2_R11_EAC", PixelFormat::EACR11, 8),
+            ("PF_ETC2_RG11_EAC", PixelFormat::EACRG11, 16),
+        ];
+        for &(name, f, bytes_4x4) in table {
+            assert_eq!(pixel_format(name), Some(f), "{name}");
+            assert_eq!(f.surface_size(4, 4), bytes_4x4, "{name}");
+        }
+        for (w, h) in [(4, 4), (5, 5), (6, 6), (8, 8), (10, 10), (12, 12)] {
+            for hdr in ["", "_HDR"] {
+                let name = format!("PF_ASTC_{w}x{h}{hdr}");
+                let f = pixel_format(&name).unwrap_or_else(|| panic!("{name}"));
+                // 24x24 texels: ceil(24/w) * ceil(24/h) blocks of 16 bytes.
+                let blocks = 24u64.div_ceil(w) * 24u64.div_ceil(h);
+                assert_eq!(f.surface_size(24, 24), blocks * 16, "{name}");
+            }
+        }
+    }
+
+    #[test]
     fn bulk_flags_read_as_names() {
         // Notes §4: 0x10501 is what every streamed mip in the samples carries.
         assert_eq!(
