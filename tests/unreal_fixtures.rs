@@ -487,15 +487,16 @@ fn mapped_and_cooked_index_bulk_files_are_found_by_name() {
         (0, 1, "T_B.001.ubulk"),
         (0, 12, "T_B.012.ubulk"),
     ] {
+        let form = fixture::BulkForm::Separate {
+            extra_flags: flags,
+            cooked_index: cooked,
+        };
         let (files, mips) = fixture::classic_texture_bulk_form(
             "T_B",
             PixelFormat::BC3,
-            64,
-            64,
-            5,
-            2,
-            flags,
-            cooked,
+            (64, 64),
+            (5, 2),
+            form,
             &mut Rng(5),
         );
         let srcs: Vec<texscope::SourceRef> = vec![
@@ -534,5 +535,28 @@ fn mapped_and_cooked_index_bulk_files_are_found_by_name() {
             zen.read_surface(0, 0, 0).unwrap().0 == mips[0],
             "zen {file}"
         );
+    }
+}
+
+#[test]
+fn payload_at_end_of_file_is_read_from_the_uexp() {
+    // PayloadAtEndOfFile alone (flag 0x1, notes §4): mips 0-1 after the export data in the .uexp,
+    // mips 2-4 inline; no .ubulk. Expected bytes: the blocks the fixture wrote.
+    let (files, mips) = fixture::classic_texture_bulk_form(
+        "T_E",
+        PixelFormat::BC1,
+        (64, 64),
+        (5, 2),
+        fixture::BulkForm::AtEndOfFile,
+        &mut Rng(9),
+    );
+    assert!(files.ubulk.is_empty());
+    let cat = open("T_E", &files, false);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none(), "{:?}", t.error);
+    for (m, want) in mips.iter().enumerate() {
+        assert_eq!(t.mips[m].location_note, "inline");
+        assert!(cat.read_surface(0, m, 0).unwrap().0 == *want, "mip {m}");
     }
 }

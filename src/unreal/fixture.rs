@@ -111,6 +111,9 @@ struct Builder {
     /// Extra EBulkDataFlags and CookedIndex of streamed rows (bulk-file naming variants).
     stream_flags: u32,
     stream_cooked: u8,
+    /// Streamed rows go to the end of the .uexp (PayloadAtEndOfFile alone) instead of a .ubulk.
+    stream_at_end: bool,
+    tail: Vec<u8>,
 }
 
 impl Builder {
@@ -122,6 +125,8 @@ impl Builder {
             ubulk: Vec::new(),
             stream_flags: 0,
             stream_cooked: 0,
+            stream_at_end: false,
+            tail: Vec::new(),
         }
     }
     fn name(&mut self, s: &str) -> i32 {
@@ -181,6 +186,20 @@ impl Builder {
 
     /// An i32 data-resource index whose payload is appended to the .ubulk.
     fn streamed(&mut self, bytes: &[u8]) {
+        if self.stream_at_end {
+            // Offset relative to BulkDataStartOffset (no NoOffsetFixUp), which is the end of
+            // the export data, where the tail starts.
+            self.rows.push(Row {
+                offset: self.tail.len() as u64,
+                size: bytes.len() as u64,
+                flags: 0x1,
+                raw: None,
+                cooked: 0,
+            });
+            self.u32(self.rows.len() as u32 - 1);
+            self.tail.extend_from_slice(bytes);
+            return;
+        }
         self.rows.push(Row {
             offset: self.ubulk.len() as u64,
             size: bytes.len() as u64,
@@ -352,6 +371,11 @@ impl Builder {
             }
         }
         let size = self.uexp.len() as i64 - 4;
+        if !self.tail.is_empty() {
+            let at = self.uexp.len() - 4;
+            let tail = std::mem::take(&mut self.tail);
+            self.uexp.splice(at..at, tail);
+        }
         h[serial_size_at..serial_size_at + 8].copy_from_slice(&size.to_le_bytes());
         h[serial_size_at + 8..serial_size_at + 16].copy_from_slice(&(total as i64).to_le_bytes());
         let uzenasset = self.zen(object, total as u32);
@@ -505,21 +529,37 @@ fn classic_build(
 /// [`classic_texture`] whose streamed mips carry `extra_flags` (e.g. MemoryMappedPayload 0x1000:
 /// `Name.m.ubulk`) and CookedIndex `cooked_index` (non-zero: `Name.NNN.ubulk`); `files.ubulk`
 /// holds that file's bytes.
-#[allow(clippy::too_many_arguments)]
+/// Where [`classic_texture_bulk_form`] puts the streamed mips.
+#[derive(Debug, Clone, Copy)]
+pub enum BulkForm {
+    /// A separate file, rows carrying `extra_flags` (e.g. MemoryMappedPayload 0x1000:
+    /// `Name.m.ubulk`) and CookedIndex `cooked_index` (non-zero: `Name.NNN.ubulk`).
+    Separate { extra_flags: u32, cooked_index: u8 },
+    /// PayloadAtEndOfFile alone: after the export data in the .uexp (no .ubulk).
+    AtEndOfFile,
+}
+
+/// [`classic_texture`] with the streamed mips in `form`; `files.ubulk` holds the separate
+/// file's bytes.
 pub fn classic_texture_bulk_form(
     name: &str,
     format: PixelFormat,
-    width: u32,
-    height: u32,
-    mips: u32,
-    streamed: u32,
-    extra_flags: u32,
-    cooked_index: u8,
+    (width, height): (u32, u32),
+    (mips, streamed): (u32, u32),
+    form: BulkForm,
     rng: &mut Rng,
 ) -> (PackageFiles, Vec<Vec<u8>>) {
     let mut b = Builder::new();
-    b.stream_flags = extra_flags;
-    b.stream_cooked = cooked_index;
+    match form {
+        BulkForm::Separate {
+            extra_flags,
+            cooked_index,
+        } => {
+            b.stream_flags = extra_flags;
+            b.stream_cooked = cooked_index;
+        }
+        BulkForm::AtEndOfFile => b.stream_at_end = true,
+    }
     classic_build(
         b,
         name,

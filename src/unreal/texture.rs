@@ -496,9 +496,9 @@ fn read_mips(
                             e.size
                         )));
                     }
-                    (entry_payload(c, e)?, e.flags)
+                    (entry_payload(c, pkg, coord_delta, e)?, e.flags)
                 }
-                (Some(e), None) => (entry_payload(c, e)?, e.flags),
+                (Some(e), None) => (entry_payload(c, pkg, coord_delta, e)?, e.flags),
                 (None, Some((_, Some(size)))) => {
                     let p = Payload::Inline { pos: c.pos, size };
                     c.skip(size)?;
@@ -606,11 +606,43 @@ fn probe_trailer(
 }
 
 /// Payload of a data-resource / zen BulkDataMap row; an inline one follows in the stream.
-pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
+pub fn entry_payload(
+    c: &mut Cursor,
+    pkg: &Package,
+    coord_delta: i64,
+    e: super::package::BulkEntry,
+) -> Result<Payload> {
     if e.flags & bf::COMPRESSED_LZO != 0 {
         return Ok(lzo(e.flags));
     }
-    let p = entry_location(c, e)?;
+    let p = if e.flags
+        & (bf::FORCE_INLINE_PAYLOAD | bf::PAYLOAD_IN_SEPARATE_FILE | bf::OPTIONAL_PAYLOAD)
+        == 0
+        && e.flags & bf::PAYLOAD_AT_END_OF_FILE != 0
+        && e.size > 0
+    {
+        // PayloadAtEndOfFile alone: in the package file itself. The offset follows the legacy
+        // header's rule (notes §4: + BulkDataStartOffset unless NoOffsetFixUp), an assumption for
+        // data resources, which no sample exercises.
+        let mut off = e.offset as i64;
+        if e.flags & bf::NO_OFFSET_FIXUP == 0 {
+            off = off.saturating_add(pkg.bulk_data_start);
+        }
+        let pos = off
+            .checked_sub(coord_delta)
+            .filter(|&p| p >= 0)
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "end-of-file bulk data at combined offset {off} lies before the export data"
+                ))
+            })?;
+        Payload::Inline {
+            pos: pos as u64,
+            size: e.size,
+        }
+    } else {
+        entry_location(c, e)?
+    };
     Ok(zlib_wrap(p, e.flags, e.raw_size))
 }
 
