@@ -187,7 +187,25 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
             errors.push((name.clone(), format!("{name}: no such file or folder")));
         }
     }
+    // A .usmap serves the Unreal packages of every folder (a game's mappings sit at its root
+    // while the packages lie deep below).
+    let usmaps: Vec<PathBuf> = groups
+        .values()
+        .flatten()
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("usmap"))
+        })
+        .cloned()
+        .collect();
     for files in groups.values_mut() {
+        if files.iter().any(|p| {
+            p.extension().is_some_and(|e| {
+                e.eq_ignore_ascii_case("uasset") || e.eq_ignore_ascii_case("uzenasset")
+            })
+        }) {
+            files.extend(usmaps.iter().cloned());
+        }
         files.sort();
         files.dedup();
     }
