@@ -31,6 +31,9 @@ pub struct OpenOptions {
     /// Frostbite format-ordinal table by profile name (`frostbite::render_format::PROFILES`);
     /// `None` = the 2014.4+ enum of Skate and later games.
     pub frostbite_profile: Option<String>,
+    /// Unreal engine version ("4.27", "5.1", ...) that forces the package layout where detection
+    /// is ambiguous (cooked files carry no version); `None` = detect.
+    pub unreal_version: Option<String>,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
@@ -75,6 +78,7 @@ pub struct OpenContext {
     pub problems: Vec<FileProblem>,
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
+    pub unreal_version: Option<String>,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
 }
@@ -158,6 +162,7 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         problems: Vec::new(),
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
+        unreal_version: options.unreal_version.clone(),
         heads: vec![None; n],
     };
     for opener in OPENERS {
@@ -316,6 +321,27 @@ impl Catalog {
             img.flip_rows();
         }
         Ok(img)
+    }
+
+    /// The tile grid of one mip and layer of a virtual texture, row by row, for an overlay: per
+    /// cell its Morton address, tile index, chunk, byte range and whether it is present.
+    pub fn vt_tiles(&self, tex: usize, mip: usize, layer: u32) -> Result<Vec<unreal::vt::VtTile>> {
+        let t = self.texture(tex)?;
+        let Layout::Virtual(vt) = &t.layout else {
+            return Err(Error::malformed(format!(
+                "{} is not a virtual texture",
+                t.name
+            )));
+        };
+        if mip >= vt.mips.len() || layer as usize >= vt.layers.len() {
+            return Err(Error::malformed(format!(
+                "{} has {} mips and {} layers; mip {mip} layer {layer} does not exist",
+                t.name,
+                vt.mips.len(),
+                vt.layers.len()
+            )));
+        }
+        Ok(vt.tiles(mip, layer as usize))
     }
 
     /// Decodes a rectangle of tiles (all of them when `rect` is None) of one layer of a virtual

@@ -561,3 +561,28 @@ fn every_listed_profile_is_accepted() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn unreal_usmap_and_version_flag() {
+    // The Clay sample (shared/samples/unreal, MANIFEST.md: UE5.1, unversioned, Clay.usmap at its
+    // root, packages in subfolders): one .usmap serves every folder; each BC5 texture is
+    // TC_Normalmap (the format UE cooks TC_Normalmap to), which only a read usmap can tell.
+    let root = samples().join("unreal");
+    let clay = root.join("uassetapi-testassets/Clay");
+    let out = run(&["info", clay.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let bc5 = text.matches("Pixel format: PF_BC5").count();
+    assert!(bc5 > 0);
+    assert!(text.matches("CompressionSettings: TC_Normalmap").count() >= bc5);
+    assert!(!text.contains("drop the game's .usmap"));
+    // --ue-version is accepted anywhere and checked.
+    let worm = root.join("matya-uasset-samples/4.27");
+    let out = run(&["info", "--ue-version", "4.27", worm.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("UE4.27 (forced"));
+    assert_eq!(
+        run(&["info", "--ue-version", "3.0", "x"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(run(&["info", "--ue-version"]).status.code(), Some(2));
+}

@@ -403,3 +403,160 @@ fn zen_form_of_a_vt_decodes_like_the_legacy_form() {
         }
     }
 }
+
+#[test]
+fn catalog_exposes_the_vt_tile_grid() {
+    // The grid the viewer overlays (issue 5): per cell Morton address, tile index, chunk, byte
+    // range and presence. Expected values from the spec the fixture was built from: 4x2 tiles,
+    // one hole at (2, 1), tile record = DXT1 (40/4)^2*8 = 800 bytes, chunk header 4 bytes.
+    let spec = VtSpec {
+        layers: vec![PixelFormat::BC1],
+        fallback: vec![[0.0, 0.0, 0.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 4,
+        height_tiles: 2,
+        mips: 2,
+        chunk_of_mip: vec![0, 0],
+        holes: vec![(0, 2, 1)],
+    };
+    let fx = fixture::virtual_texture("T_Grid", &spec, &mut Rng(3));
+    let cat = open("T_Grid", &fx.files, true);
+    let cells = cat.vt_tiles(0, 0, 0).unwrap();
+    assert_eq!(cells.len(), 8);
+    assert_eq!(cells.iter().filter(|c| c.present).count(), 7);
+    let hole = cells.iter().find(|c| (c.x, c.y) == (2, 1)).unwrap();
+    assert_eq!(
+        (hole.tile_index, hole.present, hole.length),
+        (None, false, 0)
+    );
+    // Morton (3, 1) = x bits even, y bits odd = 0b111 = 7; it is the 7th tile stored (index 6,
+    // the hole at Morton 6 has none), at 4 + 6 * 800.
+    let c = cells.iter().find(|c| (c.x, c.y) == (3, 1)).unwrap();
+    assert_eq!(
+        (c.morton, c.tile_index, c.offset, c.length),
+        (7, Some(6), 4 + 6 * 800, 800)
+    );
+    assert_eq!(cat.vt_tiles(0, 1, 0).unwrap().len(), 2);
+    assert!(cat.vt_tiles(0, 2, 0).is_err() && cat.vt_tiles(0, 0, 1).is_err());
+    // Without the .ubulk every cell is listed but none is present.
+    let cat = open("T_Grid", &fx.files, false);
+    assert!(cat.vt_tiles(0, 0, 0).unwrap().iter().all(|c| !c.present));
+}
+
+#[test]
+fn zlib_compressed_bulk_mips_inflate_to_their_blocks() {
+    // BULKDATA_SerializeCompressedZLIB inline mips, 1000-byte chunks so a mip spans several
+    // zlib blocks; expected bytes are the blocks the fixture compressed (miniz_oxide's encoder).
+    let (files, mips) =
+        fixture::classic_texture_zlib("T_Zip", PixelFormat::BC1, 64, 64, 4, 1000, &mut Rng(11));
+    let cat = open("T_Zip", &files, false);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none(), "{:?}", t.error);
+    assert_eq!(t.mips.len(), 4);
+    for (m, want) in mips.iter().enumerate() {
+        let (got, w, h) = cat.read_surface(0, m, 0).unwrap();
+        assert_eq!((w, h), (64 >> m, 64 >> m));
+        assert!(got == *want, "mip {m}");
+    }
+    assert!(t
+        .metadata
+        .iter()
+        .any(|(_, v)| v.contains("zlib-compressed")));
+    // A stream whose summary claims more than ElementCount is refused, not inflated.
+    let stream = fixture::compress_chunks(&mips[0], 1000);
+    let e = texscope::unreal::texture::inflate_chunks(&stream, 100, &Limits::default());
+    assert!(e.unwrap_err().to_string().contains("UncompressedSize"));
+    // A corrupt chunk is an error on the texture, not a panic.
+    let mut bad = files.clone();
+    let at = bad.uexp.len() / 2;
+    for b in &mut bad.uexp[at..at + 64] {
+        *b ^= 0x5A;
+    }
+    let cat = open("T_Zip", &bad, false);
+    assert!(cat.textures.iter().all(|t| t.error.is_some()) || !cat.problems.is_empty());
+}
+
+#[test]
+fn mapped_and_cooked_index_bulk_files_are_found_by_name() {
+    // Notes §4: MemoryMappedPayload -> Name.m.ubulk; CookedIndex N -> Name.NNN.ubulk. The fixture
+    // puts mips 0-1 there; mips 2-4 stay inline. Expected bytes: the blocks the fixture wrote.
+    for (flags, cooked, file) in [
+        (0x1000u32, 0u8, "T_B.m.ubulk"),
+        (0, 1, "T_B.001.ubulk"),
+        (0, 12, "T_B.012.ubulk"),
+    ] {
+        let form = fixture::BulkForm::Separate {
+            extra_flags: flags,
+            cooked_index: cooked,
+        };
+        let (files, mips) = fixture::classic_texture_bulk_form(
+            "T_B",
+            PixelFormat::BC3,
+            (64, 64),
+            (5, 2),
+            form,
+            &mut Rng(5),
+        );
+        let srcs: Vec<texscope::SourceRef> = vec![
+            BytesSource::shared("T_B.uasset", files.uasset.clone()),
+            BytesSource::shared("T_B.uexp", files.uexp.clone()),
+            BytesSource::shared(file, files.ubulk.clone()),
+        ];
+        let cat = texscope::open(srcs, &Default::default());
+        assert!(cat.problems.is_empty(), "{file}: {:?}", cat.problems);
+        for (m, want) in mips.iter().enumerate() {
+            assert!(
+                cat.read_surface(0, m, 0).unwrap().0 == *want,
+                "{file} mip {m}"
+            );
+        }
+        assert_eq!(cat.textures[0].mips[0].location_note, file);
+        // Without it, the missing file is named with the mips it holds.
+        let cat = open("T_B", &files, false);
+        let t = &cat.textures[0];
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains(file) && n.contains("mips 0-1")),
+            "{:?}",
+            t.notes
+        );
+        // The zen form reads the same table (CookedIndex in the BulkDataMap row).
+        let zen = texscope::open(
+            vec![
+                BytesSource::shared("T_B.uzenasset", files.uzenasset.clone()),
+                BytesSource::shared(file, files.ubulk.clone()),
+            ],
+            &Default::default(),
+        );
+        assert!(
+            zen.read_surface(0, 0, 0).unwrap().0 == mips[0],
+            "zen {file}"
+        );
+    }
+}
+
+#[test]
+fn payload_at_end_of_file_is_read_from_the_uexp() {
+    // PayloadAtEndOfFile alone (flag 0x1, notes §4): mips 0-1 after the export data in the .uexp,
+    // mips 2-4 inline; no .ubulk. Expected bytes: the blocks the fixture wrote.
+    let (files, mips) = fixture::classic_texture_bulk_form(
+        "T_E",
+        PixelFormat::BC1,
+        (64, 64),
+        (5, 2),
+        fixture::BulkForm::AtEndOfFile,
+        &mut Rng(9),
+    );
+    assert!(files.ubulk.is_empty());
+    let cat = open("T_E", &files, false);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none(), "{:?}", t.error);
+    for (m, want) in mips.iter().enumerate() {
+        assert_eq!(t.mips[m].location_note, "inline");
+        assert!(cat.read_surface(0, m, 0).unwrap().0 == *want, "mip {m}");
+    }
+}

@@ -25,6 +25,7 @@ const USAGE: &str = "usage:
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
+Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -183,6 +184,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     };
     let options = OpenOptions {
         frostbite_profile: profile,
+        unreal_version: UE_VERSION.get().cloned().flatten(),
         ..OpenOptions::default()
     };
     Ok(Request {
@@ -231,7 +233,25 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
             errors.push((name.clone(), format!("{name}: no such file or folder")));
         }
     }
+    // A .usmap serves the Unreal packages of every folder (a game's mappings sit at its root
+    // while the packages lie deep below).
+    let usmaps: Vec<PathBuf> = groups
+        .values()
+        .flatten()
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("usmap"))
+        })
+        .cloned()
+        .collect();
     for files in groups.values_mut() {
+        if files.iter().any(|p| {
+            p.extension().is_some_and(|e| {
+                e.eq_ignore_ascii_case("uasset") || e.eq_ignore_ascii_case("uzenasset")
+            })
+        }) {
+            files.extend(usmaps.iter().cloned());
+        }
         files.sort();
         files.dedup();
     }
@@ -484,8 +504,34 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
     written
 }
 
+/// `--ue-version`, taken out of the arguments before the command is parsed (it applies to all).
+static UE_VERSION: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Removes `--ue-version V` from `args`; checks V.
+fn take_ue_version(args: &mut Vec<String>) -> std::result::Result<Option<String>, String> {
+    let Some(i) = args.iter().position(|a| a == "--ue-version") else {
+        return Ok(None);
+    };
+    args.remove(i);
+    if i >= args.len() {
+        return Err("--ue-version needs a version such as 4.27 or 5.1".into());
+    }
+    let v = args.remove(i);
+    texscope::unreal::package::parse_version(&v).map_err(|e| e.to_string())?;
+    Ok(Some(v))
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    match take_ue_version(&mut args) {
+        Ok(v) => {
+            let _ = UE_VERSION.set(v);
+        }
+        Err(e) => {
+            eprintln!("texscope: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
     if matches!(
         args.first().map(String::as_str),
         Some("-h" | "--help" | "help")

@@ -70,6 +70,36 @@ struct Row {
     offset: u64,
     size: u64,
     flags: u32,
+    /// RawSize when it differs from `size` (compressed payloads).
+    raw: Option<u64>,
+    /// CookedIndex (UE5.2+ v2 data resources): the payload is in `Name.NNN.ubulk`.
+    cooked: u8,
+}
+
+/// BULKDATA_SerializeCompressedZLIB.
+const ZLIB: u32 = 0x2;
+
+/// An FCompressedChunk stream (the layout `texture::inflate_chunks` documents): tag + chunk
+/// size, totals, one size pair per chunk, then the zlib chunks.
+pub fn compress_chunks(raw: &[u8], chunk: usize) -> Vec<u8> {
+    let packed: Vec<Vec<u8>> = raw
+        .chunks(chunk)
+        .map(|c| miniz_oxide::deflate::compress_to_vec_zlib(c, 6))
+        .collect();
+    let mut out = Vec::new();
+    let mut put = |v: u64| out.extend_from_slice(&v.to_le_bytes());
+    put(0x9E2A_83C1);
+    put(chunk as u64);
+    put(packed.iter().map(|p| p.len() as u64).sum());
+    put(raw.len() as u64);
+    for (p, c) in packed.iter().zip(raw.chunks(chunk)) {
+        put(p.len() as u64);
+        put(c.len() as u64);
+    }
+    for p in &packed {
+        out.extend_from_slice(p);
+    }
+    out
 }
 
 /// Writes one export's data and collects names and bulk rows for the header.
@@ -78,6 +108,12 @@ struct Builder {
     rows: Vec<Row>,
     uexp: Vec<u8>,
     ubulk: Vec<u8>,
+    /// Extra EBulkDataFlags and CookedIndex of streamed rows (bulk-file naming variants).
+    stream_flags: u32,
+    stream_cooked: u8,
+    /// Streamed rows go to the end of the .uexp (PayloadAtEndOfFile alone) instead of a .ubulk.
+    stream_at_end: bool,
+    tail: Vec<u8>,
 }
 
 impl Builder {
@@ -87,6 +123,10 @@ impl Builder {
             rows: Vec::new(),
             uexp: Vec::new(),
             ubulk: Vec::new(),
+            stream_flags: 0,
+            stream_cooked: 0,
+            stream_at_end: false,
+            tail: Vec::new(),
         }
     }
     fn name(&mut self, s: &str) -> i32 {
@@ -124,16 +164,48 @@ impl Builder {
             offset: self.uexp.len() as u64 + 4,
             size: bytes.len() as u64,
             flags: INLINE,
+            raw: None,
+            cooked: 0,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.uexp.extend_from_slice(bytes);
     }
+    /// An inline payload stored as a zlib FCompressedChunk stream in `chunk`-byte pieces.
+    fn inline_zlib(&mut self, bytes: &[u8], chunk: usize) {
+        let stream = compress_chunks(bytes, chunk);
+        self.rows.push(Row {
+            offset: self.uexp.len() as u64 + 4,
+            size: stream.len() as u64,
+            flags: INLINE | ZLIB,
+            raw: Some(bytes.len() as u64),
+            cooked: 0,
+        });
+        self.u32(self.rows.len() as u32 - 1);
+        self.uexp.extend_from_slice(&stream);
+    }
+
     /// An i32 data-resource index whose payload is appended to the .ubulk.
     fn streamed(&mut self, bytes: &[u8]) {
+        if self.stream_at_end {
+            // Offset relative to BulkDataStartOffset (no NoOffsetFixUp), which is the end of
+            // the export data, where the tail starts.
+            self.rows.push(Row {
+                offset: self.tail.len() as u64,
+                size: bytes.len() as u64,
+                flags: 0x1,
+                raw: None,
+                cooked: 0,
+            });
+            self.u32(self.rows.len() as u32 - 1);
+            self.tail.extend_from_slice(bytes);
+            return;
+        }
         self.rows.push(Row {
             offset: self.ubulk.len() as u64,
             size: bytes.len() as u64,
-            flags: STREAMED,
+            flags: STREAMED | self.stream_flags,
+            raw: None,
+            cooked: self.stream_cooked,
         });
         self.u32(self.rows.len() as u32 - 1);
         self.ubulk.extend_from_slice(bytes);
@@ -279,11 +351,11 @@ impl Builder {
         p32(&mut h, self.rows.len() as i32);
         for r in &self.rows {
             p32(&mut h, 0);
-            h.push(0); // CookedIndex
+            h.push(r.cooked); // CookedIndex
             h.extend_from_slice(&(r.offset as i64).to_le_bytes());
             h.extend_from_slice(&(-1i64).to_le_bytes());
             h.extend_from_slice(&(r.size as i64).to_le_bytes());
-            h.extend_from_slice(&(r.size as i64).to_le_bytes());
+            h.extend_from_slice(&(r.raw.unwrap_or(r.size) as i64).to_le_bytes());
             p32(&mut h, 1);
             p32(&mut h, r.flags as i32);
         }
@@ -299,6 +371,11 @@ impl Builder {
             }
         }
         let size = self.uexp.len() as i64 - 4;
+        if !self.tail.is_empty() {
+            let at = self.uexp.len() - 4;
+            let tail = std::mem::take(&mut self.tail);
+            self.uexp.splice(at..at, tail);
+        }
         h[serial_size_at..serial_size_at + 8].copy_from_slice(&size.to_le_bytes());
         h[serial_size_at + 8..serial_size_at + 16].copy_from_slice(&(total as i64).to_le_bytes());
         let uzenasset = self.zen(object, total as u32);
@@ -334,7 +411,7 @@ impl Builder {
             z.extend_from_slice(&u64::MAX.to_le_bytes());
             z.extend_from_slice(&r.size.to_le_bytes());
             z.extend_from_slice(&r.flags.to_le_bytes());
-            z.extend_from_slice(&[0; 4]); // CookedIndex + pad
+            z.extend_from_slice(&[r.cooked, 0, 0, 0]); // CookedIndex + pad
         }
         let hashes = z.len() as u32;
         let export_map = hashes;
@@ -411,9 +488,21 @@ pub fn classic_texture_with(
     height: u32,
     mips: u32,
     streamed: u32,
+    surface: impl FnMut(u32, u32, u32) -> Vec<u8>,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let size = (width, height);
+    classic_build(Builder::new(), name, format, size, mips, streamed, surface)
+}
+
+fn classic_build(
+    mut b: Builder,
+    name: &str,
+    format: PixelFormat,
+    (width, height): (u32, u32),
+    mips: u32,
+    streamed: u32,
     mut surface: impl FnMut(u32, u32, u32) -> Vec<u8>,
 ) -> (PackageFiles, Vec<Vec<u8>>) {
-    let mut b = Builder::new();
     let pf = pf_name(format);
     let skip_at = b.begin_platform_data(pf, width, height, 1);
     b.u32(0); // FirstMipToSerialize
@@ -433,6 +522,81 @@ pub fn classic_texture_with(
         data.push(bytes);
     }
     b.u32(0); // bIsVirtual
+    b.end_platform_data(skip_at);
+    (b.finish(name, "Texture2D"), data)
+}
+
+/// [`classic_texture`] whose streamed mips carry `extra_flags` (e.g. MemoryMappedPayload 0x1000:
+/// `Name.m.ubulk`) and CookedIndex `cooked_index` (non-zero: `Name.NNN.ubulk`); `files.ubulk`
+/// holds that file's bytes.
+/// Where [`classic_texture_bulk_form`] puts the streamed mips.
+#[derive(Debug, Clone, Copy)]
+pub enum BulkForm {
+    /// A separate file, rows carrying `extra_flags` (e.g. MemoryMappedPayload 0x1000:
+    /// `Name.m.ubulk`) and CookedIndex `cooked_index` (non-zero: `Name.NNN.ubulk`).
+    Separate { extra_flags: u32, cooked_index: u8 },
+    /// PayloadAtEndOfFile alone: after the export data in the .uexp (no .ubulk).
+    AtEndOfFile,
+}
+
+/// [`classic_texture`] with the streamed mips in `form`; `files.ubulk` holds the separate
+/// file's bytes.
+pub fn classic_texture_bulk_form(
+    name: &str,
+    format: PixelFormat,
+    (width, height): (u32, u32),
+    (mips, streamed): (u32, u32),
+    form: BulkForm,
+    rng: &mut Rng,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let mut b = Builder::new();
+    match form {
+        BulkForm::Separate {
+            extra_flags,
+            cooked_index,
+        } => {
+            b.stream_flags = extra_flags;
+            b.stream_cooked = cooked_index;
+        }
+        BulkForm::AtEndOfFile => b.stream_at_end = true,
+    }
+    classic_build(
+        b,
+        name,
+        format,
+        (width, height),
+        mips,
+        streamed,
+        |_, w, h| random_surface(format, w, h, rng),
+    )
+}
+
+/// A classic Texture2D whose mips are all inline and zlib-compressed (BULKDATA_
+/// SerializeCompressedZLIB) in `chunk`-byte pieces. Returns the files and each mip's raw bytes.
+pub fn classic_texture_zlib(
+    name: &str,
+    format: PixelFormat,
+    width: u32,
+    height: u32,
+    mips: u32,
+    chunk: usize,
+    rng: &mut Rng,
+) -> (PackageFiles, Vec<Vec<u8>>) {
+    let mut b = Builder::new();
+    let skip_at = b.begin_platform_data(pf_name(format), width, height, 1);
+    b.u32(0);
+    b.u32(mips);
+    let mut data = Vec::new();
+    for m in 0..mips {
+        let (w, h, _) = mip_dims(width, height, 1, m);
+        let bytes = random_surface(format, w, h, rng);
+        b.inline_zlib(&bytes, chunk);
+        b.u32(w);
+        b.u32(h);
+        b.u32(1);
+        data.push(bytes);
+    }
+    b.u32(0);
     b.end_platform_data(skip_at);
     (b.finish(name, "Texture2D"), data)
 }

@@ -5,7 +5,9 @@
 mod cursor;
 pub mod fixture;
 pub mod package;
+pub mod props;
 pub mod texture;
+pub mod usmap;
 pub mod vt;
 
 use crate::io::{Error, Result};
@@ -66,8 +68,48 @@ fn sibling(ctx: &OpenContext, i: usize, ext: &str) -> Option<usize> {
     }
 }
 
+/// Claims and parses every dropped .usmap; the first that parses serves all packages.
+fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
+    let mut found = None;
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        if ext_of(&name) != ".usmap" {
+            continue;
+        }
+        ctx.claimed[i] = true;
+        let src = ctx.sources[i].clone();
+        let parsed = crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
+            .and_then(|d| usmap::parse(&d, &ctx.limits));
+        match parsed {
+            Ok(m) if found.is_none() => found = Some((base_name(&name).to_string(), m)),
+            Ok(_) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &Error::unsupported("only one .usmap is used at a time; this one was ignored"),
+            )),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                &name,
+                Some(Engine::Unreal),
+                &e.in_file(&name),
+            )),
+        }
+    }
+    found
+}
+
 /// The Unreal opener: claims packages and their siblings, lists texture exports.
 pub fn open(ctx: &mut OpenContext) {
+    let usmap = open_usmaps(ctx);
+    let forced = match ctx.unreal_version.as_deref().map(package::parse_version) {
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            // A bad version string is the user's option, not a file's fault: detect instead.
+            ctx.problems
+                .push(FileProblem::new("--ue-version", Some(Engine::Unreal), &e));
+            None
+        }
+        None => None,
+    };
     for i in ctx.unclaimed() {
         if ctx.claimed[i] {
             continue;
@@ -97,7 +139,7 @@ pub fn open(ctx: &mut OpenContext) {
             ubulk,
             uptnl,
         };
-        match open_package(ctx, &files, legacy) {
+        match open_package(ctx, &files, legacy, usmap.as_ref(), forced.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -114,7 +156,7 @@ pub fn open(ctx: &mut OpenContext) {
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
         let ext = ext_of(&name);
-        if matches!(ext.as_str(), ".uexp" | ".ubulk" | ".uptnl" | ".m.ubulk") {
+        if ext == ".uexp" || ext.ends_with(".ubulk") || ext.ends_with(".uptnl") {
             ctx.claimed[i] = true;
             let e = Error::missing_sibling(
                 &with_ext(base_name(&name), ".uasset"),
@@ -133,12 +175,32 @@ struct Files {
     uptnl: Option<usize>,
 }
 
-fn open_package(ctx: &mut OpenContext, files: &Files, legacy: bool) -> Result<usize> {
+fn open_package(
+    ctx: &mut OpenContext,
+    files: &Files,
+    legacy: bool,
+    usmap: Option<&(String, usmap::Usmap)>,
+    forced: Option<&package::ForcedVersion>,
+) -> Result<usize> {
     let main = ctx.sources[files.main].clone();
     let pkg = if legacy {
-        package::parse_legacy(main.as_ref(), &ctx.limits)?
+        package::parse_legacy(main.as_ref(), &ctx.limits, forced)?
     } else {
-        package::parse_zen(main.as_ref(), &ctx.limits)?
+        let mut p = package::parse_zen(main.as_ref(), &ctx.limits)?;
+        if let Some(f) = forced {
+            // Zen headers tell UE4 from UE5 and 5.0-5.2 from 5.3+ themselves; a contradiction
+            // is an error, agreement makes the version exact.
+            let zen_ue4 = p.flavor == Flavor::Zen4;
+            let late = matches!(p.flavor, Flavor::Zen5 { since_5_3: true });
+            if (f.major == 4) != zen_ue4 || (f.major == 5 && (f.minor >= 3) != late) {
+                return Err(Error::unsupported(format!(
+                    "the zen header is {} but the forced Unreal version is {}",
+                    p.engine_guess, f.label
+                )));
+            }
+            p.engine_guess = format!("{} (forced; detected {})", f.label, p.engine_guess);
+        }
+        p
     };
     let mut found = 0;
     for export in &pkg.exports {
@@ -172,7 +234,8 @@ fn open_package(ctx: &mut OpenContext, files: &Files, legacy: bool) -> Result<us
                 continue;
             }
         };
-        let t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
+        let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
+        read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
         ctx.textures.push(t);
         found += 1;
     }
@@ -213,8 +276,58 @@ fn flavor_name(pkg: &Package) -> &'static str {
 }
 
 /// Maps a payload onto the opened files.
-fn storage(ctx: &OpenContext, files: &Files, data_src: SourceId, p: &Payload) -> (Storage, String) {
+fn storage(
+    ctx: &mut OpenContext,
+    files: &Files,
+    data_src: SourceId,
+    p: &Payload,
+) -> (Storage, String) {
     match p {
+        Payload::Zlib { stored, raw_size } => {
+            let (inner, note) = storage(ctx, files, data_src, stored);
+            match inner {
+                Storage::Range {
+                    source,
+                    offset,
+                    length,
+                } => {
+                    // Inflated once at open time into a derived source: compressed bulk data is
+                    // rare (editor-era packages) and small, and ranged reads need plain bytes.
+                    let max = if *raw_size > 0 {
+                        *raw_size
+                    } else {
+                        ctx.limits.max_alloc
+                    };
+                    let src = ctx.sources[source].clone();
+                    let res = crate::io::read_range(src.as_ref(), offset, length, &ctx.limits)
+                        .and_then(|d| texture::inflate_chunks(&d, max, &ctx.limits));
+                    match res {
+                        Ok(out) => {
+                            let len = out.len() as u64;
+                            let name = format!("{} (inflated bulk data at {offset})", src.name());
+                            let id = ctx.add_source(crate::io::BytesSource::shared(name, out));
+                            (
+                                Storage::Range {
+                                    source: id,
+                                    offset: 0,
+                                    length: len,
+                                },
+                                format!("{note}, zlib-compressed"),
+                            )
+                        }
+                        Err(e) => (Storage::Empty, format!("{note}, zlib-compressed: {e}")),
+                    }
+                }
+                Storage::Missing { file, .. } => (
+                    Storage::Missing {
+                        file,
+                        length: *raw_size,
+                    },
+                    note,
+                ),
+                Storage::Empty => (Storage::Empty, note),
+            }
+        }
         Payload::Inline { pos, size } => (
             Storage::Range {
                 source: data_src,
@@ -224,11 +337,19 @@ fn storage(ctx: &OpenContext, files: &Files, data_src: SourceId, p: &Payload) ->
             "inline".into(),
         ),
         Payload::External { file, offset, size } => {
-            let (idx, ext) = match file {
-                BulkFile::Ubulk => (files.ubulk, ".ubulk"),
-                BulkFile::Uptnl => (files.uptnl, ".uptnl"),
+            let ext = file.ext();
+            let idx = match file {
+                BulkFile::Ubulk => files.ubulk,
+                BulkFile::Uptnl => files.uptnl,
+                BulkFile::MappedUbulk | BulkFile::Cooked { .. } => {
+                    let j = sibling(ctx, files.main, &ext);
+                    if let Some(j) = j {
+                        ctx.claimed[j] = true;
+                    }
+                    j
+                }
             };
-            let fname = with_ext(base_name(ctx.sources[files.main].name()), ext);
+            let fname = with_ext(base_name(ctx.sources[files.main].name()), &ext);
             match idx {
                 Some(j) => (
                     Storage::Range {
@@ -266,7 +387,7 @@ fn mip_list(ids: &[usize]) -> String {
 }
 
 fn build_texture(
-    ctx: &OpenContext,
+    ctx: &mut OpenContext,
     files: &Files,
     pkg: &Package,
     export: &Export,
@@ -348,9 +469,6 @@ fn build_texture(
         // unversioned, so this is the format's usual meaning, not a read fact.
         t.normal_map = Some(NormalEncoding::Rg);
     }
-    t.notes.push(
-        "colour space unknown: sRGB and compression settings are in unversioned properties".into(),
-    );
 
     if let Some(raw) = &pd.vt {
         return build_vt(ctx, files, data_src, t, raw, pd);
@@ -362,6 +480,9 @@ fn build_texture(
             t.error = Some(format!("mip {i}: {msg}"));
         }
         let (st, note) = storage(ctx, files, data_src, &m.payload);
+        if matches!(m.payload, Payload::Zlib { .. }) && matches!(st, Storage::Empty) {
+            t.error = Some(format!("mip {i}: {note}"));
+        }
         t.add_meta(
             &format!("mip {i} bulk"),
             format!(
@@ -378,6 +499,7 @@ fn build_texture(
                         format!("{size} bytes at {offset} of {note}"),
                     Payload::Nothing => "no payload".into(),
                     Payload::Unreadable(s) => s.clone(),
+                    Payload::Zlib { raw_size, .. } => format!("{raw_size} bytes raw; {note}"),
                 }
             ),
         );
@@ -493,7 +615,7 @@ fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
 }
 
 fn build_vt(
-    ctx: &OpenContext,
+    ctx: &mut OpenContext,
     files: &Files,
     data_src: SourceId,
     mut t: Texture,
@@ -569,4 +691,100 @@ fn build_vt(
         .collect();
     t.layout = Layout::Virtual(Box::new(layout));
     t
+}
+
+/// PKG_UnversionedProperties: the property block has no tags and needs a .usmap.
+const PKG_UNVERSIONED_PROPERTIES: u32 = 0x2000;
+
+/// Reads the export's property block (from the export start to the platform data) into the
+/// metadata: SRGB, CompressionSettings, LODGroup, Filter, address modes ... (issue 5).
+fn read_properties(
+    ctx: &OpenContext,
+    pkg: &Package,
+    export: &Export,
+    data_src: SourceId,
+    pd: &PlatformData,
+    usmap: Option<&(String, usmap::Usmap)>,
+    t: &mut Texture,
+) {
+    let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
+    let facts = props::CLASS_DEFAULTS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if unversioned && usmap.is_none() {
+        t.add_meta(
+            "Properties",
+            format!("unversioned; drop the game's .usmap to read {facts} (unknown until then)"),
+        );
+        t.notes.push(format!(
+            "colour space unknown: the properties are unversioned; drop the game's .usmap to read {facts}"
+        ));
+        return;
+    }
+    // The property block is small (a few hundred bytes in every sample); 1 MiB bounds a hostile one.
+    let len = pd.start.saturating_sub(export.start).min(1 << 20);
+    let src = ctx.sources[data_src].clone();
+    let block = match crate::io::read_range(src.as_ref(), export.start, len, &ctx.limits) {
+        Ok(b) => b,
+        Err(e) => {
+            t.add_meta("Properties", format!("not read: {e}"));
+            return;
+        }
+    };
+    let (lwc, top_level_paths) = match pkg.flavor {
+        Flavor::Legacy => (pkg.ue5_version >= 1004, pkg.ue5_version >= 1007),
+        Flavor::Zen4 => (false, false),
+        Flavor::Zen5 { since_5_3 } => (true, since_5_3 || pkg.resources.is_some()),
+    };
+    let pctx = props::Ctx {
+        names: &pkg.names,
+        usmap: usmap.map(|u| &u.1),
+        lwc,
+        top_level_paths,
+    };
+    let mut r = crate::io::Reader::at(&block, export.start);
+    let w = if unversioned {
+        props::walk_unversioned(&pctx, &mut r, &t.class)
+    } else {
+        props::walk_tagged(&pctx, &mut r)
+    };
+    t.add_meta(
+        "Properties",
+        match (unversioned, usmap) {
+            (true, Some((f, _))) => format!("unversioned, read with {f}; {} bytes", w.end),
+            _ => format!("tagged; {} bytes", w.end),
+        },
+    );
+    for name in props::WANTED {
+        if let Some(v) = w.get(name) {
+            t.add_meta(name, v);
+        } else if w.stopped.is_none() && (!unversioned || w.defaulted.iter().any(|d| d == name)) {
+            // Both forms leave out a property that equals its class default.
+            if let Some((_, d)) = props::CLASS_DEFAULTS.iter().find(|(n, _)| n == name) {
+                t.add_meta(name, format!("{d} (not stored: class default)"));
+            }
+        }
+    }
+    if let Some(s) = &w.stopped {
+        t.add_meta("Properties stopped", s);
+        t.notes.push(format!(
+            "the property walk stopped early ({s}); later facts are unknown"
+        ));
+    }
+    let srgb = match w.get("SRGB") {
+        Some(v) => Some(v == "true"),
+        None if w.stopped.is_none() => Some(true), // UTexture's constructor default
+        None => None,
+    };
+    t.color_space = match srgb {
+        Some(true) => ColorSpace::Srgb,
+        Some(false) => ColorSpace::Linear,
+        None => ColorSpace::Unknown,
+    };
+    if t.color_space == ColorSpace::Unknown {
+        t.notes
+            .push("colour space unknown: SRGB was not read".into());
+    }
 }

@@ -15,6 +15,8 @@ pub struct BulkEntry {
     /// Offset in .ubulk/.uptnl for streamed payloads.
     pub offset: u64,
     pub size: u64,
+    /// Uncompressed size (data-resource RawSize); 0 when the table does not say (zen).
+    pub raw_size: u64,
     /// EBulkDataFlags (LegacyBulkDataFlags for a data resource).
     pub flags: u32,
     pub cooked_index: u8,
@@ -58,6 +60,8 @@ pub struct Package {
     pub ue5_version: i32,
     pub engine_guess: String,
     pub package_flags: u32,
+    /// UE4 only, when the version was forced: true = the UE4.18/4.19 texture layout.
+    pub forced_old_tail: Option<bool>,
 }
 
 impl Package {
@@ -67,6 +71,53 @@ impl Package {
             .and_then(|i| self.names.get(i))
             .map(String::as_str)
     }
+}
+
+/// A user-forced engine version (`OpenOptions::unreal_version`, CLI `--ue-version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForcedVersion {
+    pub label: String,
+    pub major: u32,
+    pub minor: u32,
+    /// The UE5 object version whose summary layout it has (0 = UE4), see `CANDIDATES`.
+    pub ue5: i32,
+}
+
+/// Parses "4.27", "UE5.1", "5.4.2" ... into the layout facts it implies.
+pub fn parse_version(s: &str) -> Result<ForcedVersion> {
+    let t = s.trim();
+    let t = t
+        .strip_prefix("UE")
+        .or_else(|| t.strip_prefix("ue"))
+        .unwrap_or(t);
+    let mut it = t.split('.');
+    let num = |p: Option<&str>| p.and_then(|v| v.trim().parse::<u32>().ok());
+    let (major, minor) = match (num(it.next()), num(it.next())) {
+        (Some(a), Some(b)) => (a, b),
+        _ => {
+            return Err(Error::unsupported(format!(
+                "Unreal version {s:?}: write it as 4.27 or 5.1"
+            )))
+        }
+    };
+    let ue5 = match (major, minor) {
+        (4, 18..=27) => 0,
+        (5, 0) => 1004,
+        (5, 1) => 1008,
+        (5, 2..=5) => 1009,
+        (5, 6) => 1017,
+        _ => {
+            return Err(Error::unsupported(format!(
+                "Unreal version {s}: Texscope knows 4.18-4.27 and 5.0-5.6"
+            )))
+        }
+    };
+    Ok(ForcedVersion {
+        label: format!("UE{major}.{minor}"),
+        major,
+        minor,
+        ue5,
+    })
 }
 
 /// UE5 object versions whose summary layouts differ (notes §1.1: 5.0→1004, 5.1→1008,
@@ -257,7 +308,11 @@ fn read_exports(c: &mut Cursor, s: &Summary, ue5: i32) -> Result<Vec<RawExport>>
 /// layout is tried and the one whose sections line up is kept (notes §1.1 heuristic: summary end ==
 /// NameOffset, export-map end == DependsOffset, Export[0].SerialOffset == TotalHeaderSize ==
 /// .uasset length).
-pub fn parse_legacy(uasset: &dyn Source, limits: &Limits) -> Result<Package> {
+pub fn parse_legacy(
+    uasset: &dyn Source,
+    limits: &Limits,
+    forced: Option<&ForcedVersion>,
+) -> Result<Package> {
     let len = uasset.len();
     let mut c = Cursor::new(uasset, 0, len, limits);
     let tag = c.u32()?;
@@ -274,7 +329,7 @@ pub fn parse_legacy(uasset: &dyn Source, limits: &Limits) -> Result<Package> {
     }
     let mut last_err = None;
     for &(ue5, guess) in CANDIDATES {
-        if (legacy <= -8) != (ue5 > 0) {
+        if (legacy <= -8) != (ue5 > 0) || forced.is_some_and(|f| f.ue5 != ue5) {
             continue;
         }
         let s = match read_summary(&mut c, legacy, ue5) {
@@ -302,7 +357,20 @@ pub fn parse_legacy(uasset: &dyn Source, limits: &Limits) -> Result<Package> {
                 continue;
             }
         }
-        return finish_legacy(&mut c, s, exports, ue5, guess, limits);
+        let mut pkg = finish_legacy(&mut c, s, exports, ue5, guess, limits)?;
+        if let Some(f) = forced {
+            pkg.engine_guess = format!("{} (forced; the layout detected alone: {guess})", f.label);
+            pkg.forced_old_tail = (f.major == 4).then_some(f.minor < 20);
+        }
+        return Ok(pkg);
+    }
+    if let Some(f) = forced {
+        return Err(Error::unsupported(format!(
+            "the package summary does not line up as {} (forced Unreal version); open it \
+             without forcing a version to detect its layout",
+            f.label
+        ))
+        .in_file(uasset.name()));
     }
     Err(last_err
         .unwrap_or_else(|| {
@@ -385,6 +453,7 @@ fn finish_legacy(
         ue5_version: ue5,
         engine_guess: guess.to_string(),
         package_flags: s.package_flags,
+        forced_old_tail: None,
     })
 }
 
@@ -410,12 +479,13 @@ fn read_data_resources(c: &mut Cursor, at: u64, limits: &Limits) -> Result<Vec<B
         let offset = c.i64()?;
         c.skip(8)?; // DuplicateSerialOffset
         let size = c.i64()?;
-        c.skip(8)?; // RawSize
+        let raw_size = c.i64()?;
         c.skip(4)?; // OuterIndex
         let flags = c.u32()?;
         out.push(BulkEntry {
             offset: offset.max(0) as u64,
             size: size.max(0) as u64,
+            raw_size: raw_size.max(0) as u64,
             flags,
             cooked_index,
         });
@@ -499,6 +569,7 @@ fn parse_zen4(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         ue5_version: 0,
         engine_guess: "UE4.26-4.27 (zen)".into(),
         package_flags,
+        forced_old_tail: None,
     })
 }
 
@@ -602,6 +673,7 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
                 rows.push(BulkEntry {
                     offset: offset.max(0) as u64,
                     size: size.max(0) as u64,
+                    raw_size: 0,
                     flags,
                     cooked_index,
                 });
@@ -633,6 +705,7 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         ue5_version: 0,
         engine_guess: guess.into(),
         package_flags,
+        forced_old_tail: None,
     })
 }
 
@@ -644,12 +717,12 @@ mod tests {
     #[test]
     fn garbage_is_refused_with_a_reason() {
         let l = Limits::default();
-        let e = parse_legacy(&BytesSource::new("a.uasset", vec![0u8; 64]), &l).unwrap_err();
+        let e = parse_legacy(&BytesSource::new("a.uasset", vec![0u8; 64]), &l, None).unwrap_err();
         assert_eq!(e.kind, ErrorKind::NotRecognised);
         let mut tagged = PACKAGE_TAG.to_le_bytes().to_vec();
         tagged.extend_from_slice(&(-8i32).to_le_bytes());
         tagged.resize(300, 0xFF);
-        assert!(parse_legacy(&BytesSource::new("b.uasset", tagged), &l).is_err());
+        assert!(parse_legacy(&BytesSource::new("b.uasset", tagged), &l, None).is_err());
         assert!(parse_zen(&BytesSource::new("c.uzenasset", vec![0u8; 10]), &l).is_err());
         let mut hostile = vec![0u8; 64];
         hostile[4..8].copy_from_slice(&u32::MAX.to_le_bytes()); // HeaderSize

@@ -15,6 +15,7 @@ pub mod bulk_flags {
     pub const FORCE_INLINE_PAYLOAD: u32 = 0x40;
     pub const PAYLOAD_IN_SEPARATE_FILE: u32 = 0x100;
     pub const OPTIONAL_PAYLOAD: u32 = 0x800;
+    pub const MEMORY_MAPPED: u32 = 0x1000;
     pub const COMPRESSED_LZO: u32 = 0x10;
     pub const SIZE_64BIT: u32 = 0x2000;
     pub const DUPLICATE_NON_OPTIONAL: u32 = 0x4000;
@@ -84,6 +85,43 @@ impl TailLayout {
 pub enum BulkFile {
     Ubulk,
     Uptnl,
+    /// PayloadInSeperateFile + MemoryMappedPayload: `Name.m.ubulk` (notes §4).
+    MappedUbulk,
+    /// A non-zero CookedIndex (UE5.2+ data resources v2): `Name.NNN.ubulk` / `.uptnl` (notes §4).
+    Cooked {
+        index: u8,
+        optional: bool,
+    },
+}
+
+impl BulkFile {
+    /// The sibling's extension, dot included.
+    pub fn ext(self) -> String {
+        match self {
+            BulkFile::Ubulk => ".ubulk".into(),
+            BulkFile::Uptnl => ".uptnl".into(),
+            BulkFile::MappedUbulk => ".m.ubulk".into(),
+            BulkFile::Cooked { index, optional } => {
+                format!(".{index:03}.{}", if optional { "uptnl" } else { "ubulk" })
+            }
+        }
+    }
+
+    fn of(flags: u32, cooked_index: u8) -> BulkFile {
+        let optional = flags & bf::OPTIONAL_PAYLOAD != 0;
+        if cooked_index > 0 {
+            BulkFile::Cooked {
+                index: cooked_index,
+                optional,
+            }
+        } else if optional {
+            BulkFile::Uptnl
+        } else if flags & bf::MEMORY_MAPPED != 0 {
+            BulkFile::MappedUbulk
+        } else {
+            BulkFile::Ubulk
+        }
+    }
 }
 
 /// Where one mip's (or VT chunk's) bytes live, in the coordinates of the package's files.
@@ -99,8 +137,11 @@ pub enum Payload {
     },
     /// Flagged as carrying no data.
     Nothing,
-    /// Stored in a way that cannot be read (compressed bulk data); the reason.
+    /// Stored in a way that cannot be read (LZO-compressed bulk data); the reason.
     Unreadable(String),
+    /// BULKDATA_SerializeCompressedZLIB: `stored` holds an FCompressedChunk stream of zlib
+    /// blocks that inflates to `raw_size` bytes (0 = not stated; the stream's summary says).
+    Zlib { stored: Box<Payload>, raw_size: u64 },
 }
 
 #[derive(Debug, Clone)]
@@ -254,6 +295,12 @@ pub fn find_platform_data(
             if matches!(pkg.flavor, Flavor::Legacy) {
                 // The summary already told UE4 from UE5.
                 if (pkg.ue5_version > 0) != (layout == TailLayout::Ue5) {
+                    continue;
+                }
+                if pkg
+                    .forced_old_tail
+                    .is_some_and(|old| old != (layout == TailLayout::Ue4Old))
+                {
                     continue;
                 }
             }
@@ -449,9 +496,9 @@ fn read_mips(
                             e.size
                         )));
                     }
-                    (entry_payload(c, e)?, e.flags)
+                    (entry_payload(c, pkg, coord_delta, e)?, e.flags)
                 }
-                (Some(e), None) => (entry_payload(c, e)?, e.flags),
+                (Some(e), None) => (entry_payload(c, pkg, coord_delta, e)?, e.flags),
                 (None, Some((_, Some(size)))) => {
                     let p = Payload::Inline { pos: c.pos, size };
                     c.skip(size)?;
@@ -559,13 +606,66 @@ fn probe_trailer(
 }
 
 /// Payload of a data-resource / zen BulkDataMap row; an inline one follows in the stream.
-pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
-    if e.flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
-        return Ok(Payload::Unreadable(format!(
-            "compressed bulk data ({}) is not supported",
-            bf::describe(e.flags)
-        )));
+pub fn entry_payload(
+    c: &mut Cursor,
+    pkg: &Package,
+    coord_delta: i64,
+    e: super::package::BulkEntry,
+) -> Result<Payload> {
+    if e.flags & bf::COMPRESSED_LZO != 0 {
+        return Ok(lzo(e.flags));
     }
+    let p = if e.flags
+        & (bf::FORCE_INLINE_PAYLOAD | bf::PAYLOAD_IN_SEPARATE_FILE | bf::OPTIONAL_PAYLOAD)
+        == 0
+        && e.flags & bf::PAYLOAD_AT_END_OF_FILE != 0
+        && e.size > 0
+    {
+        // PayloadAtEndOfFile alone: in the package file itself. The offset follows the legacy
+        // header's rule (notes §4: + BulkDataStartOffset unless NoOffsetFixUp), an assumption for
+        // data resources, which no sample exercises.
+        let mut off = e.offset as i64;
+        if e.flags & bf::NO_OFFSET_FIXUP == 0 {
+            off = off.saturating_add(pkg.bulk_data_start);
+        }
+        let pos = off
+            .checked_sub(coord_delta)
+            .filter(|&p| p >= 0)
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "end-of-file bulk data at combined offset {off} lies before the export data"
+                ))
+            })?;
+        Payload::Inline {
+            pos: pos as u64,
+            size: e.size,
+        }
+    } else {
+        entry_location(c, e)?
+    };
+    Ok(zlib_wrap(p, e.flags, e.raw_size))
+}
+
+fn lzo(flags: u32) -> Payload {
+    Payload::Unreadable(format!(
+        "LZO-compressed bulk data ({}) is not supported",
+        bf::describe(flags)
+    ))
+}
+
+fn zlib_wrap(p: Payload, flags: u32, raw_size: u64) -> Payload {
+    match p {
+        Payload::Inline { .. } | Payload::External { .. } if flags & bf::COMPRESSED_ZLIB != 0 => {
+            Payload::Zlib {
+                stored: Box::new(p),
+                raw_size,
+            }
+        }
+        p => p,
+    }
+}
+
+fn entry_location(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Payload> {
     if e.flags & bf::FORCE_INLINE_PAYLOAD != 0 {
         let p = Payload::Inline {
             pos: c.pos,
@@ -577,13 +677,8 @@ pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Pay
     if e.flags & bf::UNUSED != 0 || e.size == 0 {
         return Ok(Payload::Nothing);
     }
-    let file = if e.flags & bf::OPTIONAL_PAYLOAD != 0 {
-        BulkFile::Uptnl
-    } else {
-        BulkFile::Ubulk
-    };
     Ok(Payload::External {
-        file,
+        file: BulkFile::of(e.flags, e.cooked_index),
         offset: e.offset,
         size: e.size,
     })
@@ -593,9 +688,9 @@ pub fn entry_payload(c: &mut Cursor, e: super::package::BulkEntry) -> Result<Pay
 pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Result<(Payload, u32)> {
     let flags = c.u32()?;
     let big = flags & bf::SIZE_64BIT != 0;
-    let _count = if big { c.i64()? } else { c.i32()? as i64 };
+    let count = if big { c.i64()? } else { c.i32()? as i64 };
     let size = if big { c.i64()? } else { c.i32()? as i64 };
-    let mut offset = c.i64()?;
+    let offset = c.i64()?;
     if flags & bf::BAD_DATA_VERSION != 0 {
         c.skip(2)?;
     }
@@ -608,15 +703,22 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
         return Err(Error::malformed(format!("bulk data of size {size}")));
     }
     let size = size as u64;
-    if flags & (bf::COMPRESSED_ZLIB | bf::COMPRESSED_LZO) != 0 {
-        return Ok((
-            Payload::Unreadable(format!(
-                "compressed bulk data ({}) is not supported",
-                bf::describe(flags)
-            )),
-            flags,
-        ));
+    if flags & bf::COMPRESSED_LZO != 0 {
+        return Ok((lzo(flags), flags));
     }
+    // ElementCount of byte bulk data is its uncompressed size.
+    let (p, flags) = header_location(c, pkg, coord_delta, flags, size, offset)?;
+    Ok((zlib_wrap(p, flags, count.max(0) as u64), flags))
+}
+
+fn header_location(
+    c: &mut Cursor,
+    pkg: &Package,
+    coord_delta: i64,
+    flags: u32,
+    size: u64,
+    mut offset: i64,
+) -> Result<(Payload, u32)> {
     if flags & bf::FORCE_INLINE_PAYLOAD != 0 {
         let p = Payload::Inline { pos: c.pos, size };
         c.skip(size)?;
@@ -631,10 +733,8 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
     if offset < 0 {
         return Err(Error::malformed(format!("bulk data at offset {offset}")));
     }
-    let file = if flags & bf::OPTIONAL_PAYLOAD != 0 {
-        Some(BulkFile::Uptnl)
-    } else if flags & bf::PAYLOAD_IN_SEPARATE_FILE != 0 {
-        Some(BulkFile::Ubulk)
+    let file = if flags & (bf::OPTIONAL_PAYLOAD | bf::PAYLOAD_IN_SEPARATE_FILE) != 0 {
+        Some(BulkFile::of(flags, 0))
     } else {
         None
     };
@@ -668,6 +768,64 @@ pub fn read_bulk_header(c: &mut Cursor, pkg: &Package, coord_delta: i64) -> Resu
     })
 }
 
+/// The FCompressedChunk stream of FArchive::SerializeCompressed (UE's Archive.cpp, described in
+/// the public UE4 docs of BULKDATA_SerializeCompressedZLIB): i64 tag 0x9E2A83C1 + i64 chunk size,
+/// i64 total compressed + i64 total uncompressed, one (compressed, uncompressed) i64 pair per
+/// chunk, then the zlib chunks back to back. Inflates at most `max_raw` bytes.
+pub fn inflate_chunks(data: &[u8], max_raw: u64, limits: &Limits) -> Result<Vec<u8>> {
+    let mut r = crate::io::Reader::new(data);
+    let tag = r.i64()?;
+    let chunk = r.i64()?;
+    if tag != super::package::PACKAGE_TAG as i64 {
+        return Err(Error::malformed(format!(
+            "compressed bulk data does not start with the package tag (found 0x{tag:X})"
+        ))
+        .at_field("unreal/FCompressedChunkInfo/Tag"));
+    }
+    let _packed = r.i64()?;
+    let total = r.i64()?;
+    if chunk <= 0 || total < 0 || total as u64 > max_raw {
+        return Err(Error::malformed(format!(
+            "compressed bulk data says {total} bytes in chunks of {chunk}, but at most {max_raw} \
+             are expected"
+        ))
+        .at_field("unreal/FCompressedChunkInfo/UncompressedSize"));
+    }
+    limits.check_alloc(total as u64, "inflated bulk data")?;
+    let n = (total as u64).div_ceil(chunk as u64);
+    limits.check_count(n, 16, r.remaining() as u64, "compressed bulk chunks")?;
+    let mut sizes = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let (p, u) = (r.i64()?, r.i64()?);
+        if p < 0 || u < 0 || u > chunk {
+            return Err(Error::malformed(format!(
+                "compressed bulk chunk of {p} -> {u} bytes (chunk size {chunk})"
+            )));
+        }
+        sizes.push((p as usize, u as usize));
+    }
+    let mut out = Vec::with_capacity(total as usize);
+    for (p, u) in sizes {
+        let block = r.bytes(p)?;
+        let got = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(block, u)
+            .map_err(|e| Error::malformed(format!("a zlib bulk chunk does not inflate: {e:?}")))?;
+        if got.len() != u {
+            return Err(Error::malformed(format!(
+                "a zlib bulk chunk gives {} bytes, its header says {u}",
+                got.len()
+            )));
+        }
+        out.extend_from_slice(&got);
+    }
+    if out.len() as u64 != total as u64 {
+        return Err(Error::malformed(format!(
+            "compressed bulk data gives {} bytes, its summary says {total}",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,6 +847,50 @@ mod tests {
             })
         );
         assert_eq!(pixel_format("PF_Unknown"), None);
+    }
+
+    #[test]
+    fn every_seed_census_and_issue_format_is_mapped() {
+        // Seed 000's census table (DXT1 1867, BC7 1209, BC5 982, DXT5 316, B8G8R8A8 128, BC4 108,
+        // FloatRGBA 65, BC6H 44, G8 32, A32B32G32R32F 24, R16F 12) and issue 5's list; UE spells
+        // R32F as PF_R32_FLOAT. Block sizes from the formats' specs (BC1/BC4 8 bytes per 4x4,
+        // BC2/3/5/6H/7 16, ASTC 16 bytes per block of any footprint, ETC2 RGB 8, RGBA 16).
+        let table: &[(&str, PixelFormat, u64)] = &[
+            ("PF_DXT1", PixelFormat::BC1, 8),
+            ("PF_BC7", PixelFormat::BC7, 16),
+            ("PF_BC5", PixelFormat::BC5, 16),
+            ("PF_DXT5", PixelFormat::BC3, 16),
+            ("PF_B8G8R8A8", PixelFormat::BGRA8, 64),
+            ("PF_BC4", PixelFormat::BC4, 8),
+            ("PF_FloatRGBA", PixelFormat::RGBA16F, 128),
+            ("PF_BC6H", PixelFormat::BC6HU, 16),
+            ("PF_G8", PixelFormat::R8, 16),
+            ("PF_A32B32G32R32F", PixelFormat::RGBA32F, 256),
+            ("PF_R16F", PixelFormat::R16F, 32),
+            ("PF_DXT3", PixelFormat::BC2, 16),
+            ("PF_R8G8B8A8", PixelFormat::RGBA8, 64),
+            ("PF_G16", PixelFormat::R16, 32),
+            ("PF_R32_FLOAT", PixelFormat::R32F, 64),
+            ("PF_A2B10G10R10", PixelFormat::RGB10A2, 64),
+            ("PF_R8G8", PixelFormat::RG8, 32),
+            ("PF_ETC2_RGB", PixelFormat::ETC2RGB, 8),
+            ("PF_ETC2_RGBA", PixelFormat::ETC2RGBA8, 16),
+            ("PF_ETC2_R11_EAC", PixelFormat::EACR11, 8),
+            ("PF_ETC2_RG11_EAC", PixelFormat::EACRG11, 16),
+        ];
+        for &(name, f, bytes_4x4) in table {
+            assert_eq!(pixel_format(name), Some(f), "{name}");
+            assert_eq!(f.surface_size(4, 4), bytes_4x4, "{name}");
+        }
+        for (w, h) in [(4, 4), (5, 5), (6, 6), (8, 8), (10, 10), (12, 12)] {
+            for hdr in ["", "_HDR"] {
+                let name = format!("PF_ASTC_{w}x{h}{hdr}");
+                let f = pixel_format(&name).unwrap_or_else(|| panic!("{name}"));
+                // 24x24 texels: ceil(24/w) * ceil(24/h) blocks of 16 bytes.
+                let blocks = 24u64.div_ceil(w) * 24u64.div_ceil(h);
+                assert_eq!(f.surface_size(24, 24), blocks * 16, "{name}");
+            }
+        }
     }
 
     #[test]

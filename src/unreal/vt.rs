@@ -324,7 +324,7 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
                         ))
                     })?;
                 (
-                    texture::entry_payload(c, row)?,
+                    texture::entry_payload(c, pkg, export.coord_delta, row)?,
                     format!("data resource {idx}"),
                 )
             }
