@@ -31,6 +31,9 @@ pub struct OpenOptions {
     /// Frostbite format-ordinal table by profile name (`frostbite::render_format::PROFILES`);
     /// `None` = the 2014.4+ enum of Skate and later games.
     pub frostbite_profile: Option<String>,
+    /// The Unity version to assume for serialized files that do not say theirs, when neither
+    /// their bundle nor another opened file does (issue 4: "let the user pick when none says").
+    pub unity_version: Option<String>,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
@@ -75,6 +78,8 @@ pub struct OpenContext {
     pub problems: Vec<FileProblem>,
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
+    /// [`OpenOptions::unity_version`].
+    pub unity_version: Option<String>,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
 }
@@ -158,6 +163,7 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         problems: Vec::new(),
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
+        unity_version: options.unity_version.clone(),
         heads: vec![None; n],
     };
     for opener in OPENERS {

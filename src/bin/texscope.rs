@@ -21,6 +21,8 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
                                [--format png|exr|raw]
+  any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
+                                   not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -78,9 +80,12 @@ enum Command {
     },
 }
 
-fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), String> {
+fn parse_args(
+    args: &[String],
+) -> std::result::Result<(Command, Vec<PathBuf>, OpenOptions), String> {
     let (cmd, rest) = args.split_first().ok_or("no command given")?;
     let mut paths = Vec::new();
+    let mut options = OpenOptions::default();
     let mut out = None;
     let mut mip = None;
     let mut slice = None;
@@ -117,6 +122,17 @@ fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), S
                     other => return Err(format!("--format is png, exr or raw, not {other:?}")),
                 })
             }
+            "--unity-version" => {
+                let v = it
+                    .next()
+                    .ok_or("--unity-version needs a version, e.g. 2021.3.15f1")?;
+                if texscope::unity::layout::parse_version(v).is_none() {
+                    return Err(format!(
+                        "--unity-version needs a version like 2021.3.15f1, not '{v}'"
+                    ));
+                }
+                options.unity_version = Some(v.clone());
+            }
             "--" => paths.extend(it.by_ref().map(PathBuf::from)),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             s => paths.push(PathBuf::from(s)),
@@ -144,7 +160,7 @@ fn parse_args(args: &[String]) -> std::result::Result<(Command, Vec<PathBuf>), S
         },
         other => return Err(format!("unknown command '{other}'")),
     };
-    Ok((command, paths))
+    Ok((command, paths, options))
 }
 
 /// Files by folder, and (path, message) for paths that could not be read.
@@ -193,7 +209,7 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
     (groups, errors)
 }
 
-fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
+fn open_group(files: &[PathBuf], options: &OpenOptions) -> (Catalog, PathErrors) {
     let mut sources: Vec<SourceRef> = Vec::new();
     let mut errors = Vec::new();
     for p in files {
@@ -207,7 +223,7 @@ fn open_group(files: &[PathBuf]) -> (Catalog, PathErrors) {
             Err(e) => errors.push((name.clone(), format!("{name}: cannot open: {e}"))),
         }
     }
-    (open(sources, &OpenOptions::default()), errors)
+    (open(sources, options), errors)
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
@@ -448,7 +464,7 @@ fn main() -> ExitCode {
         println!("{USAGE}");
         return ExitCode::SUCCESS;
     }
-    let (command, paths) = match parse_args(&args) {
+    let (command, paths, options) = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("texscope: {e}\n{USAGE}");
@@ -501,7 +517,7 @@ fn main() -> ExitCode {
         if result.is_err() {
             break;
         }
-        let (cat, errors) = open_group(files);
+        let (cat, errors) = open_group(files, &options);
         result = report(&mut out, &cat, &errors);
     }
     let result = result.and_then(|_| out.flush());

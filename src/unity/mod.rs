@@ -23,6 +23,8 @@ pub struct Found {
     /// Unity version from the enclosing bundle (or, for loose files, another file of the drop),
     /// used when the file's own header has none.
     pub bundle_version: Option<String>,
+    /// Where `bundle_version` came from, for the info panel.
+    pub version_source: &'static str,
     /// Other entries of the same bundle, by base name (for `archive:/CAB-…/CAB-….resS`).
     pub siblings: Vec<(String, SourceId)>,
     pub container: Option<String>,
@@ -57,6 +59,7 @@ pub fn open(ctx: &mut OpenContext) {
                 name: base_name(&name).to_string(),
                 source: i,
                 bundle_version: None,
+                version_source: "",
                 siblings: Vec::new(),
                 container: None,
             });
@@ -79,6 +82,14 @@ pub fn open(ctx: &mut OpenContext) {
     {
         for f in found.iter_mut().filter(|f| f.bundle_version.is_none()) {
             f.bundle_version = Some(v.clone());
+            f.version_source = "another file of the drop";
+        }
+    }
+    // When no file says, the version the user chose (OpenOptions::unity_version).
+    if let Some(v) = ctx.unity_version.as_deref().map(str::trim) {
+        for f in found.iter_mut().filter(|f| f.bundle_version.is_none()) {
+            f.bundle_version = Some(v.to_string());
+            f.version_source = "your choice (unity version option)";
         }
     }
     let mut used = vec![false; ctx.sources.len()];
@@ -183,6 +194,7 @@ fn open_bundle(
                 name: e.path.clone(),
                 source: *id,
                 bundle_version: (!c.unity_version.is_empty()).then(|| c.unity_version.clone()),
+                version_source: "the bundle",
                 siblings: ids.clone(),
                 container: Some(container.clone()),
             });

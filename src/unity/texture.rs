@@ -609,6 +609,10 @@ fn meta(
     note: &str,
 ) {
     tex.add_meta("Unity version", version.unwrap_or("unknown"));
+    let own = sf.unity_version.trim();
+    if (own.is_empty() || own.starts_with("0.0")) && version.is_some() {
+        tex.add_meta("Unity version from", f.version_source);
+    }
     tex.add_meta("platform", platform_name(sf.platform));
     tex.add_meta(
         "serialized file",
