@@ -622,3 +622,118 @@ fn user_chosen_unity_version_reads_a_file_that_says_none() {
         "21471981b351eb0c1bc8d167e3d061b977c953ad7692243d1772dc1ecd84a79d"
     );
 }
+
+/// A brotli stream made only of stored meta-blocks (RFC 7932: WBITS bit 0 = window 16; each
+/// meta-block ISLAST 0, MNIBBLES 4, MLEN-1 in 16 bits, ISUNCOMPRESSED 1, pad to a byte, the bytes;
+/// then ISLAST 1, ISLASTEMPTY 1). No brotli encoder crate is available offline; stored blocks are
+/// valid brotli any decoder must read.
+fn brotli_stored(data: &[u8]) -> Vec<u8> {
+    /// Bits packed least significant first (RFC 7932 section 2).
+    #[derive(Default)]
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        fn put(&mut self, v: u64, n: u32) {
+            self.acc |= v << self.n;
+            self.n += n;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        fn pad(&mut self) {
+            if self.n > 0 {
+                self.put(0, 8 - self.n);
+            }
+        }
+    }
+    let mut w = Bits::default();
+    w.put(0, 1); // WBITS = 16
+    for chunk in data.chunks(65536) {
+        w.put(0, 1); // ISLAST
+        w.put(0, 2); // MNIBBLES = 4
+        w.put(chunk.len() as u64 - 1, 16);
+        w.put(1, 1); // ISUNCOMPRESSED
+        w.pad();
+        w.out.extend_from_slice(chunk);
+    }
+    w.put(0b11, 2); // ISLAST, ISLASTEMPTY
+    w.pad();
+    w.out
+}
+
+/// What a catalog lists and decodes: (name, path id, size, sha256 of mip 0 or the error).
+fn listing(cat: &Catalog) -> Vec<(String, String, u32, u32, String)> {
+    (0..cat.textures.len())
+        .map(|i| {
+            let t = &cat.textures[i];
+            let px = match cat.decode(i, 0, 0, DecodeOptions::default()) {
+                Ok(img) => hex(&Sha256::digest(img.to_rgba8())),
+                Err(e) => format!("{:?}", e.kind),
+            };
+            let id = meta(t, "path id").unwrap_or("").to_string();
+            (t.name.clone(), id, t.width, t.height, px)
+        })
+        .collect()
+}
+
+/// A WebGL .data compressed whole, as Unity's gzip and brotli build options and web servers ship
+/// it: .data.gz, a gzip file under the plain name (no Content-Encoding), .data.br and .unityweb.
+/// Expected: exactly what the uncompressed HelloWorld.data gives (its 41 textures, which the
+/// census test checks against UnityPy), with the wrapping named in the info. The gzip streams are
+/// made by flate2's encoder, the brotli ones by `brotli_stored` (RFC 7932).
+#[test]
+fn gzip_and_brotli_wrapped_webgl_data_list_and_decode_like_the_plain_file() {
+    use std::io::Write;
+    let plain = std::fs::read(
+        samples()
+            .join("Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data"),
+    )
+    .unwrap();
+    let open1 = |name: &str, data: &[u8]| {
+        let src = texscope::io::BytesSource::shared(name, data.to_vec());
+        texscope::open(vec![src], &Default::default())
+    };
+    let want = listing(&open1("HelloWorld.data", &plain));
+    assert_eq!(want.len(), 41);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let gz = gz.finish().unwrap();
+    let br = brotli_stored(&plain);
+    for (name, data, wrap) in [
+        ("HelloWorld.data.gz", &gz, "gzip"),
+        ("HelloWorld.data", &gz, "gzip"),
+        ("HelloWorld.data.br", &br, "brotli"),
+        ("HelloWorld.data.unityweb", &br, "brotli"),
+    ] {
+        let cat = open1(name, data);
+        assert!(cat.problems.is_empty(), "{name}: {:?}", cat.problems);
+        assert_eq!(listing(&cat), want, "{name}");
+        let bundle = meta(&cat.textures[0], "bundle").unwrap();
+        assert!(
+            bundle.starts_with(&format!("{wrap}-compressed Unity")),
+            "{bundle}"
+        );
+        assert_eq!(cat.textures[0].file, name);
+    }
+    // Cut short: refused with the file's name, nothing listed.
+    let cat = open1("HelloWorld.data.gz", &gz[..gz.len() / 2]);
+    assert!(cat.textures.is_empty());
+    assert_eq!(cat.problems.len(), 1);
+    assert!(
+        cat.problems[0].error.contains("HelloWorld.data.gz"),
+        "{:?}",
+        cat.problems
+    );
+    assert!(cat.problems[0].error.contains("gzip"), "{:?}", cat.problems);
+    // A gzip file that is not a Unity container is left to the others (and then not recognised).
+    let mut other = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    other.write_all(b"just some text, not a texture").unwrap();
+    let cat = open1("notes.txt.gz", &other.finish().unwrap());
+    assert_eq!(cat.problems.len(), 1);
+    assert_eq!(cat.problems[0].engine, None);
+}

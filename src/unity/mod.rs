@@ -7,6 +7,7 @@ pub mod layout;
 pub mod serialized;
 pub mod texture;
 pub mod typetree;
+pub mod wrapped;
 
 use crate::io::{Error, Result, SourceRef};
 use crate::model::{Engine, SourceId};
@@ -45,7 +46,7 @@ pub fn open(ctx: &mut OpenContext) {
         };
         if bundle::sniff(&head).is_some() {
             ctx.claimed[i] = true;
-            if let Err(e) = open_bundle(ctx, &name, &src, 0, &mut found) {
+            if let Err(e) = open_bundle(ctx, &name, &src, 0, "", &mut found) {
                 ctx.problems.push(FileProblem::new(
                     &name,
                     Some(Engine::Unity),
@@ -63,6 +64,25 @@ pub fn open(ctx: &mut OpenContext) {
                 siblings: Vec::new(),
                 container: None,
             });
+        } else if let Some(w) = wrapped::sniff(&name, &head) {
+            // Only a compressed Unity container is ours; other gzip files stay for others.
+            let inner = wrapped::probe(src.as_ref(), w, 64, &ctx.limits);
+            if inner.as_deref().and_then(bundle::sniff).is_none() {
+                continue;
+            }
+            ctx.claimed[i] = true;
+            let label = format!("{}-compressed ", w.name());
+            let res = wrapped::unwrap(&src, w, &ctx.limits).and_then(|inner| {
+                ctx.add_source(inner.clone());
+                open_bundle(ctx, &name, &inner, 0, &label, &mut found)
+            });
+            if let Err(e) = res {
+                ctx.problems.push(FileProblem::new(
+                    &name,
+                    Some(Engine::Unity),
+                    &e.in_file(&name),
+                ));
+            }
         } else if is_stream_name(&name) {
             ctx.claimed[i] = true;
             streams.push(i);
@@ -166,11 +186,12 @@ fn open_bundle(
     file: &str,
     src: &SourceRef,
     depth: u32,
+    wrapping: &str,
     found: &mut Vec<Found>,
 ) -> Result<()> {
     let limits = ctx.limits.clone();
     let c = bundle::open(src, &limits)?;
-    let container = format!("{} format {}", c.signature, c.format_version);
+    let container = format!("{wrapping}{} format {}", c.signature, c.format_version);
     let mut ids = Vec::with_capacity(c.entries.len());
     for e in &c.entries {
         ids.push((
@@ -187,7 +208,7 @@ fn open_bundle(
                     e.path
                 )));
             }
-            open_bundle(ctx, file, &e.source, depth + 1, found)?;
+            open_bundle(ctx, file, &e.source, depth + 1, wrapping, found)?;
         } else if serialized::sniff(&head, e.source.len()) {
             found.push(Found {
                 file: file.to_string(),
