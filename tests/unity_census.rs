@@ -737,3 +737,94 @@ fn gzip_and_brotli_wrapped_webgl_data_list_and_decode_like_the_plain_file() {
     assert_eq!(cat.problems.len(), 1);
     assert_eq!(cat.problems[0].engine, None);
 }
+
+/// A source that counts the bytes read through it.
+struct Counting {
+    inner: SourceRef,
+    read: std::cell::Cell<u64>,
+}
+
+impl texscope::Source for Counting {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
+        self.read.set(self.read.get() + buf.len() as u64);
+        self.inner.read_exact_at(offset, buf)
+    }
+}
+
+/// Issue 4: "Dropping the .resS later completes the textures that were waiting for it without
+/// reloading the rest." A drop of level0 (its Cubemap waits for level0.resS), an LZMA UnityFS
+/// bundle and a gzip-compressed WebGL .data; then level0.resS alone. The cube completes and
+/// decodes (128x128, UnityPy's size), while the bundle and the .data give up no more than the
+/// head every probe shares (HEAD_LEN bytes): their directories, decompressed blocks and the
+/// decompressed .data are reused, not read again. Expected byte counts: the files' own sizes.
+#[test]
+fn dropping_the_ress_later_reuses_what_is_open() {
+    use std::io::Write;
+    let root = samples();
+    let dir = root.join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    // Sources are used on one thread (the core's SourceRef is not Send either).
+    #[allow(clippy::arc_with_non_send_sync)]
+    let counted = |src: SourceRef| {
+        Arc::new(Counting {
+            inner: src,
+            read: std::cell::Cell::new(0),
+        })
+    };
+    let lzma = counted(Arc::new(
+        FileSource::open(&root.join("Valheim-Modding_Jotunn/JotunnLib/Unity/AssetBundles/jotunn"))
+            .unwrap(),
+    ));
+    let plain = std::fs::read(
+        root.join("Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data"),
+    )
+    .unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let gz = counted(texscope::io::BytesSource::shared(
+        "HelloWorld.data.gz",
+        gz.finish().unwrap(),
+    ));
+    let srcs: Vec<SourceRef> = vec![
+        Arc::new(FileSource::open(&dir.join("level0")).unwrap()),
+        lzma.clone(),
+        gz.clone(),
+    ];
+    let cat = texscope::open(srcs, &Default::default());
+    let cube = cat
+        .textures
+        .iter()
+        .position(|t| t.class == "Cubemap")
+        .unwrap();
+    assert!(!cat.textures[cube].mips_present()[0]);
+    let in_lzma = cat
+        .textures
+        .iter()
+        .position(|t| t.file.ends_with("jotunn"))
+        .unwrap();
+    cat.decode(in_lzma, 0, 0, DecodeOptions::default()).unwrap();
+    // Everything was read at least once: the whole .data.gz to decompress it.
+    assert!(gz.read.get() >= gz.inner.len());
+    let before = (lzma.read.get(), gz.read.get());
+
+    let ress: SourceRef = Arc::new(FileSource::open(&dir.join("level0.resS")).unwrap());
+    let cat2 = cat.add(vec![ress]);
+    assert_eq!(cat2.textures.len(), cat.textures.len());
+    assert!(cat2.textures[cube].mips_present().iter().all(|&p| p));
+    let img = cat2.decode(cube, 0, 0, DecodeOptions::default()).unwrap();
+    assert_eq!((img.width, img.height), (128, 128));
+    cat2.decode(in_lzma, 0, 0, DecodeOptions::default())
+        .unwrap();
+    let again = (lzma.read.get() - before.0, gz.read.get() - before.1);
+    assert!(
+        again.0 <= texscope::HEAD_LEN && again.1 <= texscope::HEAD_LEN,
+        "read again after the drop: bundle {} bytes, .data.gz {} bytes",
+        again.0,
+        again.1
+    );
+}

@@ -66,16 +66,28 @@ pub fn open(ctx: &mut OpenContext) {
             });
         } else if let Some(w) = wrapped::sniff(&name, &head) {
             // Only a compressed Unity container is ours; other gzip files stay for others.
-            let inner = wrapped::probe(src.as_ref(), w, 64, &ctx.limits);
-            if inner.as_deref().and_then(bundle::sniff).is_none() {
+            let inner = ctx.memo(&src, "unity: probe", |ctx| {
+                Ok(wrapped::probe(src.as_ref(), w, 64, &ctx.limits))
+            });
+            if inner
+                .ok()
+                .flatten()
+                .as_deref()
+                .and_then(bundle::sniff)
+                .is_none()
+            {
                 continue;
             }
             ctx.claimed[i] = true;
             let label = format!("{}-compressed ", w.name());
-            let res = wrapped::unwrap(&src, w, &ctx.limits).and_then(|inner| {
-                ctx.add_source(inner.clone());
-                open_bundle(ctx, &name, &inner, 0, &label, &mut found)
-            });
+            let res = ctx
+                .memo(&src, "unity: unwrapped", |ctx| {
+                    wrapped::unwrap(&src, w, &ctx.limits)
+                })
+                .and_then(|inner| {
+                    ctx.add_source(inner.clone());
+                    open_bundle(ctx, &name, &inner, 0, &label, &mut found)
+                });
             if let Err(e) = res {
                 ctx.problems.push(FileProblem::new(
                     &name,
@@ -189,8 +201,7 @@ fn open_bundle(
     wrapping: &str,
     found: &mut Vec<Found>,
 ) -> Result<()> {
-    let limits = ctx.limits.clone();
-    let c = bundle::open(src, &limits)?;
+    let c = ctx.memo(src, "unity: bundle", |ctx| bundle::open(src, &ctx.limits))?;
     let container = format!("{wrapping}{} format {}", c.signature, c.format_version);
     let mut ids = Vec::with_capacity(c.entries.len());
     for e in &c.entries {
