@@ -152,7 +152,10 @@ function renderList() {
     const name = document.createElement('div');
     name.className = 'tex-name';
     name.textContent = c.name;
-    name.title = `${c.file}`;
+    // Unity bundles name their assets (m_Container): shown on hover, above the file.
+    const path = (t.metadata || []).find(([k]) => k === 'container path')?.[1];
+    name.title = path ? `${path}\n${c.file}` : `${c.file}`;
+    if (path) li.dataset.containerPath = path;
     const meta = document.createElement('div');
     meta.className = 'tex-meta';
     const dims = c.depth > 1 ? `${c.width}×${c.height}×${c.depth}` : `${c.width}×${c.height}`;

@@ -37,12 +37,17 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<Wrap> {
     }
 }
 
-fn decoder<'a>(wrap: Wrap, data: &'a [u8]) -> Box<dyn Read + 'a> {
-    match wrap {
+fn decoder<'a>(wrap: Wrap, data: &'a [u8]) -> Result<Box<dyn Read + 'a>> {
+    Ok(match wrap {
         // Multi-member: a gzip file may be several members back to back (RFC 1952 2.2).
         Wrap::Gzip => Box::new(flate2::read::MultiGzDecoder::new(data)),
+        #[cfg(feature = "brotli")]
         Wrap::Brotli => Box::new(brotli_decompressor::Decompressor::new(data, 64 * 1024)),
-    }
+        #[cfg(not(feature = "brotli"))]
+        Wrap::Brotli => return Err(Error::unsupported(
+            "brotli-compressed: this build leaves out the brotli decoder (cargo feature `brotli`)",
+        )),
+    })
 }
 
 /// How many compressed bytes a probe reads: enough for the first decompressed bytes of any
@@ -53,7 +58,7 @@ const PROBE_INPUT: u64 = 64 * 1024;
 /// `None` when the start does not decompress at all (not this format after all).
 pub fn probe(src: &dyn Source, wrap: Wrap, n: usize, limits: &Limits) -> Option<Vec<u8>> {
     let input = read_range(src, 0, src.len().min(PROBE_INPUT), limits).ok()?;
-    let mut d = decoder(wrap, &input);
+    let mut d = decoder(wrap, &input).ok()?;
     let mut out = vec![0u8; n];
     let mut got = 0;
     while got < n {
@@ -72,6 +77,7 @@ pub fn unwrap(src: &SourceRef, wrap: Wrap, limits: &Limits) -> Result<SourceRef>
     let input = read_range(src.as_ref(), 0, src.len(), limits)?;
     let mut out = Vec::new();
     decoder(wrap, &input)
+        .map_err(|e| e.in_file(name))?
         .take(limits.max_alloc.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|e| {

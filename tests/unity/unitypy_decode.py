@@ -7,7 +7,7 @@ usage: unitypy_decode.py SAMPLES_ROOT OUT_DIR
 Files are loaded one folder at a time (as tests/unity_census.rs opens them, so level0 pairs with
 its own level0.resS). For each texture UnityPy decodes, OUT_DIR/<n>.rgba holds its pixels as
 RGBA8, rows top first (UnityPy's default flip), and OUT_DIR/index.json lists
-{file, path_id, name, width, height, format_id, rgba} (file relative to SAMPLES_ROOT); textures
+{file, path_id, container, name, width, height, format_id, rgba} (file relative to SAMPLES_ROOT); textures
 UnityPy cannot decode are listed with "error" instead of "rgba".
 """
 import json
@@ -47,7 +47,9 @@ def main():
                 continue
             top = top_file(obj, env)
             base = os.path.basename(getattr(top, "name", "") or "")
-            rec = {"file": rel.get(base, base), "path_id": obj.path_id}
+            # The asset path the bundle's AssetBundle object (m_Container) gives it, if any.
+            rec = {"file": rel.get(base, base), "path_id": obj.path_id,
+                   "container": getattr(obj, "container", None)}
             try:
                 tex = obj.read()
                 rec.update(name=tex.m_Name, width=tex.m_Width, height=tex.m_Height,
