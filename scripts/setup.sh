@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Texscope need, skipping whatever is already there:
 #   the wasm32 target, rustfmt + clippy, wasm-bindgen-cli (pinned to the wasm-bindgen crate's
-#   version, cached under ~/.cache/texscope), npm packages, and with --test Debian chromium.
+#   version, cached under ~/.cache/texscope), npm packages, and with --test Debian chromium and
+#   UnityPy 1.25.4 (the independent reader tests/unity_census.rs compares Unity pixels against).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,5 +52,15 @@ if (( want_test )) && [[ ! -x /usr/bin/chromium ]]; then
   [[ "$(id -u)" != 0 ]] && sudo="sudo"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver
+fi
+UNITYPY_VERSION=1.25.4 # the version of shared/samples/unity/unitypy_census.json
+if (( want_test )) && ! python3 -c "import UnityPy" 2>/dev/null; then
+  if ! command -v python3 >/dev/null; then
+    say "python3 is missing: the Unity per-pixel test needs it (with UnityPy $UNITYPY_VERSION)"; exit 1
+  fi
+  say "installing UnityPy $UNITYPY_VERSION with pip (Unity per-pixel reference)"
+  # Debian's python refuses system-wide pip installs (PEP 668): then into the user's site.
+  python3 -m pip install --quiet "unitypy==$UNITYPY_VERSION" ||
+    python3 -m pip install --quiet --user --break-system-packages "unitypy==$UNITYPY_VERSION"
 fi
 say "ok"

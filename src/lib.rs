@@ -34,6 +34,9 @@ pub struct OpenOptions {
     /// Unreal engine version ("4.27", "5.1", ...) that forces the package layout where detection
     /// is ambiguous (cooked files carry no version); `None` = detect.
     pub unreal_version: Option<String>,
+    /// The Unity version to assume for serialized files that do not say theirs, when neither
+    /// their bundle nor another opened file does (issue 4: "let the user pick when none says").
+    pub unity_version: Option<String>,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
@@ -67,7 +70,14 @@ pub struct Catalog {
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
     options: OpenOptions,
+    memo: Memo,
 }
+
+/// Containers read and streams decompressed while a catalog was built, by the source they came
+/// from, so that [`Catalog::add`] (a later drop) reuses them instead of decompressing the earlier
+/// files again (issue 4: a .resS dropped later completes textures "without reloading the rest").
+#[derive(Clone, Default)]
+pub struct Memo(Vec<(SourceRef, &'static str, std::rc::Rc<dyn std::any::Any>)>);
 
 /// What engine openers share while a catalog is built.
 pub struct OpenContext {
@@ -79,8 +89,11 @@ pub struct OpenContext {
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
     pub unreal_version: Option<String>,
+    /// [`OpenOptions::unity_version`].
+    pub unity_version: Option<String>,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
+    memo: Memo,
 }
 
 /// How much of a file's start one probe read fetches: every engine's magic and the largest fixed
@@ -88,6 +101,29 @@ pub struct OpenContext {
 pub const HEAD_LEN: u64 = 256;
 
 impl OpenContext {
+    /// What `make` gives for (`key`, `tag`), made once per session: an earlier catalog's value
+    /// when [`Catalog::add`] built this one, else made now and kept. Errors are not kept.
+    pub fn memo<T: Clone + 'static>(
+        &mut self,
+        key: &SourceRef,
+        tag: &'static str,
+        make: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let hit = self.memo.0.iter().find_map(|(k, t, v)| {
+            (std::sync::Arc::ptr_eq(k, key) && *t == tag)
+                .then(|| v.downcast_ref::<T>().cloned())
+                .flatten()
+        });
+        if let Some(v) = hit {
+            return Ok(v);
+        }
+        let v = make(self)?;
+        self.memo
+            .0
+            .push((key.clone(), tag, std::rc::Rc::new(v.clone())));
+        Ok(v)
+    }
+
     /// Registers a derived source (a decompressed view, a file inside a bundle).
     pub fn add_source(&mut self, src: SourceRef) -> model::SourceId {
         self.sources.push(src);
@@ -154,6 +190,10 @@ const OPENERS: &[EngineOpener] = &[
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
 pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
+    open_with(sources, options, Memo::default())
+}
+
+fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Catalog {
     let n = sources.len();
     let mut ctx = OpenContext {
         sources,
@@ -163,7 +203,9 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
+        unity_version: options.unity_version.clone(),
         heads: vec![None; n],
+        memo,
     };
     for opener in OPENERS {
         opener(&mut ctx);
@@ -181,6 +223,7 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
         textures: ctx.textures,
         problems: ctx.problems,
         options: options.clone(),
+        memo: ctx.memo,
     }
 }
 
@@ -193,11 +236,11 @@ pub struct DecodeOptions {
 
 impl Catalog {
     /// Opens these files together with the ones already open (a sibling dropped later completes
-    /// textures that waited for it).
+    /// textures that waited for it). Containers already read and decompressed are reused.
     pub fn add(&self, more: Vec<SourceRef>) -> Catalog {
         let mut all: Vec<SourceRef> = self.sources[..self.user_sources].to_vec();
         all.extend(more);
-        open(all, &self.options)
+        open_with(all, &self.options, self.memo.clone())
     }
 
     pub fn user_files(&self) -> &[SourceRef] {

@@ -586,3 +586,49 @@ fn unreal_usmap_and_version_flag() {
     );
     assert_eq!(run(&["info", "--ue-version"]).status.code(), Some(2));
 }
+
+/// `--unity-version` reaches the reader: a stripped player file whose header version is blanked
+/// (same length, "0.0…") lists nothing without it and its two textures with it (sizes from the
+/// UnityPy census of the unmodified shared sample); a malformed version is a usage error.
+#[test]
+fn unity_version_option_reads_files_that_say_none() {
+    let src = samples().join("unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let dir = temp_dir("unity-version");
+    let mut data = std::fs::read(src.join("sharedassets0.assets")).unwrap();
+    let at = data
+        .windows(13)
+        .position(|w| w == b"2021.1.28f1c1")
+        .unwrap();
+    data[at..at + 13].copy_from_slice(b"0.0.000000000");
+    std::fs::write(dir.join("sharedassets0.assets"), &data).unwrap();
+    std::fs::copy(
+        src.join("sharedassets0.assets.resS"),
+        dir.join("sharedassets0.assets.resS"),
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let without = census(&[d]);
+    assert!(without.iter().all(|l| l["width"].is_null()), "{without:?}");
+    let with = census(&["--unity-version", "2021.1.28f1c1", d]);
+    let mut sizes: Vec<_> = with
+        .iter()
+        .map(|l| {
+            (
+                l["name"].as_str().unwrap(),
+                l["width"].as_u64(),
+                l["height"].as_u64(),
+            )
+        })
+        .collect();
+    sizes.sort();
+    assert_eq!(
+        sizes,
+        [
+            ("UISprite", Some(32), Some(32)),
+            ("sphere-alpha-map", Some(1024), Some(512))
+        ]
+    );
+    let bad = run(&["census", "--unity-version", "latest", d]);
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

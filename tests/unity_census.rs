@@ -384,3 +384,501 @@ fn truncated_samples_give_errors_not_panics() {
         }
     }
 }
+
+/// Runs tests/unity/unitypy_decode.py (UnityPy 1.25.4) into a temporary folder and returns its
+/// index, or `None` (after saying so loudly) when python3 or UnityPy is missing outside CI. In CI
+/// (`CI=true`) a missing UnityPy fails the test: scripts/setup.sh --test installs it.
+fn unitypy_pixels(root: &Path) -> Option<(PathBuf, Vec<serde_json::Value>)> {
+    use std::process::Command;
+    let have = Command::new("python3")
+        .args(["-c", "import UnityPy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        let msg = "python3 with UnityPy 1.25.4 is not available (pip install unitypy==1.25.4, or scripts/setup.sh --test)";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        eprintln!("\n*** SKIPPED unity per-pixel comparison: {msg} ***\n");
+        return None;
+    }
+    let out = std::env::temp_dir().join(format!("texscope-unitypy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unity/unitypy_decode.py");
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(root)
+        .arg(&out)
+        .output()
+        .expect("run python3");
+    assert!(
+        run.status.success(),
+        "unitypy_decode.py failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
+    let index: serde_json::Value = serde_json::from_str(&index).unwrap();
+    Some((out, index.as_array().unwrap().clone()))
+}
+
+/// Our image in Pillow's RGBA8 for BC6H: UnityPy decodes BC6H through Pillow's BcnDecode.c, which
+/// clamps each float to 0..1 and truncates v * 255 (its `bc6_clamp`); alpha is 255 (mode RGB).
+fn pillow_bc6h(img: &texscope::Image) -> Vec<u8> {
+    let texscope::Pixels::Rgba32F(f) = &img.pixels else {
+        panic!("BC6H decodes to floats");
+    };
+    f.chunks_exact(4)
+        .flat_map(|p| {
+            let c = |v: f32| (v.clamp(0.0, 1.0) * 255.0) as u8;
+            [c(p[0]), c(p[1]), c(p[2]), 255]
+        })
+        .collect()
+}
+
+fn psnr(a: &[u8], b: &[u8]) -> f64 {
+    let se: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| (x as f64 - y as f64).powi(2))
+        .sum();
+    if se == 0.0 {
+        return f64::INFINITY;
+    }
+    10.0 * (255.0f64 * 255.0 * a.len() as f64 / se).log10()
+}
+
+/// Per format: textures compared, max channel difference, lowest PSNR.
+#[derive(Default, Debug)]
+struct FormatDiff {
+    textures: usize,
+    max_diff: u8,
+    min_psnr: f64,
+}
+
+/// Mip 0 of every texture UnityPy decodes, compared per pixel with ours (both RGBA8, rows top
+/// first). Expected values: UnityPy 1.25.4's own output (tests/unity/unitypy_decode.py; its
+/// sha256s equal shared/samples/unity/unitypy_census.json's, which the test checks). Exact for every
+/// format, except:
+/// - DXT1/DXT5: within 1 per channel (seed 004: palette interpolation rounds differently between
+///   decoders; UnityPy's is Pillow's integer (2a+b)/3).
+/// - RGB565: exact after scaling our stored bits Pillow's way (v*255/31 truncated, see
+///   `unitypy_rgba`); the raw difference is reported too.
+/// - BC6H: UnityPy goes through Pillow, which interpolates endpoints without the spec's +32
+///   rounding and clamps to 8 bits (`pillow_bc6h`); after the same clamp and truncation, within 1
+///   per channel and a PSNR floor of 60 dB (measured: max 1, lowest 69.5 dB on the 3 cubemaps).
+/// - ASTC, PVRTC, crunched: decoded elsewhere (other branches) or not at all; when ours decodes,
+///   a PSNR floor of 30 dB (UnityPy uses different decoders: astc-encoder, texture2ddecoder).
+#[test]
+fn pixels_match_unitypy() {
+    let root = samples();
+    let Some((out, index)) = unitypy_pixels(&root) else {
+        return;
+    };
+    let census: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("unitypy_census.json")).unwrap())
+            .unwrap();
+    let cats: Vec<Catalog> = folders(&root).values().map(|f| open_folder(f)).collect();
+    let mut per_format: BTreeMap<String, FormatDiff> = BTreeMap::new();
+    let mut raw_565 = 0u8;
+    let mut unsupported = BTreeMap::<String, usize>::new();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let mut containers = (0, Vec::new());
+    let mut as_stored = 0;
+    for rec in &index {
+        let file = rec["file"].as_str().unwrap();
+        let path_id = rec["path_id"].as_i64().unwrap().to_string();
+        let what = format!("{file}: {}", rec["name"]);
+        // The container path (m_Container of the bundle's AssetBundle) as UnityPy gives it.
+        let ours = cats.iter().find_map(|c| {
+            c.textures
+                .iter()
+                .find(|t| t.file.ends_with(file) && meta(t, "path id") == Some(&path_id))
+        });
+        let ours = ours.and_then(|t| meta(t, "container path"));
+        if ours == rec["container"].as_str() {
+            containers.0 += ours.is_some() as usize;
+        } else {
+            containers.1.push(format!(
+                "{what}: ours {ours:?}, UnityPy {}",
+                rec["container"]
+            ));
+        }
+        let Some(raw) = rec["rgba"].as_str() else {
+            continue;
+        };
+        let want = std::fs::read(out.join(raw)).unwrap();
+        // The script's UnityPy is the census's: same bytes as the recorded sha256.
+        let sha = census
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["file"] == file)
+            .flat_map(|e| e["textures"].as_array().unwrap())
+            .find(|t| t["path_id"] == rec["path_id"])
+            .and_then(|t| t["rgba_sha256"].as_str())
+            .unwrap_or_else(|| panic!("{what} not in the census"));
+        assert_eq!(hex(&Sha256::digest(&want)), sha, "{what}");
+        let (cat, i) = cats
+            .iter()
+            .find_map(|c| {
+                c.textures
+                    .iter()
+                    .position(|t| t.file.ends_with(file) && meta(t, "path id") == Some(&path_id))
+                    .map(|i| (c, i))
+            })
+            .unwrap_or_else(|| panic!("{what}: not found by us"));
+        let t = &cat.textures[i];
+        let img = match cat.decode(i, 0, 0, DecodeOptions::default()) {
+            Ok(img) => img,
+            Err(e) if e.kind == ErrorKind::Unsupported => {
+                *unsupported.entry(t.format.name()).or_default() += 1;
+                continue;
+            }
+            Err(e) => panic!("{what}: {e}"),
+        };
+        let ours = match t.format {
+            PixelFormat::BC6HU => pillow_bc6h(&img),
+            f => unitypy_rgba(f, &img),
+        };
+        assert_eq!(ours.len(), want.len(), "{what}: size");
+        if t.format == PixelFormat::RGB565 {
+            let plain = img.to_rgba8();
+            raw_565 = raw_565.max(diff_max(&plain, &want));
+        }
+        let max = diff_max(&ours, &want);
+        let p = psnr(&ours, &want);
+        let d = per_format.entry(t.format.name()).or_insert(FormatDiff {
+            min_psnr: f64::INFINITY,
+            ..Default::default()
+        });
+        d.textures += 1;
+        d.max_diff = d.max_diff.max(max);
+        d.min_psnr = d.min_psnr.min(p);
+        let ok = match t.format {
+            PixelFormat::BC1 | PixelFormat::BC3 => max <= 1,
+            PixelFormat::BC6HU => max <= 1 && p >= 60.0,
+            PixelFormat::ASTC { .. }
+            | PixelFormat::PVRTC2RGB
+            | PixelFormat::PVRTC2RGBA
+            | PixelFormat::PVRTC4RGB
+            | PixelFormat::PVRTC4RGBA => p >= 30.0,
+            _ if meta(t, "crunched").is_some() => p >= 30.0,
+            _ => max == 0,
+        };
+        // "As stored" keeps Unity's bottom-first rows: UnityPy's top-first image upside down
+        // (checked where ours is exact, on textures up to 256x256 to keep the test quick).
+        if ok && max == 0 && img.width * img.height <= 65536 {
+            let stored = cat
+                .decode(i, 0, 0, DecodeOptions { as_stored: true })
+                .unwrap();
+            let row = img.width as usize * 4;
+            let flipped: Vec<u8> = want.chunks_exact(row).rev().flatten().copied().collect();
+            let stored = match t.format {
+                PixelFormat::BC6HU => pillow_bc6h(&stored),
+                f => unitypy_rgba(f, &stored),
+            };
+            if stored != flipped {
+                failures.push(format!(
+                    "{what}: as stored is not UnityPy's image upside down"
+                ));
+            }
+            as_stored += 1;
+        }
+        if !ok {
+            failures.push(format!(
+                "{what}: {} max difference {max}, PSNR {p:.1} dB",
+                t.format.name()
+            ));
+        }
+        compared += 1;
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    println!("per-pixel against UnityPy: {compared} textures");
+    for (f, d) in &per_format {
+        println!(
+            "  {f}: {} textures, max channel difference {}, lowest PSNR {:.1} dB",
+            d.textures, d.max_diff, d.min_psnr
+        );
+    }
+    println!("  RGB565 before Pillow's 5/6-bit scaling: max difference {raw_565}");
+    println!("  not decodable by us yet: {unsupported:?}");
+    println!(
+        "  container paths equal to UnityPy's: {}, differing: {:#?}",
+        containers.0, containers.1
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(compared >= 100, "only {compared} compared");
+    assert!(containers.1.is_empty());
+    println!("  as stored (bottom first) checked on {as_stored} textures");
+    assert!(as_stored >= 50, "{as_stored}");
+}
+
+fn diff_max(a: &[u8], b: &[u8]) -> u8 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| x.abs_diff(y))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A player's sharedassets0.assets (stripped: no type tree) whose header version is blanked the
+/// way some builds write it ("0.0…", same length so nothing moves): alone it cannot be read and
+/// says why; with the version the user picks (OpenOptions::unity_version, the CLI's
+/// --unity-version) its textures read as with the real header. Expected: the census entry for the
+/// unmodified file (UnityPy: 32x32 RGBA32 UISprite, its RGBA sha256).
+#[test]
+fn user_chosen_unity_version_reads_a_file_that_says_none() {
+    let dir = samples().join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let mut data = std::fs::read(dir.join("sharedassets0.assets")).unwrap();
+    let at = data
+        .windows(13)
+        .position(|w| w == b"2021.1.28f1c1")
+        .unwrap();
+    data[at..at + 13].copy_from_slice(b"0.0.000000000");
+    let srcs = || -> Vec<SourceRef> {
+        vec![
+            texscope::io::BytesSource::shared("sharedassets0.assets", data.clone()),
+            Arc::new(FileSource::open(&dir.join("sharedassets0.assets.resS")).unwrap()),
+        ]
+    };
+    let cat = texscope::open(srcs(), &Default::default());
+    assert!(cat.textures.is_empty());
+    assert!(
+        cat.problems
+            .iter()
+            .any(|p| p.error.contains("does not say its Unity version")),
+        "{:?}",
+        cat.problems
+    );
+
+    let options = texscope::OpenOptions {
+        unity_version: Some("2021.1.28f1c1".into()),
+        ..Default::default()
+    };
+    let cat = texscope::open(srcs(), &options);
+    assert_eq!(cat.textures.len(), 2, "{:?}", cat.problems);
+    let i = cat
+        .textures
+        .iter()
+        .position(|t| t.name == "UISprite")
+        .unwrap();
+    let t = &cat.textures[i];
+    assert_eq!((t.width, t.height, t.mips.len()), (32, 32, 6));
+    assert_eq!(meta(t, "Unity version"), Some("2021.1.28f1c1"));
+    assert!(meta(t, "Unity version from")
+        .unwrap()
+        .contains("your choice"));
+    let img = cat.decode(i, 0, 0, DecodeOptions::default()).unwrap();
+    assert_eq!(
+        hex(&Sha256::digest(img.to_rgba8())),
+        "21471981b351eb0c1bc8d167e3d061b977c953ad7692243d1772dc1ecd84a79d"
+    );
+}
+
+/// A brotli stream made only of stored meta-blocks (RFC 7932: WBITS bit 0 = window 16; each
+/// meta-block ISLAST 0, MNIBBLES 4, MLEN-1 in 16 bits, ISUNCOMPRESSED 1, pad to a byte, the bytes;
+/// then ISLAST 1, ISLASTEMPTY 1). No brotli encoder crate is available offline; stored blocks are
+/// valid brotli any decoder must read.
+fn brotli_stored(data: &[u8]) -> Vec<u8> {
+    /// Bits packed least significant first (RFC 7932 section 2).
+    #[derive(Default)]
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        fn put(&mut self, v: u64, n: u32) {
+            self.acc |= v << self.n;
+            self.n += n;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        fn pad(&mut self) {
+            if self.n > 0 {
+                self.put(0, 8 - self.n);
+            }
+        }
+    }
+    let mut w = Bits::default();
+    w.put(0, 1); // WBITS = 16
+    for chunk in data.chunks(65536) {
+        w.put(0, 1); // ISLAST
+        w.put(0, 2); // MNIBBLES = 4
+        w.put(chunk.len() as u64 - 1, 16);
+        w.put(1, 1); // ISUNCOMPRESSED
+        w.pad();
+        w.out.extend_from_slice(chunk);
+    }
+    w.put(0b11, 2); // ISLAST, ISLASTEMPTY
+    w.pad();
+    w.out
+}
+
+/// What a catalog lists and decodes: (name, path id, size, sha256 of mip 0 or the error).
+fn listing(cat: &Catalog) -> Vec<(String, String, u32, u32, String)> {
+    (0..cat.textures.len())
+        .map(|i| {
+            let t = &cat.textures[i];
+            let px = match cat.decode(i, 0, 0, DecodeOptions::default()) {
+                Ok(img) => hex(&Sha256::digest(img.to_rgba8())),
+                Err(e) => format!("{:?}", e.kind),
+            };
+            let id = meta(t, "path id").unwrap_or("").to_string();
+            (t.name.clone(), id, t.width, t.height, px)
+        })
+        .collect()
+}
+
+/// A WebGL .data compressed whole, as Unity's gzip and brotli build options and web servers ship
+/// it: .data.gz, a gzip file under the plain name (no Content-Encoding), .data.br and .unityweb.
+/// Expected: exactly what the uncompressed HelloWorld.data gives (its 41 textures, which the
+/// census test checks against UnityPy), with the wrapping named in the info. The gzip streams are
+/// made by flate2's encoder, the brotli ones by `brotli_stored` (RFC 7932).
+#[test]
+fn gzip_and_brotli_wrapped_webgl_data_list_and_decode_like_the_plain_file() {
+    use std::io::Write;
+    let plain = std::fs::read(
+        samples()
+            .join("Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data"),
+    )
+    .unwrap();
+    let open1 = |name: &str, data: &[u8]| {
+        let src = texscope::io::BytesSource::shared(name, data.to_vec());
+        texscope::open(vec![src], &Default::default())
+    };
+    let want = listing(&open1("HelloWorld.data", &plain));
+    assert_eq!(want.len(), 41);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let gz = gz.finish().unwrap();
+    let br = brotli_stored(&plain);
+    for (name, data, wrap) in [
+        ("HelloWorld.data.gz", &gz, "gzip"),
+        ("HelloWorld.data", &gz, "gzip"),
+        ("HelloWorld.data.br", &br, "brotli"),
+        ("HelloWorld.data.unityweb", &br, "brotli"),
+    ] {
+        if wrap == "brotli" && !cfg!(feature = "brotli") {
+            continue;
+        }
+        let cat = open1(name, data);
+        assert!(cat.problems.is_empty(), "{name}: {:?}", cat.problems);
+        assert_eq!(listing(&cat), want, "{name}");
+        let bundle = meta(&cat.textures[0], "bundle").unwrap();
+        assert!(
+            bundle.starts_with(&format!("{wrap}-compressed Unity")),
+            "{bundle}"
+        );
+        assert_eq!(cat.textures[0].file, name);
+    }
+    // Cut short: refused with the file's name, nothing listed.
+    let cat = open1("HelloWorld.data.gz", &gz[..gz.len() / 2]);
+    assert!(cat.textures.is_empty());
+    assert_eq!(cat.problems.len(), 1);
+    assert!(
+        cat.problems[0].error.contains("HelloWorld.data.gz"),
+        "{:?}",
+        cat.problems
+    );
+    assert!(cat.problems[0].error.contains("gzip"), "{:?}", cat.problems);
+    // A gzip file that is not a Unity container is left to the others (and then not recognised).
+    let mut other = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    other.write_all(b"just some text, not a texture").unwrap();
+    let cat = open1("notes.txt.gz", &other.finish().unwrap());
+    assert_eq!(cat.problems.len(), 1);
+    assert_eq!(cat.problems[0].engine, None);
+}
+
+/// A source that counts the bytes read through it.
+struct Counting {
+    inner: SourceRef,
+    read: std::cell::Cell<u64>,
+}
+
+impl texscope::Source for Counting {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
+        self.read.set(self.read.get() + buf.len() as u64);
+        self.inner.read_exact_at(offset, buf)
+    }
+}
+
+/// Issue 4: "Dropping the .resS later completes the textures that were waiting for it without
+/// reloading the rest." A drop of level0 (its Cubemap waits for level0.resS), an LZMA UnityFS
+/// bundle and a gzip-compressed WebGL .data; then level0.resS alone. The cube completes and
+/// decodes (128x128, UnityPy's size), while the bundle and the .data give up no more than the
+/// head every probe shares (HEAD_LEN bytes): their directories, decompressed blocks and the
+/// decompressed .data are reused, not read again. Expected byte counts: the files' own sizes.
+#[test]
+fn dropping_the_ress_later_reuses_what_is_open() {
+    use std::io::Write;
+    let root = samples();
+    let dir = root.join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    // Sources are used on one thread (the core's SourceRef is not Send either).
+    #[allow(clippy::arc_with_non_send_sync)]
+    let counted = |src: SourceRef| {
+        Arc::new(Counting {
+            inner: src,
+            read: std::cell::Cell::new(0),
+        })
+    };
+    let lzma = counted(Arc::new(
+        FileSource::open(&root.join("Valheim-Modding_Jotunn/JotunnLib/Unity/AssetBundles/jotunn"))
+            .unwrap(),
+    ));
+    let plain = std::fs::read(
+        root.join("Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data"),
+    )
+    .unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let gz = counted(texscope::io::BytesSource::shared(
+        "HelloWorld.data.gz",
+        gz.finish().unwrap(),
+    ));
+    let srcs: Vec<SourceRef> = vec![
+        Arc::new(FileSource::open(&dir.join("level0")).unwrap()),
+        lzma.clone(),
+        gz.clone(),
+    ];
+    let cat = texscope::open(srcs, &Default::default());
+    let cube = cat
+        .textures
+        .iter()
+        .position(|t| t.class == "Cubemap")
+        .unwrap();
+    assert!(!cat.textures[cube].mips_present()[0]);
+    let in_lzma = cat
+        .textures
+        .iter()
+        .position(|t| t.file.ends_with("jotunn"))
+        .unwrap();
+    cat.decode(in_lzma, 0, 0, DecodeOptions::default()).unwrap();
+    // Everything was read at least once: the whole .data.gz to decompress it.
+    assert!(gz.read.get() >= gz.inner.len());
+    let before = (lzma.read.get(), gz.read.get());
+
+    let ress: SourceRef = Arc::new(FileSource::open(&dir.join("level0.resS")).unwrap());
+    let cat2 = cat.add(vec![ress]);
+    assert_eq!(cat2.textures.len(), cat.textures.len());
+    assert!(cat2.textures[cube].mips_present().iter().all(|&p| p));
+    let img = cat2.decode(cube, 0, 0, DecodeOptions::default()).unwrap();
+    assert_eq!((img.width, img.height), (128, 128));
+    cat2.decode(in_lzma, 0, 0, DecodeOptions::default())
+        .unwrap();
+    let again = (lzma.read.get() - before.0, gz.read.get() - before.1);
+    assert!(
+        again.0 <= texscope::HEAD_LEN && again.1 <= texscope::HEAD_LEN,
+        "read again after the drop: bundle {} bytes, .data.gz {} bytes",
+        again.0,
+        again.1
+    );
+}

@@ -247,7 +247,11 @@ function renderRow(i, row) {
   const label = document.createElement('span');
   label.className = 'tex-label';
   label.textContent = c.name;
-  name.title = `${c.name} — ${c.file}`;
+  // Unity bundles name their assets (m_Container): shown on hover, above the file.
+  const path = (t.metadata || []).find(([k]) => k === 'container path')?.[1];
+  name.title = path ? `${c.name} — ${path}\n${c.file}` : `${c.name} — ${c.file}`;
+  if (path) row.dataset.containerPath = path;
+  else delete row.dataset.containerPath;
   const badge = document.createElement('span');
   badge.className = `badge ${st.cls}`;
   badge.textContent = st.text;

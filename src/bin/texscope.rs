@@ -26,6 +26,8 @@ const USAGE: &str = "usage:
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
+  any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
+                                   not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -102,6 +104,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let (cmd, rest) = args.split_first().ok_or("no command given")?;
     let mut paths = Vec::new();
     let mut profile: Option<String> = None;
+    let mut unity_version: Option<String> = None;
     let mut out = None;
     let mut mip = None;
     let mut slice = None;
@@ -155,6 +158,17 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                     other => return Err(format!("--format is png, exr or raw, not {other:?}")),
                 })
             }
+            "--unity-version" => {
+                let v = it
+                    .next()
+                    .ok_or("--unity-version needs a version, e.g. 2021.3.15f1")?;
+                if texscope::unity::layout::parse_version(v).is_none() {
+                    return Err(format!(
+                        "--unity-version needs a version like 2021.3.15f1, not '{v}'"
+                    ));
+                }
+                unity_version = Some(v.clone());
+            }
             "--" => paths.extend(it.by_ref().map(PathBuf::from)),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             s => paths.push(PathBuf::from(s)),
@@ -185,6 +199,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let options = OpenOptions {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
+        unity_version,
         ..OpenOptions::default()
     };
     Ok(Request {

@@ -13,6 +13,7 @@ use crate::io::{
 use std::sync::{Arc, Mutex};
 
 /// One file inside a container.
+#[derive(Clone)]
 pub struct Entry {
     /// The path the container gives it (`CAB-…`, `CAB-….resS`, `data.unity3d`, ...).
     pub path: String,
@@ -20,6 +21,7 @@ pub struct Entry {
 }
 
 /// What a container's header says, for the info panel.
+#[derive(Clone)]
 pub struct Container {
     pub signature: String,
     pub format_version: u32,

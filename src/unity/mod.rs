@@ -7,6 +7,7 @@ pub mod layout;
 pub mod serialized;
 pub mod texture;
 pub mod typetree;
+pub mod wrapped;
 
 use crate::io::{Error, Result, SourceRef};
 use crate::model::{Engine, SourceId};
@@ -23,6 +24,8 @@ pub struct Found {
     /// Unity version from the enclosing bundle (or, for loose files, another file of the drop),
     /// used when the file's own header has none.
     pub bundle_version: Option<String>,
+    /// Where `bundle_version` came from, for the info panel.
+    pub version_source: &'static str,
     /// Other entries of the same bundle, by base name (for `archive:/CAB-…/CAB-….resS`).
     pub siblings: Vec<(String, SourceId)>,
     pub container: Option<String>,
@@ -43,7 +46,7 @@ pub fn open(ctx: &mut OpenContext) {
         };
         if bundle::sniff(&head).is_some() {
             ctx.claimed[i] = true;
-            if let Err(e) = open_bundle(ctx, &name, &src, 0, &mut found) {
+            if let Err(e) = open_bundle(ctx, &name, &src, 0, "", &mut found) {
                 ctx.problems.push(FileProblem::new(
                     &name,
                     Some(Engine::Unity),
@@ -57,9 +60,41 @@ pub fn open(ctx: &mut OpenContext) {
                 name: base_name(&name).to_string(),
                 source: i,
                 bundle_version: None,
+                version_source: "",
                 siblings: Vec::new(),
                 container: None,
             });
+        } else if let Some(w) = wrapped::sniff(&name, &head) {
+            // Only a compressed Unity container is ours; other gzip files stay for others.
+            let inner = ctx.memo(&src, "unity: probe", |ctx| {
+                Ok(wrapped::probe(src.as_ref(), w, 64, &ctx.limits))
+            });
+            if inner
+                .ok()
+                .flatten()
+                .as_deref()
+                .and_then(bundle::sniff)
+                .is_none()
+            {
+                continue;
+            }
+            ctx.claimed[i] = true;
+            let label = format!("{}-compressed ", w.name());
+            let res = ctx
+                .memo(&src, "unity: unwrapped", |ctx| {
+                    wrapped::unwrap(&src, w, &ctx.limits)
+                })
+                .and_then(|inner| {
+                    ctx.add_source(inner.clone());
+                    open_bundle(ctx, &name, &inner, 0, &label, &mut found)
+                });
+            if let Err(e) = res {
+                ctx.problems.push(FileProblem::new(
+                    &name,
+                    Some(Engine::Unity),
+                    &e.in_file(&name),
+                ));
+            }
         } else if is_stream_name(&name) {
             ctx.claimed[i] = true;
             streams.push(i);
@@ -79,6 +114,14 @@ pub fn open(ctx: &mut OpenContext) {
     {
         for f in found.iter_mut().filter(|f| f.bundle_version.is_none()) {
             f.bundle_version = Some(v.clone());
+            f.version_source = "another file of the drop";
+        }
+    }
+    // When no file says, the version the user chose (OpenOptions::unity_version).
+    if let Some(v) = ctx.unity_version.as_deref().map(str::trim) {
+        for f in found.iter_mut().filter(|f| f.bundle_version.is_none()) {
+            f.bundle_version = Some(v.to_string());
+            f.version_source = "your choice (unity version option)";
         }
     }
     let mut used = vec![false; ctx.sources.len()];
@@ -155,11 +198,11 @@ fn open_bundle(
     file: &str,
     src: &SourceRef,
     depth: u32,
+    wrapping: &str,
     found: &mut Vec<Found>,
 ) -> Result<()> {
-    let limits = ctx.limits.clone();
-    let c = bundle::open(src, &limits)?;
-    let container = format!("{} format {}", c.signature, c.format_version);
+    let c = ctx.memo(src, "unity: bundle", |ctx| bundle::open(src, &ctx.limits))?;
+    let container = format!("{wrapping}{} format {}", c.signature, c.format_version);
     let mut ids = Vec::with_capacity(c.entries.len());
     for e in &c.entries {
         ids.push((
@@ -176,13 +219,14 @@ fn open_bundle(
                     e.path
                 )));
             }
-            open_bundle(ctx, file, &e.source, depth + 1, found)?;
+            open_bundle(ctx, file, &e.source, depth + 1, wrapping, found)?;
         } else if serialized::sniff(&head, e.source.len()) {
             found.push(Found {
                 file: file.to_string(),
                 name: e.path.clone(),
                 source: *id,
                 bundle_version: (!c.unity_version.is_empty()).then(|| c.unity_version.clone()),
+                version_source: "the bundle",
                 siblings: ids.clone(),
                 container: Some(container.clone()),
             });

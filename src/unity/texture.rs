@@ -236,17 +236,33 @@ fn container_paths(ctx: &OpenContext, f: &Found, sf: &SerializedFile) -> Vec<(i6
         let Some(c) = v.get("m_Container") else {
             continue;
         };
+        // An object of this file a PPtr points at.
+        let local = |p: Option<&Value>| {
+            let p = p?;
+            let file = p.get("m_FileID").and_then(Value::as_i64)?;
+            let id = p.get("m_PathID").and_then(Value::as_i64)?;
+            (file == 0).then_some(id)
+        };
+        let preload = v.get("m_PreloadTable").map(Value::elements).unwrap_or(&[]);
+        let mut set = |id: i64, p: &str| match out.iter_mut().find(|(i, _)| *i == id) {
+            Some(e) => e.1 = p.to_string(),
+            None => out.push((id, p.to_string())),
+        };
         for pair in c.elements() {
-            let path = pair.get("first").and_then(Value::as_str);
-            let asset = pair.path("second.asset");
-            let file_id = asset
-                .and_then(|a| a.get("m_FileID"))
-                .and_then(Value::as_i64);
-            let path_id = asset
-                .and_then(|a| a.get("m_PathID"))
-                .and_then(Value::as_i64);
-            if let (Some(p), Some(0), Some(id)) = (path, file_id, path_id) {
-                out.push((id, p.to_string()));
+            let Some(p) = pair.get("first").and_then(Value::as_str) else {
+                continue;
+            };
+            // The objects the asset loads with it (a prefab's textures, an atlas's pages) take
+            // its path too, as UnityPy gives them: m_PreloadTable[preloadIndex..+preloadSize].
+            let from = int(pair, "second.preloadIndex").unwrap_or(0).max(0) as usize;
+            let n = int(pair, "second.preloadSize").unwrap_or(0).max(0) as usize;
+            for d in preload.iter().skip(from).take(n) {
+                if let Some(id) = local(Some(d)) {
+                    set(id, p);
+                }
+            }
+            if let Some(id) = local(pair.path("second.asset")) {
+                set(id, p);
             }
         }
     }
@@ -609,6 +625,10 @@ fn meta(
     note: &str,
 ) {
     tex.add_meta("Unity version", version.unwrap_or("unknown"));
+    let own = sf.unity_version.trim();
+    if (own.is_empty() || own.starts_with("0.0")) && version.is_some() {
+        tex.add_meta("Unity version from", f.version_source);
+    }
     tex.add_meta("platform", platform_name(sf.platform));
     tex.add_meta(
         "serialized file",

@@ -1,0 +1,99 @@
+//! WebGL build files compressed as a whole (issue 4): `X.data.gz`, `X.data.br`, Unity's
+//! `X.data.unityweb`, and gzip files served without Content-Encoding under their plain name.
+//! gzip is recognised by its magic (RFC 1952: 1f 8b, method 8 = deflate); brotli has no magic
+//! (RFC 7932), so it is tried only for `.br` and `.unityweb` names, and a file is claimed only when
+//! its first decompressed bytes are a Unity container signature.
+//!
+//! Neither format can be read at an offset without decompressing what comes before, so a wrapped
+//! file is decompressed whole, once, into memory (bounded by `Limits::max_alloc`).
+
+use crate::io::{read_range, BytesSource, Error, Limits, Result, Source, SourceRef};
+use std::io::Read;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wrap {
+    Gzip,
+    Brotli,
+}
+
+impl Wrap {
+    pub fn name(self) -> &'static str {
+        match self {
+            Wrap::Gzip => "gzip",
+            Wrap::Brotli => "brotli",
+        }
+    }
+}
+
+/// The wrapping a file may have, from its name and first bytes.
+pub fn sniff(name: &str, head: &[u8]) -> Option<Wrap> {
+    let lower = crate::base_name(name).to_ascii_lowercase();
+    if head.starts_with(&[0x1f, 0x8b, 8]) {
+        Some(Wrap::Gzip)
+    } else if lower.ends_with(".br") || lower.ends_with(".unityweb") {
+        Some(Wrap::Brotli)
+    } else {
+        None
+    }
+}
+
+fn decoder<'a>(wrap: Wrap, data: &'a [u8]) -> Result<Box<dyn Read + 'a>> {
+    Ok(match wrap {
+        // Multi-member: a gzip file may be several members back to back (RFC 1952 2.2).
+        Wrap::Gzip => Box::new(flate2::read::MultiGzDecoder::new(data)),
+        #[cfg(feature = "brotli")]
+        Wrap::Brotli => Box::new(brotli_decompressor::Decompressor::new(data, 64 * 1024)),
+        #[cfg(not(feature = "brotli"))]
+        Wrap::Brotli => return Err(Error::unsupported(
+            "brotli-compressed: the page leaves out the brotli decoder to stay small; open it with the texscope CLI, or decompress it first (e.g. `brotli -d`)",
+        )),
+    })
+}
+
+/// How many compressed bytes a probe reads: enough for the first decompressed bytes of any
+/// stream (a gzip header with a long name or comment, a brotli stream's first meta-block).
+const PROBE_INPUT: u64 = 64 * 1024;
+
+/// The first `n` decompressed bytes (fewer if the stream, or the probe's input, ends first), or
+/// `None` when the start does not decompress at all (not this format after all).
+pub fn probe(src: &dyn Source, wrap: Wrap, n: usize, limits: &Limits) -> Option<Vec<u8>> {
+    let input = read_range(src, 0, src.len().min(PROBE_INPUT), limits).ok()?;
+    let mut d = decoder(wrap, &input).ok()?;
+    let mut out = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match d.read(&mut out[got..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => got += k,
+        }
+    }
+    out.truncate(got);
+    (got > 0).then_some(out)
+}
+
+/// The whole decompressed file as a source named like the file itself.
+pub fn unwrap(src: &SourceRef, wrap: Wrap, limits: &Limits) -> Result<SourceRef> {
+    let name = src.name();
+    let input = read_range(src.as_ref(), 0, src.len(), limits)?;
+    let mut out = Vec::new();
+    decoder(wrap, &input)
+        .map_err(|e| e.in_file(name))?
+        .take(limits.max_alloc.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            Error::malformed(format!(
+                "the {} stream does not decompress: {e}",
+                wrap.name()
+            ))
+            .in_file(name)
+        })?;
+    if out.len() as u64 > limits.max_alloc {
+        return Err(Error::limit(format!(
+            "the {} stream decompresses to more than {} bytes",
+            wrap.name(),
+            limits.max_alloc
+        ))
+        .in_file(name));
+    }
+    Ok(BytesSource::shared(name, out))
+}
