@@ -13,6 +13,7 @@ mod atc;
 mod bc;
 mod etc;
 mod plain;
+mod pvrtc;
 
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
@@ -446,6 +447,7 @@ pub fn decode_surface(
     if bc::decode(format, w, h, data, &mut img)?
         || etc::decode(format, w, h, data, &mut img)?
         || atc::decode(format, w, h, data, &mut img)?
+        || pvrtc::decode(format, w, h, data, &mut img)?
         || plain::decode(format, w, h, data, &mut img)?
     {
         Ok(img)
