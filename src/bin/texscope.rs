@@ -5,6 +5,10 @@
 //! options do not justify a parser crate in the binary.
 #![forbid(unsafe_code)]
 
+// In a folder of its own so cargo does not take it for a second binary.
+#[path = "texscope/bench.rs"]
+mod bench;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -445,13 +449,16 @@ fn main() -> ExitCode {
         args.first().map(String::as_str),
         Some("-h" | "--help" | "help")
     ) {
-        println!("{USAGE}");
+        println!("{USAGE}\n{}", bench::USAGE);
         return ExitCode::SUCCESS;
+    }
+    if let Some(code) = bench::dispatch(&args) {
+        return code;
     }
     let (command, paths) = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("texscope: {e}\n{USAGE}");
+            eprintln!("texscope: {e}\n{USAGE}\n{}", bench::USAGE);
             return ExitCode::from(2);
         }
     };

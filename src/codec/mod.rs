@@ -14,6 +14,7 @@ mod bc;
 mod etc;
 mod plain;
 mod pvrtc;
+pub mod sample;
 
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
