@@ -6,5 +6,6 @@ export default defineConfig({
   preview: { host: '127.0.0.1' },
   // The decode worker imports the wasm bindings as an ES module.
   worker: { format: 'es' },
-  build: { outDir: 'dist', target: 'es2022' },
+  // bench.html: the browser half of the decode benchmark (scripts/bench.sh, tests/browser/bench.test.mjs).
+  build: { outDir: 'dist', target: 'es2022', rollupOptions: { input: ['index.html', 'bench.html'] } },
 });

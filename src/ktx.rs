@@ -564,6 +564,11 @@ fn gl_compressed(internal: u32) -> Option<(PixelFormat, bool)> {
         0x8C01 => (PVRTC2RGB, false),
         0x8C02 => (PVRTC4RGBA, false),
         0x8C03 => (PVRTC2RGBA, false),
+        // GL_EXT_pvrtc_sRGB: SRGB_PVRTC_2BPPV1, SRGB_PVRTC_4BPPV1, SRGB_ALPHA_PVRTC_2BPPV1/4BPPV1.
+        0x8A54 => (PVRTC2RGB, true),
+        0x8A55 => (PVRTC4RGB, true),
+        0x8A56 => (PVRTC2RGBA, true),
+        0x8A57 => (PVRTC4RGBA, true),
         0x8C92 => (ATCRGB, false),
         0x8C93 => (ATCRGBAExplicit, false),
         0x87EE => (ATCRGBAInterpolated, false),

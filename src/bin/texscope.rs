@@ -5,6 +5,10 @@
 //! options do not justify a parser crate in the binary.
 #![forbid(unsafe_code)]
 
+// In a folder of its own so cargo does not take it for a second binary.
+#[path = "texscope/bench.rs"]
+mod bench;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -551,7 +555,7 @@ fn main() -> ExitCode {
         args.first().map(String::as_str),
         Some("-h" | "--help" | "help")
     ) {
-        println!("{}", usage());
+        println!("{}\n{}", usage(), bench::USAGE);
         return ExitCode::SUCCESS;
     }
     if args.first().map(String::as_str) == Some("--list-profiles") {
@@ -565,6 +569,9 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    if let Some(code) = bench::dispatch(&args) {
+        return code;
+    }
     let Request {
         command,
         paths,
@@ -572,7 +579,7 @@ fn main() -> ExitCode {
     } = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("texscope: {e}\n{}", usage());
+            eprintln!("texscope: {e}\n{}\n{}", usage(), bench::USAGE);
             return ExitCode::from(2);
         }
     };

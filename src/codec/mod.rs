@@ -14,6 +14,8 @@ mod atc;
 mod bc;
 mod etc;
 mod plain;
+mod pvrtc;
+pub mod sample;
 
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
@@ -448,6 +450,7 @@ pub fn decode_surface(
         || etc::decode(format, w, h, data, &mut img)?
         || atc::decode(format, w, h, data, &mut img)?
         || astc::decode(format, w, h, data, &mut img)?
+        || pvrtc::decode(format, w, h, data, &mut img)?
         || plain::decode(format, w, h, data, &mut img)?
     {
         Ok(img)

@@ -1,6 +1,8 @@
 //! wasm-bindgen glue for the page's decode worker: a [`Source`] over a browser `File` and a
 //! [`Session`] handle over a [`Catalog`]. Conversions only; every decision lives in the core.
 
+mod bench;
+
 use crate::io::{Error, Result, Source, SourceRef};
 use crate::model::{Layout, Storage};
 use crate::{open, Catalog, DecodeOptions, OpenOptions, Pixels, Texture};

@@ -1,0 +1,112 @@
+//! `texscope bench` and `texscope fingerprints`: the native half of the decode benchmark and of the
+//! wasm == native check (the page's bench.html and the `codecFingerprints` export are the other).
+
+use std::process::ExitCode;
+use std::time::Instant;
+use texscope::codec::sample::{self, Surface};
+use texscope::codec::PixelFormat;
+
+pub const USAGE: &str = "  texscope bench [--side N] [--runs N] [--format NAME]...
+                               decode a NxN surface (default 2048) of seeded random blocks of each
+                               format N times (default 5); one JSON line per format with MB/s of
+                               RGBA output (min, median, max over the runs)
+  texscope fingerprints [VECTOR_FILE...]
+                               one JSON object: the digest of every format decoded from seeded
+                               random blocks, and of each tests/vectors file given";
+
+/// Runs `bench` or `fingerprints` if that is the command; None for any other command.
+pub fn dispatch(args: &[String]) -> Option<ExitCode> {
+    let r = match args.first().map(String::as_str) {
+        Some("bench") => bench(&args[1..]),
+        Some("fingerprints") => fingerprints(&args[1..]),
+        _ => return None,
+    };
+    Some(match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("texscope: {e}");
+            ExitCode::from(2)
+        }
+    })
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let (mut side, mut runs, mut picked) = (2048u32, 5usize, Vec::new());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| it.next().ok_or(format!("{flag} needs a value"));
+        match a.as_str() {
+            "--side" => {
+                side = value("--side")?
+                    .parse()
+                    .map_err(|_| "--side needs a number")?
+            }
+            "--runs" => {
+                runs = value("--runs")?
+                    .parse()
+                    .map_err(|_| "--runs needs a number")?
+            }
+            "--format" => {
+                let n = value("--format")?;
+                picked.push(PixelFormat::from_name(n).ok_or(format!("unknown format {n}"))?);
+            }
+            other => return Err(format!("bench: unknown argument {other}")),
+        }
+    }
+    if side == 0 || side > 8192 || runs == 0 {
+        return Err("bench: --side is 1..8192 and --runs at least 1".into());
+    }
+    for (i, f) in sample::formats().into_iter().enumerate() {
+        if !picked.is_empty() && !picked.contains(&f) {
+            continue;
+        }
+        // Seed = 1 + position in the full list, as bench.html does: the same bytes on both sides.
+        let s = Surface::new(f, side, 1 + i as u64);
+        // One untimed decode: page faults of the first output allocation, and unsupported formats.
+        if let Err(e) = s.decode() {
+            println!(
+                "{{\"format\":\"{}\",\"error\":{}}}",
+                f.name(),
+                serde_json::to_string(&e.to_string()).unwrap_or_default()
+            );
+            continue;
+        }
+        let mut mbps: Vec<f64> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let img = s.decode();
+                let secs = t.elapsed().as_secs_f64();
+                std::hint::black_box(img).ok();
+                s.output_mb() / secs
+            })
+            .collect();
+        mbps.sort_by(f64::total_cmp);
+        println!(
+            "{{\"format\":\"{}\",\"side\":{side},\"runs\":{runs},\"min\":{:.1},\"median\":{:.1},\"max\":{:.1}}}",
+            f.name(),
+            mbps[0],
+            mbps[runs / 2],
+            mbps[runs - 1]
+        );
+    }
+    Ok(())
+}
+
+fn fingerprints(files: &[String]) -> Result<(), String> {
+    let mut map = serde_json::Map::new();
+    for (k, v) in sample::fingerprints() {
+        map.insert(k, v.into());
+    }
+    for path in files {
+        let name = std::path::Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        if let Some(v) = sample::vector_fingerprint(name, &bytes) {
+            map.insert(format!("vector {name}"), v.into());
+        }
+    }
+    println!("{}", serde_json::Value::Object(map));
+    Ok(())
+}

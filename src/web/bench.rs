@@ -1,0 +1,53 @@
+//! The wasm half of the decode benchmark (bench.html) and of the wasm == native check
+//! (tests/browser/wasm-native.test.mjs); the native half is `texscope bench` / `fingerprints`.
+
+use crate::codec::sample::{self, Surface};
+use crate::codec::PixelFormat;
+use wasm_bindgen::prelude::*;
+
+/// The name of every format, in the order `texscope bench` uses.
+#[wasm_bindgen(js_name = benchFormats)]
+pub fn bench_formats() -> Vec<String> {
+    sample::formats().iter().map(|f| f.name()).collect()
+}
+
+/// A square surface of seeded random blocks; the page times `decode()`.
+#[wasm_bindgen]
+pub struct BenchSurface(Surface);
+
+#[wasm_bindgen]
+impl BenchSurface {
+    #[wasm_bindgen(constructor)]
+    pub fn new(format: &str, side: u32, seed: u32) -> Result<BenchSurface, JsError> {
+        let f = PixelFormat::from_name(format)
+            .ok_or_else(|| JsError::new(&format!("unknown format {format}")))?;
+        if side == 0 || side > 8192 {
+            return Err(JsError::new("side must be 1..8192"));
+        }
+        Ok(BenchSurface(Surface::new(f, side, seed as u64)))
+    }
+
+    /// Decodes once; returns megabytes of RGBA output, or throws the decode error.
+    pub fn decode(&self) -> Result<f64, JsError> {
+        let img = self.0.decode().map_err(|e| JsError::new(&e.to_string()))?;
+        std::hint::black_box(img);
+        Ok(self.0.output_mb())
+    }
+}
+
+/// The same JSON object `texscope fingerprints FILES...` prints: digests of every format decoded
+/// from seeded random blocks, plus one per reference-vector file given as (names, contents).
+#[wasm_bindgen(js_name = codecFingerprints)]
+pub fn codec_fingerprints(names: Vec<String>, files: js_sys::Array) -> String {
+    let mut map = serde_json::Map::new();
+    for (k, v) in sample::fingerprints() {
+        map.insert(k, v.into());
+    }
+    for (name, file) in names.iter().zip(files.iter()) {
+        let bytes = js_sys::Uint8Array::new(&file).to_vec();
+        if let Some(v) = sample::vector_fingerprint(name, &bytes) {
+            map.insert(format!("vector {name}"), v.into());
+        }
+    }
+    serde_json::Value::Object(map).to_string()
+}

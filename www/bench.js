@@ -1,0 +1,64 @@
+// The browser half of the decode benchmark: the same seeded surfaces `texscope bench` decodes
+// (codec::sample), timed here with performance.now(); MB/s of RGBA output, min/median/max of runs.
+import init, { BenchSurface, benchFormats } from './pkg/texscope.js';
+
+const q = new URLSearchParams(location.search);
+const side = Number(q.get('side') || 2048);
+const runs = Math.max(1, Number(q.get('runs') || 5));
+const only = q.get('formats')?.split(',');
+const rows = document.getElementById('rows');
+
+function row(cells) {
+  const tr = document.createElement('tr');
+  for (const c of cells) {
+    const td = document.createElement('td');
+    td.textContent = c;
+    tr.append(td);
+  }
+  rows.append(tr);
+}
+
+async function run() {
+  await init();
+  document.getElementById('setup').textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
+  const results = [];
+  for (const [i, format] of benchFormats().entries()) {
+    if (only && !only.includes(format)) continue;
+    let s = null;
+    try {
+      // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
+      s = new BenchSurface(format, side, i + 1);
+      s.decode(); // untimed: first allocation, and formats that are not decoded yet
+    } catch (e) {
+      results.push({ format, error: String(e?.message ?? e) });
+      row([format, 'n/a', String(e?.message ?? e).slice(0, 60), '']);
+      s?.free();
+      continue;
+    }
+    const mbps = [];
+    for (let r = 0; r < runs; r++) {
+      // performance.now() is coarse (100 µs without cross-origin isolation): small surfaces repeat
+      // until 2 ms have passed so the rate is still a number.
+      let n = 0, mb = 0;
+      const t0 = performance.now();
+      let dt;
+      do { mb += s.decode(); n++; dt = performance.now() - t0; } while (dt < 2);
+      mbps.push(mb / (dt / 1000));
+    }
+    s.free();
+    mbps.sort((a, b) => a - b);
+    const res = { format, side, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1] };
+    results.push(res);
+    row([format, res.min.toFixed(0), res.median.toFixed(0), res.max.toFixed(0)]);
+    await new Promise((r) => setTimeout(r, 0)); // let the page paint between formats
+  }
+  window.benchFormats = benchFormats();
+  window.benchResults = results;
+  document.body.dataset.state = 'done';
+}
+
+run().catch((e) => {
+  window.benchError = String(e?.stack ?? e);
+  document.body.dataset.state = 'error';
+  console.error(e);
+});
