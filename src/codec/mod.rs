@@ -11,6 +11,7 @@
 
 mod atc;
 mod bc;
+pub mod crunch;
 mod etc;
 mod plain;
 
