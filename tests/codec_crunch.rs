@@ -509,6 +509,16 @@ fn bad_headers_give_clear_errors() {
     let c = Crunch::new(&short).unwrap();
     let e = c.unpack(0, 0, &Limits::default()).unwrap_err();
     assert!(e.to_string().contains("more bits than"), "{e}");
+    // A header that claims a huge size over a small stream fails fast, with no unbounded work:
+    // 16384x16384 DXT1 is 134 MB of blocks; the level's bits run out in its first rows.
+    let mut huge = data.clone();
+    huge[12..16].copy_from_slice(&[0x40, 0, 0x40, 0]);
+    fix_header_crc(&mut huge);
+    let c = Crunch::new(&huge).unwrap();
+    let t0 = std::time::Instant::now();
+    let e = c.unpack(0, 0, &Limits::default()).unwrap_err();
+    assert!(e.to_string().contains("more bits than"), "{e}");
+    assert!(t0.elapsed().as_secs() < 10, "took {:?}", t0.elapsed());
     // Levels and faces that do not exist.
     assert!(crn.unpack(10, 0, &Limits::default()).is_err());
     assert!(crn.unpack(0, 1, &Limits::default()).is_err());

@@ -1147,6 +1147,7 @@ impl<'a> Crunch<'a> {
         let mut enc_bits = 1u32;
         for face in 0..=out.face {
             for y in 0..cy {
+                row_check(b)?;
                 let xs: Box<dyn Iterator<Item = usize>> = if y & 1 == 1 {
                     Box::new((0..cx).rev())
                 } else {
@@ -1236,6 +1237,7 @@ impl<'a> Crunch<'a> {
         let mut group = 0u32;
         for face in 0..=out.face {
             for y in 0..h {
+                row_check(b)?;
                 for (x, col) in buf.iter_mut().enumerate() {
                     if y & 1 == 0 && x & 1 == 0 {
                         group = self.chunk_dm.decode(b)?;
@@ -1323,6 +1325,7 @@ impl<'a> Crunch<'a> {
         let (mut ce, mut diag_ce, mut ae, mut diag_ae) = (0u32, 0u32, 0u32, 0u32);
         for face in 0..=out.face {
             for y in 0..h {
+                row_check(b)?;
                 for x in 0..w {
                     let reference = if y & 1 == 1 {
                         buf[2 * x][0]
@@ -1401,6 +1404,18 @@ impl<'a> Crunch<'a> {
         }
         Ok(())
     }
+}
+
+/// Stops a level early once it has read well past its data (a huge level of a cut or hostile
+/// stream would otherwise decode millions of blocks from padding zeros before failing).
+fn row_check(b: &Bits) -> std::result::Result<(), String> {
+    if b.overrun() > 1024 {
+        return Err(format!(
+            "the blocks need more bits than the level's {} bytes hold",
+            b.data.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Adds a coded delta to a palette index, wrapping once at the palette size (crnlib's `limit`).
