@@ -1,12 +1,13 @@
 // Crunch in the browser (wasm32): the .crn samples whose alpha texture2ddecoder 0.1.2 decodes
-// differently on wasm32 (DXT5 alpha, DXT5A, ETC2A; shared/notes/crates-and-toolchain.md) are opened
+// differently on wasm32 (DXT5 alpha, DXT5A, DXN, ETC2A; shared/notes/crates-and-toolchain.md) are opened
 // through the file input and texels of levels 0, 2 and 5 are read back through window.texscope.
 //
 // Expected texels: PyPI texture2ddecoder 1.0.6 (native) unpacking level k of each file (its header
-// rewritten so k is level 0) and decoding the blocks with decode_bc3 / decode_etc2a8 / decode_bc4,
+// rewritten so k is level 0) and decoding the blocks with decode_bc3 / decode_etc2a8 / decode_bc4 / decode_bc5,
 // computed once on 2026-12-02. BC3 may differ by 1 per channel, alpha included (palette and alpha
 // interpolation round differently between decoders, seed 004; the blocks themselves equal the
-// reference's, tests/codec_crunch.rs); ETC2 RGBA8 and BC4 must be exact. Samples are read in place from
+// reference's, tests/codec_crunch.rs); BC5 (DXN) the same for red and green;
+// ETC2 RGBA8 and BC4 must be exact. Samples are read in place from
 // ../shared/samples or /work/shared/samples; the test is skipped when they are absent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +35,11 @@ const EXPECTED = {
     2: [[0,0,[0,0,0,255]],[85,10,[0,0,0,255]],[42,21,[0,0,0,255]],[0,32,[0,0,0,255]],[85,42,[255,0,0,255]],[42,53,[255,0,0,255]],[0,64,[0,0,0,255]],[85,74,[255,0,0,255]],[42,85,[254,0,0,255]],[0,96,[0,0,0,255]],[85,106,[0,0,0,255]],[42,117,[0,0,0,255]],[5,11,[0,0,0,255]],[42,64,[255,0,0,255]],[79,117,[0,0,0,255]],[116,42,[0,0,0,255]]],
     5: [[0,0,[0,0,0,255]],[5,1,[0,0,0,255]],[10,2,[3,0,0,255]],[0,4,[2,0,0,255]],[5,5,[253,0,0,255]],[10,6,[255,0,0,255]],[0,8,[2,0,0,255]],[5,9,[253,0,0,255]],[10,10,[254,0,0,255]],[0,12,[1,0,0,255]],[5,13,[1,0,0,255]],[10,14,[1,0,0,255]],[5,11,[181,0,0,255]],[10,0,[0,0,0,255]],[15,5,[1,0,0,255]],[4,10,[217,0,0,255]]],
   },
+  CRUNCH_DXN: {
+    0: [[251,115,[255,255,0,255]],[335,163,[245,128,0,255]],[145,188,[245,124,0,255]],[254,209,[246,111,0,255]],[378,227,[246,100,0,255]],[186,246,[246,99,0,255]],[186,263,[246,93,0,255]],[262,282,[247,84,0,255]],[329,301,[247,77,0,255]],[317,316,[248,76,0,255]],[167,333,[165,43,0,255]],[156,353,[241,74,0,255]],[5,11,[0,0,0,255]],[42,64,[0,0,0,255]],[79,117,[0,0,0,255]],[116,170,[0,0,0,255]]],
+    2: [[65,25,[4,0,0,255]],[31,39,[18,9,0,255]],[30,46,[246,124,0,255]],[39,52,[245,114,0,255]],[92,57,[246,99,0,255]],[22,63,[245,101,0,255]],[36,68,[246,90,0,255]],[116,72,[40,11,0,255]],[73,77,[249,76,0,255]],[20,82,[211,66,0,255]],[98,86,[35,10,0,255]],[72,92,[38,0,0,255]],[5,11,[0,0,0,255]],[42,64,[246,95,0,255]],[79,117,[0,0,0,255]],[116,42,[0,0,0,255]]],
+    5: [[6,1,[17,10,0,255]],[7,3,[89,70,0,255]],[13,4,[35,13,0,255]],[14,5,[35,13,0,255]],[13,6,[71,39,0,255]],[11,7,[247,97,0,255]],[9,8,[139,148,0,255]],[5,9,[245,84,0,255]],[2,10,[219,77,0,255]],[14,10,[135,43,0,255]],[11,11,[69,20,0,255]],[13,12,[55,15,0,255]],[5,11,[219,65,0,255]],[10,0,[0,0,0,255]],[15,5,[0,0,0,255]],[4,10,[219,65,0,255]]],
+  },
 };
 
 const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 60000 });
@@ -53,7 +59,10 @@ for (const [stem, levels] of Object.entries(EXPECTED)) {
       for (const [x, y, want] of points) {
         const got = await page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
         const what = `${stem} level ${level} (${x}, ${y}): got ${got}, want ${want}`;
-        if (stem.endsWith('DXT5A')) {
+        if (stem.endsWith('DXN')) {
+          for (let c = 0; c < 2; c++) assert.ok(Math.abs(got[c] - want[c]) <= 1, what);
+          assert.deepEqual(got.slice(2), want.slice(2), what);
+        } else if (stem.endsWith('DXT5A')) {
           assert.equal(got[0], want[0], what);
         } else if (stem.startsWith('CRUNCH_DXT5')) {
           for (let c = 0; c < 4; c++) assert.ok(Math.abs(got[c] - want[c]) <= 1, what);
