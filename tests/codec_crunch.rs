@@ -519,6 +519,11 @@ fn bad_headers_give_clear_errors() {
     let e = c.unpack(0, 0, &Limits::default()).unwrap_err();
     assert!(e.to_string().contains("more bits than"), "{e}");
     assert!(t0.elapsed().as_secs() < 10, "took {:?}", t0.elapsed());
+    // A flipped byte inside a level fails the data checksum.
+    let mut flipped = data.clone();
+    flipped[crn.header.level_ofs[2] as usize + 7] ^= 0x10;
+    let e = Crunch::new(&flipped).err().unwrap();
+    assert!(e.to_string().contains("m_data_crc16"), "{e}");
     // Levels and faces that do not exist.
     assert!(crn.unpack(10, 0, &Limits::default()).is_err());
     assert!(crn.unpack(0, 1, &Limits::default()).is_err());
@@ -533,11 +538,18 @@ fn bad_headers_give_clear_errors() {
     );
 }
 
-/// Rewrites the header checksum after a test edits the header (crnlib's crc16 of bytes
-/// 6..header_size; the codec's crc16 is checked against the CRC catalogue's value in its unit test).
+/// Rewrites both checksums after a test edits the stream: the data crc16 (bytes header_size..
+/// data_size), then the header crc16 (bytes 6..header_size, which hold the data crc). crnlib's
+/// crc16 is the codec's, checked against the CRC catalogue's value in its unit test.
 fn fix_header_crc(d: &mut [u8]) {
+    use texscope::codec::crunch::crc16;
     let hs = u16::from_be_bytes([d[2], d[3]]) as usize;
-    let crc = texscope::codec::crunch::crc16(&d[6..hs]);
+    let size = u32::from_be_bytes([d[6], d[7], d[8], d[9]]) as usize;
+    if size <= d.len() && hs <= size {
+        let data = crc16(&d[hs..size]);
+        d[10..12].copy_from_slice(&data.to_be_bytes());
+    }
+    let crc = crc16(&d[6..hs]);
     d[4..6].copy_from_slice(&crc.to_be_bytes());
 }
 
@@ -564,10 +576,12 @@ fn every_prefix_of_a_crn_gives_an_error_or_a_texture_never_a_panic() {
                 let _ = cat.decode(t, 0, 0, Default::default());
             }
         }
-        // Flipped bytes inside the palettes and level data: errors or images, never panics.
+        // Flipped bytes inside the palettes and level data, checksums made to match so the
+        // decoder itself meets them: errors or images, never panics.
         for at in (200..data.len()).step_by(1499) {
             let mut bad = data.clone();
             bad[at] ^= 0x5a;
+            fix_header_crc(&mut bad);
             if let Ok(c) = Crunch::new(&bad) {
                 for level in 0..c.header.levels {
                     let _ = c.unpack(level, 0, &Limits::default());

@@ -743,6 +743,16 @@ impl<'a> Crunch<'a> {
             data.len() as u64,
         )?;
         let data = &data[..header.data_size as usize];
+        // crn_header's data checksum covers everything after the header (palettes, tables and
+        // levels): a damaged stream is refused here instead of decoding to wrong texels.
+        let want = be(&data[10..12]) as u16;
+        let got = crc16(&data[header.header_size as usize..]);
+        if got != want {
+            return Err(bad(
+                "m_data_crc16",
+                format!("data checksum is 0x{want:04x} but the data gives 0x{got:04x}: the stream is damaged"),
+            ));
+        }
         let variant = detect_variant(&header, data)?;
         let mut c = Crunch {
             header,
