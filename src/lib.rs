@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+pub mod crn;
 pub mod dds;
 pub mod demo;
 pub mod frostbite;
@@ -182,6 +183,7 @@ type EngineOpener = fn(&mut OpenContext);
 const OPENERS: &[EngineOpener] = &[
     dds::open,
     ktx::open,
+    crn::open,
     unity::open,
     unreal::open,
     frostbite::open,
@@ -268,14 +270,6 @@ impl Catalog {
         if let Some(e) = &t.error {
             return Err(Error::unsupported(e.clone()).in_file(&t.file));
         }
-        if let Layout::Crunched { .. } = t.layout {
-            return Err(Error::unsupported(format!(
-                "{} is crunch-compressed ({} blocks under Unity's crunch); decoding crunch is not implemented yet",
-                t.name,
-                t.format.name()
-            ))
-            .in_file(&t.file));
-        }
         let m = t.mips.get(mip).ok_or_else(|| {
             Error::malformed(format!(
                 "{} has {} mips; there is no mip {mip}",
@@ -289,6 +283,9 @@ impl Catalog {
                 "{} has {count} slices at mip {mip}; there is no slice {slice}",
                 t.name
             )));
+        }
+        if let Layout::Crunched { data } = &t.layout {
+            return self.read_crunched(t, m, data, mip, slice);
         }
         let (index, skip) = match t.kind {
             TextureKind::Volume => (0usize, slice as u64),
@@ -348,6 +345,64 @@ impl Catalog {
                 t.name
             ))),
         }
+    }
+
+    /// Unpacks one level and face of a crunch stream to the blocks of `t.format`.
+    fn read_crunched(
+        &self,
+        t: &Texture,
+        m: &Mip,
+        data: &Storage,
+        mip: usize,
+        slice: u32,
+    ) -> Result<(Vec<u8>, u32, u32)> {
+        let (source, offset, length) = match data {
+            Storage::Range {
+                source,
+                offset,
+                length,
+            } => (*source, *offset, *length),
+            Storage::Missing { file, .. } => {
+                return Err(Error::missing_sibling(
+                    file,
+                    format_args!("the crunch stream of {}", t.name),
+                ))
+            }
+            Storage::Empty => {
+                return Err(Error::malformed(format!(
+                    "{} is empty (0x0): it has no pixels",
+                    t.name
+                )))
+            }
+        };
+        let src = self
+            .sources
+            .get(source)
+            .ok_or_else(|| Error::malformed("crunch stream names an unknown source"))?;
+        let bytes = read_range(src.as_ref(), offset, length, &self.options.limits)?;
+        let crn = codec::crunch::Crunch::new(&bytes).map_err(|e| e.in_file(&t.file))?;
+        let want = crn.header.format.block_format();
+        if want != t.format {
+            return Err(Error::malformed(format!(
+                "{} says {} but its crunch stream holds {} blocks",
+                t.name,
+                t.format.name(),
+                crn.header.format.name()
+            ))
+            .in_file(&t.file));
+        }
+        let (w, h) = crn.header.level_dims(mip as u32);
+        if (w, h) != (m.width, m.height) {
+            return Err(Error::malformed(format!(
+                "mip {mip} of {} is {}x{}, but its crunch level is {w}x{h}",
+                t.name, m.width, m.height
+            ))
+            .in_file(&t.file));
+        }
+        let blocks = crn
+            .unpack(mip as u32, slice, &self.options.limits)
+            .map_err(|e| e.in_file(&t.file))?;
+        Ok((blocks, w, h))
     }
 
     /// Decodes one mip of one slice (or depth slice) to an image, rows top first unless

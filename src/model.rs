@@ -13,6 +13,8 @@ pub enum Engine {
     Frostbite,
     Dds,
     Ktx,
+    /// A loose crunch (.crn) file.
+    Crn,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -292,12 +292,13 @@ fn fixture_groups() -> Vec<Group> {
 }
 
 /// The default (CI) subset: one package per Unreal layout (legacy with .ubulk, zen), a KTX 2 of
-/// a block format and a .dds from the Unity-side samples.
+/// a block format, a .dds and a crunch .crn from the Unity-side samples.
 const DEFAULT_SAMPLES: &[&str] = &[
     "unreal/matya-uasset-samples/4.27/T_Worm_A",
     "unreal/retoc-tests/UE5.4/Randy",
     "unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures/BC1",
     "unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures/ATC_RGB",
+    "unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures/UNITYCRUNCH_ETC2A",
 ];
 
 // ---------------------------------------------------------------------------------------------

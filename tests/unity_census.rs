@@ -95,6 +95,8 @@ struct Tally {
     /// BC6H float -> 8-bit conversion is UnityPy's own (not established).
     float_conv: Vec<String>,
     unsupported: BTreeMap<String, usize>,
+    /// Crunched textures (ids 28/29/64/65) decoded to UnityPy's exact RGBA.
+    crunched_exact: usize,
     empty_ok: usize,
     container_paths: usize,
     mismatches: Vec<String>,
@@ -202,6 +204,13 @@ fn census_matches_unitypy() {
     // unitypy_census.json lists 4 ASTC textures (ASTC_RGB_4x4, 2x ASTC_RGB_6x6, ASTC_RGBA_6x6): all
     // must hash equal to UnityPy's decode (any other outcome lands in mismatches or unsupported).
     assert_eq!(tally.astc_exact, 4, "ASTC textures equal to UnityPy");
+    // The one crunched texture of the samples (atlas_test, ETC2_RGBA8Crunched, Unity's fork)
+    // decodes to UnityPy's bytes exactly (UnityPy 1.25.4 unpacks it with texture2ddecoder natively).
+    println!("crunched, identical to UnityPy: {}", tally.crunched_exact);
+    assert!(
+        tally.crunched_exact >= 1,
+        "the crunched sample did not match UnityPy"
+    );
     println!(
         "with a container path from m_Container: {}",
         tally.container_paths
@@ -231,6 +240,9 @@ fn check_decode(cat: &Catalog, i: usize, want: &serde_json::Value, what: &str, t
                 tally.exact += 1;
                 if matches!(t.format, PixelFormat::ASTC { .. }) {
                     tally.astc_exact += 1;
+                }
+                if meta(t, "crunched") == Some("yes") {
+                    tally.crunched_exact += 1;
                 }
             } else if matches!(t.format, PixelFormat::BC1 | PixelFormat::BC3) {
                 tally.bc_rounding.push(what.to_string());

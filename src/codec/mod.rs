@@ -12,6 +12,7 @@
 mod astc;
 mod atc;
 mod bc;
+pub mod crunch;
 mod etc;
 mod plain;
 mod pvrtc;
