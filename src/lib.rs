@@ -257,6 +257,11 @@ impl Catalog {
         &self.options.limits
     }
 
+    /// The options the catalog was opened with.
+    pub fn options(&self) -> &OpenOptions {
+        &self.options
+    }
+
     fn texture(&self, tex: usize) -> Result<&Texture> {
         self.textures
             .get(tex)

@@ -272,7 +272,7 @@ impl Session {
         };
         let options = OpenOptions {
             frostbite_profile: chosen,
-            limits: self.catalog.limits().clone(),
+            ..self.catalog.options().clone()
         };
         self.catalog = open(self.catalog.user_files().to_vec(), &options);
         Ok(())
