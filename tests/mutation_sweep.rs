@@ -15,9 +15,9 @@
 //!
 //! Default subset (fixtures: 4 .dds, Unreal classic and VT, 3 Frostbite, 3 KTX, 3 Unity; samples:
 //! 2 Unreal, 2 loose, 5 Unity), debug, 2026-12-02 with the 2 cores at load ~16 from other builds:
-//! 37 files, 1,073 cases in 144 s; decodes Ok 1,100, Err Malformed 24, MissingSibling 39,
+//! 37 files, 1,073 cases in 144 s (18.1 s at load ~4.5); decodes Ok 1,100, Err Malformed 24, MissingSibling 39,
 //! Truncated 106, Unsupported 123; no panic; peak 22.8 MB (UnityDataTools 2020.3.0f1
-//! assetbundle, unmutated). That bundle's data is one 3.9 MB LZMA block, decoded once per case
+//! assetbundle, unmutated; slowest case 0.6 s at load ~4.5). That bundle's data is one 3.9 MB LZMA block, decoded once per case
 //! (counted); perf shows the LZMA decoder is all its cost (~0.35 s CPU in a debug build, most of
 //! its ~4 s per case here was waiting for a core), so its ~1 s release cases are the decode
 //! itself. One thing made bad cases slower: a block that failed was not kept, so each later read
