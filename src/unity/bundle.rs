@@ -181,6 +181,15 @@ fn decompress(method: u32, raw: &[u8], size: u64, limits: &Limits) -> Result<Vec
             lzma(&raw[5..], raw[0], dict, size)
         }
         2 | 3 => {
+            // An LZ4 block gives at most 255 bytes per input byte (one match-length byte of 255
+            // per input byte is the densest encoding, LZ4 block format spec), so a block whose
+            // header claims more is refused before its output is allocated.
+            if size > (raw.len() as u64).saturating_mul(255) + 16 {
+                return Err(Error::malformed(format!(
+                    "an LZ4 block of {} bytes cannot hold the {size} bytes its header says",
+                    raw.len()
+                )));
+            }
             let mut out = vec![0u8; size as usize];
             let n = lz4_flex::block::decompress_into(raw, &mut out)
                 .map_err(|e| Error::malformed(format!("LZ4 block does not decompress: {e}")))?;
@@ -202,11 +211,20 @@ fn lzma(stream: &[u8], props: u8, dict: u32, size: u64) -> Result<Vec<u8>> {
     // The decoder allocates its dictionary up front; a stream of `size` bytes never reaches further
     // back than `size`, so a hostile dictionary size cannot drive a larger allocation.
     let dict = dict.clamp(4096, u32::try_from(size.max(4096)).unwrap_or(u32::MAX));
-    let mut rd = lzma_rust2::LzmaReader::new_with_props(stream, size, props, dict, None)
+    let rd = lzma_rust2::LzmaReader::new_with_props(stream, size, props, dict, None)
         .map_err(|e| Error::malformed(format!("LZMA header is invalid: {e}")))?;
-    let mut out = vec![0u8; size as usize];
-    rd.read_exact(&mut out)
+    // The output grows with what the stream really gives (its window does too, in lzma-rust2),
+    // so a header claiming a huge size over a few bytes of stream allocates little.
+    let mut out = Vec::with_capacity(size.min(stream.len() as u64 * 8) as usize);
+    rd.take(size)
+        .read_to_end(&mut out)
         .map_err(|e| Error::malformed(format!("LZMA stream does not decompress: {e}")))?;
+    if out.len() as u64 != size {
+        return Err(Error::malformed(format!(
+            "LZMA stream gives {} bytes, its header says {size}",
+            out.len()
+        )));
+    }
     Ok(out)
 }
 
@@ -230,9 +248,14 @@ struct BlockSource {
     blocks: Vec<Block>,
     len: u64,
     limits: Limits,
-    /// Most recently used last.
-    cache: Mutex<Vec<(usize, Arc<[u8]>)>>,
+    /// Most recently used last. A block that failed keeps its error, so a bad block is decoded
+    /// once, not once per read (an LZMA bundle is one block of megabytes, and the parser reads
+    /// it many times: a corrupt stream cost ~1 s a case in the mutation sweep before).
+    cache: Mutex<Vec<(usize, BlockData)>>,
 }
+
+/// A decompressed block, or why it failed.
+type BlockData = Result<Arc<[u8]>>;
 
 impl BlockSource {
     fn block(&self, i: usize) -> Result<Arc<[u8]>> {
@@ -242,7 +265,7 @@ impl BlockSource {
                 let hit = c.remove(pos);
                 let data = hit.1.clone();
                 c.push(hit);
-                return Ok(data);
+                return data;
             }
         }
         let b = &self.blocks[i];
@@ -252,18 +275,18 @@ impl BlockSource {
             b.comp_size,
             &self.limits,
         )?;
-        let data: Arc<[u8]> = decompress(b.method as u32, &raw, b.size, &self.limits)
+        let data: BlockData = decompress(b.method as u32, &raw, b.size, &self.limits)
+            .map(Arc::from)
             .map_err(|e| {
                 e.at_field(&format!("UnityFS block {i} of {}", self.blocks.len()))
                     .in_file(&self.name)
-            })?
-            .into();
+            });
         let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if c.len() >= CACHE_BLOCKS {
-            c.remove(0);
+            drop(c.remove(0));
         }
         c.push((i, data.clone()));
-        Ok(data)
+        data
     }
 }
 

@@ -46,7 +46,16 @@ pub fn open(ctx: &mut OpenContext) {
         };
         if bundle::sniff(&head).is_some() {
             ctx.claimed[i] = true;
-            if let Err(e) = open_bundle(ctx, &name, &src, 0, "", &mut found) {
+            let before = found.len();
+            let opened = open_bundle(ctx, &name, &src, 0, "", &mut found).and_then(|()| {
+                if found.len() > before {
+                    return Ok(());
+                }
+                Err(Error::not_recognised(
+                    "a Unity bundle with no serialized file in it",
+                ))
+            });
+            if let Err(e) = opened {
                 ctx.problems.push(FileProblem::new(
                     &name,
                     Some(Engine::Unity),
@@ -210,8 +219,18 @@ fn open_bundle(
             ctx.add_source(e.source.clone()),
         ));
     }
+    // An entry that cannot be read (a block that does not decompress) is skipped, but its error
+    // is the bundle's when no other entry yields a serialized file.
+    let mut unreadable = None;
+    let before = found.len();
     for (e, (_, id)) in c.entries.iter().zip(&ids) {
-        let head = ctx.head(*id, 64).unwrap_or_default();
+        let head = match ctx.head(*id, 64) {
+            Ok(h) => h,
+            Err(err) => {
+                unreadable.get_or_insert(err.at_field(&format!("bundle entry {}", e.path)));
+                continue;
+            }
+        };
         if bundle::sniff(&head).is_some() {
             if depth >= MAX_NESTING {
                 return Err(Error::malformed(format!(
@@ -232,5 +251,8 @@ fn open_bundle(
             });
         }
     }
-    Ok(())
+    match unreadable {
+        Some(e) if found.len() == before => Err(e),
+        _ => Ok(()),
+    }
 }

@@ -535,20 +535,28 @@ fn parse_zen4(c: &mut Cursor, limits: &Limits) -> Result<Package> {
     c.pos = 16;
     let package_flags = c.u32()?;
     let cooked_header_size = c.u32()? as i64;
-    let names_offset = c.i32()? as u64;
-    let names_size = c.i32()? as u64;
+    // Offsets and sizes are int32 in the file; a negative one is refused here rather than
+    // becoming a huge u64 whose sums overflow (found by the ue_legacy fuzz target, see
+    // tests/regressions/README.md).
+    fn offset(c: &mut Cursor, what: &str) -> Result<u64> {
+        let v = c.i32()?;
+        u64::try_from(v).map_err(|_| Error::malformed(format!("zen header {what} is {v}")))
+    }
+    let names_offset = offset(c, "NameMapNamesOffset")?;
+    let names_size = offset(c, "NameMapNamesSize")?;
     c.skip(8)?; // hashes
     c.skip(4)?; // ImportMapOffset
-    let export_map = c.i32()? as u64;
-    let export_bundles = c.i32()? as u64;
-    let graph = c.i32()? as u64;
-    let graph_size = c.i32()? as u64;
+    let export_map = offset(c, "ExportMapOffset")?;
+    let export_bundles = offset(c, "ExportBundlesOffset")?;
+    let graph = offset(c, "GraphDataOffset")?;
+    let graph_size = offset(c, "GraphDataSize")?;
+    // Both are under 2^31, so the sums below cannot overflow.
     let data_start = graph + graph_size;
     // Names: BE u16 length (bit 15 = UTF-16) then the characters, no NUL (notes §2).
     c.pos = names_offset;
     let stop = names_offset + names_size;
     let mut names = Vec::new();
-    while c.pos + 2 <= stop {
+    while c.pos.saturating_add(2) <= stop {
         let b = c.bytes(2)?;
         let v = u16::from_be_bytes([b[0], b[1]]);
         let wide = v & 0x8000 != 0;
@@ -558,7 +566,9 @@ fn parse_zen4(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         limits.check_count(names.len() as u64, 0, u64::MAX, "zen names")?;
     }
     let exports = read_zen_exports(c, &names, export_map, export_bundles, |off| {
-        data_start as i64 + off - cooked_header_size
+        (data_start as i64)
+            .saturating_add(off)
+            .saturating_sub(cooked_header_size)
     })?;
     Ok(Package {
         flavor: Flavor::Zen4,

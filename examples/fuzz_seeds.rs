@@ -1,0 +1,383 @@
+//! Writes the fuzz seed corpora: `cargo run --example fuzz_seeds -- fuzz/corpus` makes
+//! `fuzz/corpus/<target>/<seed>` for every target in fuzz/fuzz_targets. Every seed is generated
+//! here (the shared samples are not ours to redistribute): the fixture builders of the crate,
+//! the KTX writers of tests/ktx_fixtures and the Unity writers of tests/unity_fixtures. A seed holds several files in the format
+//! fuzz/src/lib.rs reads: `name NUL bytes`, files separated by `SEP`.
+
+#[path = "../tests/dds_fixtures/mod.rs"]
+mod dds_fixtures;
+#[path = "../tests/ktx_fixtures/mod.rs"]
+mod ktx_fixtures;
+#[path = "../tests/unity_fixtures/mod.rs"]
+mod unity_fixtures;
+
+use std::path::{Path, PathBuf};
+
+use texscope::dds::{self, Desc};
+use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
+use texscope::frostbite::fixture::{self as fb, Packing, Spec};
+use texscope::model::mip_dims;
+use texscope::unreal::fixture::{self as ue, Rng, VtSpec};
+use texscope::{PixelFormat, TextureKind};
+use unity_fixtures::{unity_serialized, unityfs, UnityTex};
+
+/// Must equal `texscope_fuzz::SEP` (fuzz/src/lib.rs).
+const SEP: &[u8] = b"\n=texscope-fuzz-file=\n";
+
+fn join(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(SEP);
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+        out.extend_from_slice(bytes);
+    }
+    out
+}
+
+struct Out {
+    root: PathBuf,
+    count: usize,
+}
+
+impl Out {
+    /// Writes one seed, after checking it opens to at least one texture, each with a mip that decodes
+    /// (a seed the parsers refuse would only teach the fuzzer their first error path).
+    fn put(&mut self, target: &str, seed: &str, files: &[(&str, &[u8])]) {
+        let sources: Vec<texscope::SourceRef> = files
+            .iter()
+            .map(|(n, b)| texscope::io::BytesSource::shared(*n, b.to_vec()))
+            .collect();
+        let cat = texscope::open(sources, &Default::default());
+        let ok = !cat.textures.is_empty()
+            && cat.textures.iter().enumerate().all(|(i, t)| {
+                (0..t.mips.len()).any(|m| cat.decode(i, m, 0, Default::default()).is_ok())
+            });
+        assert!(
+            ok,
+            "seed {target}/{seed} does not open and decode: {:?} {:?}",
+            cat.problems,
+            cat.textures.iter().map(|t| &t.error).collect::<Vec<_>>()
+        );
+        let dir = self.root.join(target);
+        std::fs::create_dir_all(&dir).expect("create corpus folder");
+        std::fs::write(dir.join(seed), join(files)).expect("write seed");
+        self.count += 1;
+    }
+}
+
+fn random(rng: &mut Rng, n: u64) -> Vec<u8> {
+    let mut v = vec![0u8; n as usize];
+    rng.fill(&mut v);
+    v
+}
+
+fn dds_seeds(out: &mut Out, rng: &mut Rng) {
+    let d2 = dds_fixtures::desc;
+    let mut descs = vec![
+        d2(PixelFormat::BC1, 16, 8, 3),
+        d2(PixelFormat::BC3, 8, 8, 1),
+        d2(PixelFormat::BC5, 8, 4, 2),
+        d2(PixelFormat::BGRA8, 4, 4, 3),
+        d2(PixelFormat::RGB565, 4, 2, 1),
+        Desc {
+            force_dx10: true,
+            ..d2(PixelFormat::BC7, 8, 8, 2)
+        },
+        Desc {
+            force_dx10: true,
+            ..d2(PixelFormat::BC6HU, 4, 4, 1)
+        },
+        Desc {
+            kind: TextureKind::Array,
+            slices: 3,
+            ..d2(PixelFormat::BC4, 8, 4, 2)
+        },
+        Desc {
+            kind: TextureKind::Cube,
+            slices: 6,
+            ..d2(PixelFormat::RGBA16F, 4, 4, 2)
+        },
+        Desc {
+            kind: TextureKind::Volume,
+            depth: 4,
+            ..d2(PixelFormat::RGBA8, 4, 4, 2)
+        },
+    ];
+    descs.retain(|d| dds::can_write(d.format));
+    for (i, d) in descs.iter().enumerate() {
+        let bytes = dds::write(d, |m, _| {
+            let (w, h, dd) = mip_dims(d.width, d.height, d.depth, m);
+            let depth = if d.kind == TextureKind::Volume { dd } else { 1 };
+            Ok(random(rng, d.format.surface_size(w, h) * depth as u64))
+        })
+        .expect("dds fixture");
+        out.put(
+            "dds",
+            &format!("{i:02}_{}", d.format.name()),
+            &[("fuzz.dds", &bytes)],
+        );
+    }
+}
+
+fn ktx_seeds(out: &mut Out, rng: &mut Rng) {
+    // (vkFormat, format) pairs from the Vulkan spec's VkFormat table (as tests/ktx.rs).
+    for (vk, format) in [
+        (37, PixelFormat::RGBA8),
+        (131, PixelFormat::BC1),
+        (146, PixelFormat::BC7),
+        (97, PixelFormat::RGBA16F),
+    ] {
+        for zstd in [false, true] {
+            let levels: Vec<Vec<u8>> = (0..3)
+                .map(|l| {
+                    let (w, h, _) = mip_dims(8, 8, 1, l);
+                    random(rng, format.surface_size(w, h))
+                })
+                .collect();
+            let f = ktx_fixtures::ktx2(vk, 8, 8, 0, 0, 1, &levels, zstd);
+            out.put("ktx", &format!("ktx2_{vk}_{zstd}"), &[("fuzz.ktx2", &f)]);
+        }
+    }
+    // Cube with 6 faces of 4x4 BC1 (one level).
+    let faces = random(rng, 6 * 8);
+    let f = ktx_fixtures::ktx2(131, 4, 4, 0, 0, 6, &[faces], true);
+    out.put("ktx", "ktx2_cube", &[("fuzz.ktx2", &f)]);
+    // KTX 1: (glType, glFormat, glInternalFormat) of BC3 and RGBA8, from the GL registry.
+    for (gl, format, big) in [
+        ([0, 0, 0x83F3], PixelFormat::BC3, false),
+        ([0, 0, 0x83F3], PixelFormat::BC3, true),
+        ([0x1401, 0x1908, 0x8058], PixelFormat::RGBA8, false),
+    ] {
+        let levels: Vec<Vec<Vec<u8>>> = (0..2)
+            .map(|l| {
+                let (w, h, _) = mip_dims(8, 4, 1, l);
+                vec![random(rng, format.surface_size(w, h))]
+            })
+            .collect();
+        let f = ktx_fixtures::ktx1(gl, 8, 4, 0, 1, &levels, big);
+        out.put(
+            "ktx",
+            &format!("ktx1_{}_{big}", format.name()),
+            &[("fuzz.ktx", &f)],
+        );
+    }
+}
+
+fn unreal_seeds(out: &mut Out, rng: &mut Rng) {
+    for (i, (format, w, h, mips, streamed)) in [
+        (PixelFormat::BC1, 32, 16, 6, 2),
+        (PixelFormat::BC3, 16, 16, 5, 0),
+        (PixelFormat::BC7, 8, 8, 4, 1),
+        (PixelFormat::BGRA8, 8, 4, 4, 1),
+        (PixelFormat::RGBA16F, 4, 4, 3, 0),
+        (PixelFormat::R8, 8, 8, 4, 2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (f, _) = ue::classic_texture("T_Fuzz", format, w, h, mips, streamed, rng);
+        let seed = format!("{i:02}_{}", format.name());
+        out.put(
+            "ue_legacy",
+            &seed,
+            &[
+                ("T_Fuzz.uasset", &f.uasset),
+                ("T_Fuzz.uexp", &f.uexp),
+                ("T_Fuzz.ubulk", &f.ubulk),
+            ],
+        );
+        out.put(
+            "ue_zen",
+            &seed,
+            &[
+                ("T_Fuzz.uzenasset", &f.uzenasset),
+                ("T_Fuzz.ubulk", &f.ubulk),
+            ],
+        );
+    }
+    for (i, layers) in [
+        vec![PixelFormat::BC1],
+        vec![PixelFormat::BC1, PixelFormat::BC5],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let spec = VtSpec {
+            fallback: vec![[0.25, 0.5, 0.75, 1.0]; layers.len()],
+            layers,
+            tile_size: 8,
+            border: 2,
+            width_tiles: 3,
+            height_tiles: 2,
+            mips: 3,
+            chunk_of_mip: vec![0, 1, 1],
+            holes: vec![(0, 1, 1)],
+        };
+        let f = ue::virtual_texture("T_Fuzz", &spec, rng).files;
+        out.put(
+            "ue_vt",
+            &format!("vt_{i}"),
+            &[
+                ("T_Fuzz.uasset", &f.uasset),
+                ("T_Fuzz.uexp", &f.uexp),
+                ("T_Fuzz.ubulk", &f.ubulk),
+            ],
+        );
+        out.put(
+            "ue_zen",
+            &format!("vt_{i}"),
+            &[
+                ("T_Fuzz.uzenasset", &f.uzenasset),
+                ("T_Fuzz.ubulk", &f.ubulk),
+            ],
+        );
+    }
+}
+
+fn frostbite_seeds(out: &mut Out) {
+    let mut put = |target: &str, seed: &str, spec: &Spec| {
+        let fx = fb::build(spec).expect("frostbite fixture");
+        out.put(
+            target,
+            seed,
+            &[(&fx.header_name, &fx.header), (&fx.chunk_name, &fx.chunk)],
+        );
+    };
+    // (kind, 2014.4 ordinal, width, height): 2D BC1, cube RGBA16F, volume BGRA8, array BC7.
+    for (kind, format, w, h) in [(0, 54, 16, 8), (1, 40, 4, 4), (2, 23, 4, 4), (3, 66, 8, 8)] {
+        let spec = Spec::new(&format!("fb_{kind}_{format}"), kind, format, w, h);
+        put("frostbite_header", &format!("raw_{kind}_{format}"), &spec);
+    }
+    let mut meta_less = Spec::new("fb_nometa", 0, 60, 8, 8);
+    meta_less.res_meta = false;
+    put("frostbite_header", "no_res_meta", &meta_less);
+    for (i, blocks) in [
+        &[BLOCK_NONE][..],
+        &[BLOCK_ZLIB],
+        &[BLOCK_LZ4],
+        &[BLOCK_ZSTD],
+        &[BLOCK_ZLIB, BLOCK_LZ4, BLOCK_ZSTD, BLOCK_NONE],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut spec = Spec::new(&format!("fb_cas_{i}"), 0, 54, 32, 16);
+        spec.packing = Packing::Cas(blocks);
+        spec.block_size = 0x100;
+        put("frostbite_cas", &format!("cas_{i}"), &spec);
+    }
+    let mut tail = Spec::new("fb_cas_tail", 0, 18, 16, 16);
+    tail.packing = Packing::Cas(&[BLOCK_ZSTD]);
+    tail.block_size = 0x200;
+    tail.first_mip = 2;
+    tail.tail_only = true;
+    put("frostbite_cas", "cas_tail", &tail);
+}
+
+fn unity_seeds(out: &mut Out, rng: &mut Rng) {
+    // (Unity version, serialized format): a 2018 player build without type tree, 2020/2022 with.
+    let versions = [("2018.4.11f1", 17), ("2020.3.0f1", 22), ("2022.3.10f1", 22)];
+    // (Unity format id, our format): RGBA32, DXT1, DXT5 (seed 004).
+    let formats = [
+        (4, PixelFormat::RGBA8),
+        (10, PixelFormat::BC1),
+        (12, PixelFormat::BC3),
+    ];
+    for (v, sf) in versions {
+        for (id, format) in formats {
+            let (w, h, mips) = (8, 8, 2);
+            let size: u64 = (0..mips)
+                .map(|m| {
+                    let (mw, mh, _) = mip_dims(w, h, 1, m);
+                    format.surface_size(mw, mh)
+                })
+                .sum();
+            let pixels = random(rng, size);
+            let tex = UnityTex {
+                width: w as i32,
+                height: h as i32,
+                format: id,
+                mips: mips as i32,
+                image: &pixels,
+                stream: None,
+            };
+            let inline = unity_serialized(v, sf, &tex);
+            let seed = format!("{v}_{}", format.name());
+            out.put(
+                "unity_serialized",
+                &format!("{seed}_inline"),
+                &[("sharedassets0.assets", &inline)],
+            );
+            let streamed = UnityTex {
+                image: &[],
+                stream: Some(("sharedassets0.assets.resS", 0, size as u32)),
+                ..tex
+            };
+            let file = unity_serialized(v, sf, &streamed);
+            out.put(
+                "unity_serialized",
+                &format!("{seed}_ress"),
+                &[
+                    ("sharedassets0.assets", &file),
+                    ("sharedassets0.assets.resS", &pixels),
+                ],
+            );
+            let cab = "CAB-0123456789abcdef0123456789abcdef";
+            let ress_path = format!("archive:/{cab}/{cab}.resS");
+            let in_bundle = unity_serialized(
+                v,
+                sf,
+                &UnityTex {
+                    stream: Some((&ress_path, 0, size as u32)),
+                    ..streamed
+                },
+            );
+            let ress_name = format!("{cab}.resS");
+            for method in [0u16, 2] {
+                let bundle = unityfs(v, &[(cab, &in_bundle), (&ress_name, &pixels)], method);
+                out.put(
+                    "unity_bundle",
+                    &format!("{seed}_m{method}"),
+                    &[("data.unity3d", &bundle)],
+                );
+            }
+        }
+    }
+}
+
+fn codec_seeds(out: &mut Out, rng: &mut Rng) {
+    let mut formats: Vec<PixelFormat> = texscope::codec::ALL_FIXED.to_vec();
+    for (w, h) in texscope::codec::ASTC_FOOTPRINTS {
+        for hdr in [false, true] {
+            formats.push(PixelFormat::ASTC { w, h, hdr });
+        }
+    }
+    for (i, f) in formats.iter().enumerate() {
+        // Byte 0 picks the format (index into the same list as fuzz_targets/codec.rs), then
+        // an 8x8 surface (bytes 1-2 are size - 1).
+        let mut seed = vec![i as u8, 7, 7];
+        seed.extend(random(rng, f.surface_size(8, 8)));
+        let dir = out.root.join("codec");
+        std::fs::create_dir_all(&dir).expect("create corpus folder");
+        std::fs::write(dir.join(f.name()), seed).expect("write seed");
+        out.count += 1;
+    }
+}
+
+fn main() {
+    let root = std::env::args()
+        .nth(1)
+        .map_or_else(|| Path::new("fuzz/corpus").to_path_buf(), PathBuf::from);
+    let mut out = Out { root, count: 0 };
+    let mut rng = Rng(0xF022);
+    dds_seeds(&mut out, &mut rng);
+    ktx_seeds(&mut out, &mut rng);
+    unreal_seeds(&mut out, &mut rng);
+    frostbite_seeds(&mut out);
+    unity_seeds(&mut out, &mut rng);
+    codec_seeds(&mut out, &mut rng);
+    println!("{} seeds written under {}", out.count, out.root.display());
+}

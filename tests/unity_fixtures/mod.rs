@@ -1,0 +1,250 @@
+//! A small Unity writer for generated fixtures: a serialized file holding one Texture2D (format
+//! 17 without a type tree, or 22 with one) and a UnityFS bundle. Shared by tests and by
+//! examples/fuzz_seeds.rs (which includes this file by path); Unity has no fixture builder in
+//! the crate.
+#![allow(dead_code)]
+
+use texscope::unity::layout::texture_nodes;
+use texscope::unity::serialized::Node;
+
+// Written from the reader's own description of the formats (src/unity/serialized.rs,
+// bundle.rs and the layout table in layout.rs, which come from the shared notes and samples).
+
+/// One Texture2D's values, by field name; every other field is written as zero.
+pub struct UnityTex<'a> {
+    pub width: i32,
+    pub height: i32,
+    /// Unity TextureFormat id (seed 004: 4 RGBA32, 10 DXT1, 12 DXT5, 34 ETC_RGB4, 3 RGB24).
+    pub format: i32,
+    pub mips: i32,
+    /// Pixels inside the object, or empty when `stream` names a .resS.
+    pub image: &'a [u8],
+    pub stream: Option<(&'a str, u64, u32)>,
+}
+
+pub fn prim_size(t: &str) -> usize {
+    match t {
+        "bool" | "char" | "UInt8" | "SInt8" => 1,
+        "UInt16" | "SInt16" | "short" | "unsigned short" => 2,
+        "UInt64" | "SInt64" | "long long" | "unsigned long long" | "double" => 8,
+        _ => 4,
+    }
+}
+
+/// Serializes `tex` by walking the flattened nodes (Unity's order and alignment rules).
+pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
+    let mut b: Vec<u8> = Vec::new();
+    let align = |b: &mut Vec<u8>| {
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+    };
+    let string = |b: &mut Vec<u8>, s: &str| {
+        b.extend((s.len() as i32).to_le_bytes());
+        b.extend(s.as_bytes());
+    };
+    let mut i = 1; // skip the root
+    while i < nodes.len() {
+        let n = &nodes[i];
+        let children = nodes[i + 1..]
+            .iter()
+            .take_while(|c| c.level > n.level)
+            .count();
+        match n.type_name.as_str() {
+            "string" => {
+                let v = match n.name.as_str() {
+                    "m_Name" => "T_Fuzz",
+                    "path" => tex.stream.map_or("", |s| s.0),
+                    _ => "",
+                };
+                string(&mut b, v);
+                align(&mut b);
+                i += 1 + children;
+                continue;
+            }
+            "TypelessData" => {
+                b.extend((tex.image.len() as i32).to_le_bytes());
+                b.extend(tex.image);
+                align(&mut b);
+                i += 1 + children;
+                continue;
+            }
+            "vector" => {
+                b.extend(0i32.to_le_bytes());
+                align(&mut b);
+                i += 1 + children;
+                continue;
+            }
+            _ if children > 0 => {
+                i += 1;
+                continue;
+            }
+            t => {
+                let v: i64 = match n.name.as_str() {
+                    "m_Width" => tex.width as i64,
+                    "m_Height" => tex.height as i64,
+                    "m_CompleteImageSize" => {
+                        tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize)) as i64
+                    }
+                    "m_TextureFormat" => tex.format as i64,
+                    "m_MipCount" => tex.mips as i64,
+                    "m_MipMap" => (tex.mips > 1) as i64,
+                    "m_ImageCount" => 1,
+                    "m_TextureDimension" => 2,
+                    "m_ColorSpace" => 1,
+                    "offset" => tex.stream.map_or(0, |s| s.1 as i64),
+                    "size" => tex.stream.map_or(0, |s| s.2 as i64),
+                    _ => 0,
+                };
+                b.extend(&v.to_le_bytes()[..prim_size(t)]);
+            }
+        }
+        if n.align() {
+            align(&mut b);
+        }
+        i += 1;
+    }
+    b
+}
+
+/// A serialized file (format 17 without a type tree, or 22 with one) holding one Texture2D.
+pub fn unity_serialized(version: &str, format: u32, tex: &UnityTex) -> Vec<u8> {
+    let nodes = texture_nodes(28, version).expect("layout for the version");
+    let object = unity_object(&nodes, tex);
+    let type_tree = format >= 22;
+    let mut m: Vec<u8> = Vec::new();
+    m.extend(version.as_bytes());
+    m.push(0);
+    m.extend(5i32.to_le_bytes()); // platform: StandaloneWindows
+    m.push(type_tree as u8);
+    m.extend(1i32.to_le_bytes()); // one type
+    m.extend(28i32.to_le_bytes());
+    m.push(0); // isStrippedType
+    m.extend((-1i16).to_le_bytes()); // scriptTypeIndex
+    m.extend([0u8; 16]); // old type hash
+    if type_tree {
+        // Blob tree (format 19+): 32-byte node records, then the string buffer.
+        let mut strings: Vec<u8> = Vec::new();
+        let mut recs: Vec<u8> = Vec::new();
+        let mut intern = |s: &str| {
+            let at = strings.len() as u32;
+            strings.extend(s.as_bytes());
+            strings.push(0);
+            at
+        };
+        for (k, n) in nodes.iter().enumerate() {
+            let (t, nm) = (intern(&n.type_name), intern(&n.name));
+            recs.extend(1u16.to_le_bytes());
+            recs.push(n.level);
+            recs.push(n.is_array as u8);
+            recs.extend(t.to_le_bytes());
+            recs.extend(nm.to_le_bytes());
+            recs.extend(n.byte_size.to_le_bytes());
+            recs.extend((k as i32).to_le_bytes());
+            recs.extend(n.meta_flag.to_le_bytes());
+            recs.extend(0u64.to_le_bytes());
+        }
+        m.extend((nodes.len() as i32).to_le_bytes());
+        m.extend((strings.len() as i32).to_le_bytes());
+        m.extend(recs);
+        m.extend(strings);
+        m.extend(0i32.to_le_bytes()); // type dependencies (format 21+)
+    }
+    let header_len = if format >= 22 { 48 } else { 20 };
+    m.extend(1i32.to_le_bytes()); // one object
+    while (header_len + m.len()) % 4 != 0 {
+        m.push(0);
+    }
+    m.extend(1i64.to_le_bytes()); // path id
+    if format >= 22 {
+        m.extend(0u64.to_le_bytes());
+    } else {
+        m.extend(0u32.to_le_bytes());
+    }
+    m.extend((object.len() as u32).to_le_bytes());
+    m.extend(0i32.to_le_bytes()); // type index
+    m.extend(0i32.to_le_bytes()); // script types
+    m.extend(0i32.to_le_bytes()); // externals
+    let data_offset = (header_len + m.len()).div_ceil(16) * 16;
+    let total = data_offset + object.len();
+    let mut f: Vec<u8> = Vec::new();
+    if format >= 22 {
+        f.extend([0u8; 8]);
+        f.extend(format.to_be_bytes());
+        f.extend([0u8; 4]);
+        f.extend([0u8; 4]); // little-endian, reserved
+        f.extend((m.len() as u32).to_be_bytes());
+        f.extend((total as u64).to_be_bytes());
+        f.extend((data_offset as u64).to_be_bytes());
+        f.extend([0u8; 8]);
+    } else {
+        f.extend((m.len() as u32).to_be_bytes());
+        f.extend((total as u32).to_be_bytes());
+        f.extend(format.to_be_bytes());
+        f.extend((data_offset as u32).to_be_bytes());
+        f.extend([0u8; 4]);
+    }
+    f.extend(m);
+    f.resize(data_offset, 0);
+    f.extend(object);
+    f
+}
+
+/// A UnityFS bundle (format 6) of `entries`, in one block of compression `method` (0 none,
+/// 2 LZ4), block info uncompressed right after the header.
+pub fn unityfs(version: &str, entries: &[(&str, &[u8])], method: u16) -> Vec<u8> {
+    unityfs_claiming(version, entries, method, None)
+}
+
+/// [`unityfs`] whose block info states `claim` as the block's uncompressed size when given (a
+/// hostile header). Method 1 (LZMA) stores the entries' bytes behind LZMA properties as they
+/// are, not as an LZMA stream: enough for a test of what a bad stream costs.
+pub fn unityfs_claiming(
+    version: &str,
+    entries: &[(&str, &[u8])],
+    method: u16,
+    claim: Option<u32>,
+) -> Vec<u8> {
+    let mut data: Vec<u8> = Vec::new();
+    let mut dir: Vec<u8> = Vec::new();
+    for (path, bytes) in entries {
+        dir.extend((data.len() as u64).to_be_bytes());
+        dir.extend((bytes.len() as u64).to_be_bytes());
+        dir.extend(4u32.to_be_bytes());
+        dir.extend(path.as_bytes());
+        dir.push(0);
+        data.extend(*bytes);
+    }
+    let stored = match method {
+        2 => lz4_flex::block::compress(&data),
+        1 => {
+            // lc=3 lp=0 pb=2 and a 64 KiB dictionary (the LZMA SDK's defaults).
+            let mut s = vec![0x5D, 0, 0, 1, 0];
+            s.extend(&data);
+            s
+        }
+        _ => data.clone(),
+    };
+    let mut info = vec![0u8; 16];
+    info.extend(1i32.to_be_bytes());
+    info.extend(claim.unwrap_or(data.len() as u32).to_be_bytes());
+    info.extend((stored.len() as u32).to_be_bytes());
+    info.extend(method.to_be_bytes());
+    info.extend((entries.len() as i32).to_be_bytes());
+    info.extend(dir);
+    let mut f = b"UnityFS\0".to_vec();
+    f.extend(6u32.to_be_bytes());
+    f.extend(b"5.x.x\0");
+    f.extend(version.as_bytes());
+    f.push(0);
+    let total_at = f.len();
+    f.extend(0u64.to_be_bytes());
+    f.extend((info.len() as u32).to_be_bytes());
+    f.extend((info.len() as u32).to_be_bytes());
+    f.extend(0u32.to_be_bytes()); // flags: info not compressed, after the header
+    f.extend(info);
+    f.extend(stored);
+    let total = f.len() as u64;
+    f[total_at..total_at + 8].copy_from_slice(&total.to_be_bytes());
+    f
+}
