@@ -619,4 +619,52 @@ mod tests {
             crate::ErrorKind::Unsupported
         );
     }
+
+    /// Four stored blocks of 16 bytes (block i holds bytes of value i): headers at 0, 24, 48, 72.
+    fn four_blocks() -> SourceRef {
+        let mut s = Vec::new();
+        for i in 0..4u8 {
+            s.extend(write_header(16, BLOCK_NONE, 16));
+            s.extend([i; 16]);
+        }
+        BytesSource::shared("c", s)
+    }
+
+    fn at(offset: u64, logical: u64) -> Anchor {
+        Anchor { offset, logical }
+    }
+
+    #[test]
+    fn lazy_index_drops_anchors_the_walk_disagrees_with() {
+        let l = Limits::default();
+        // Right anchors: block 2 from its anchor, then the run from block 1 meets it.
+        let c = CasSource::lazy(four_blocks(), &l, 64, &[at(24, 16), at(48, 32)]);
+        assert!(c.check_anchor(48).unwrap());
+        assert_eq!(c.blocks().len(), 2);
+        let mut b = [0u8; 20];
+        c.read_exact_at(14, &mut b).unwrap();
+        assert_eq!(b[..2], [0, 0]);
+        assert_eq!(b[2..18], [1; 16]);
+        assert_eq!(b[18..], [2, 2]);
+        assert!(c.dropped_anchors().is_empty());
+        // Block 1 claimed to start at logical 20, and an offset inside block 2: both dropped.
+        for wrong in [at(24, 20), at(50, 32)] {
+            let c = CasSource::lazy(four_blocks(), &l, 64, &[wrong]);
+            let mut b = [0u8; 64];
+            c.read_exact_at(0, &mut b).unwrap();
+            let want: Vec<u8> = (0..64).map(|i| i / 16).collect();
+            assert_eq!(b.to_vec(), want);
+            assert_eq!(c.dropped_anchors(), vec![wrong]);
+            assert!(!c.check_anchor(wrong.offset).unwrap());
+        }
+        // A chunk length the stream does not decompress to is an error at the stream's end.
+        let c = CasSource::lazy(four_blocks(), &l, 70, &[]);
+        let e = c.read_exact_at(60, &mut [0u8; 8]).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Malformed);
+        assert!(
+            e.message.contains("decompress to 64 bytes"),
+            "{}",
+            e.message
+        );
+    }
 }
