@@ -5,7 +5,8 @@
 //! decompressed size is the payload size).
 //!
 //! [`CasSource`] presents the decompressed chunk as a [`Source`] and decompresses only the blocks a
-//! read touches.
+//! read touches. Its block index is either walked whole ([`CasSource::new`]) or on demand from the
+//! nearest anchor ([`CasSource::lazy`]: the stream start and the Texture header's mip block offsets).
 
 use crate::io::{read_range, Error, Limits, Result, Source, SourceRef};
 

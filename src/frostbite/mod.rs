@@ -381,8 +381,8 @@ fn open_lazy(
 }
 
 /// Seed 001: the header's first two words are the compressed offsets of the blocks that hold the
-/// first bytes of mips 1 and 2. With the block index built, they cannot place a read by themselves
-/// (they name a block, not its decompressed start), so they are checked against the index.
+/// first bytes of mips 1 and 2. When every block header is walked anyway (a tail, or offsets that
+/// [`open_lazy`] refused), they are checked against that walk.
 fn check_mip_offsets(
     h: &TextureHeader,
     c: &cas::CasSource,
