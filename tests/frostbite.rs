@@ -287,10 +287,20 @@ fn first_mip_tail_lists_present_mips_and_points_at_the_toc() {
     assert_eq!(assert_decodes(&open_fixture(&fx), &fx), 7);
 }
 
-/// Counts the bytes read from a source.
+/// Counts the bytes read from a source, and logs each read as (offset, length).
 struct Counting {
     inner: BytesSource,
     read: Mutex<u64>,
+    log: Mutex<Vec<(u64, u64)>>,
+}
+impl Counting {
+    fn new(name: &str, bytes: Vec<u8>) -> Arc<Counting> {
+        Arc::new(Counting {
+            inner: BytesSource::new(name, bytes),
+            read: Mutex::new(0),
+            log: Mutex::new(Vec::new()),
+        })
+    }
 }
 impl Source for Counting {
     fn name(&self) -> &str {
@@ -301,6 +311,7 @@ impl Source for Counting {
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
         *self.read.lock().unwrap() += buf.len() as u64;
+        self.log.lock().unwrap().push((offset, buf.len() as u64));
         self.inner.read_exact_at(offset, buf)
     }
 }
@@ -337,21 +348,17 @@ fn cas_read_decompresses_only_the_blocks_it_touches() {
     let mut spec = Spec::new("lazy", 0, 18, 256, 256);
     spec.packing = Packing::Cas(&[BLOCK_ZLIB]);
     let fx = fixture::build(&spec).unwrap();
-    let counting = Arc::new(Counting {
-        inner: BytesSource::new(&fx.chunk_name, fx.chunk.clone()),
-        read: Mutex::new(0),
-    });
+    let counting = Counting::new(&fx.chunk_name, fx.chunk.clone());
     let c = open_with(
         vec![src(&fx.header_name, fx.header.clone()), counting.clone()],
         None,
     );
-    let blocks = fx.chunk_size.div_ceil(0x10000) as u64;
-    // Opening walks the block headers only: 8 bytes per block (plus the 8-byte sniff), besides the
-    // one shared probe read of the file's start that every engine's recogniser looks at.
-    assert_eq!(
-        *counting.read.lock().unwrap(),
-        texscope::HEAD_LEN + 8 * blocks + 8
-    );
+    // 256x256 RGBA8 in 64 KiB blocks: mip 0 is blocks 0-3, mip 1 block 4, mips 2+ (21,844 bytes)
+    // block 5, the last. Opening reads the 8-byte sniff and walks the block headers from the
+    // header's mip-2 block to the stream's end (one header), besides the one shared probe read of
+    // the file's start that every engine's recogniser looks at.
+    assert_eq!(fx.chunk_size.div_ceil(0x10000), 6);
+    assert_eq!(*counting.read.lock().unwrap(), texscope::HEAD_LEN + 8 + 8);
     *counting.read.lock().unwrap() = 0;
     let got = c.decode(0, 1, 0, Default::default()).unwrap();
     assert!(got == fx.images[1][0]);
@@ -628,4 +635,119 @@ fn compressed_mip_offsets_are_checked_against_the_block_walk() {
         "{notes}"
     );
     assert!(c.decode(0, 1, 0, Default::default()).unwrap() == fx.images[1][0]);
+}
+
+/// Offsets of the block headers of a CAS stream, walked here from the notes' header layout.
+fn block_starts(chunk: &[u8]) -> Vec<u64> {
+    let mut starts = Vec::new();
+    let mut at = 0usize;
+    while at < chunk.len() {
+        starts.push(at as u64);
+        let h =
+            texscope::frostbite::cas::parse_header(chunk[at..at + 8].try_into().unwrap()).unwrap();
+        at += 8 + h.stored as usize;
+    }
+    starts
+}
+
+#[test]
+fn showing_mip_2_walks_block_headers_from_the_mip_2_offset_only() {
+    // Issue 6. 1024x1024 BC1 (seed 001: 8 bytes per 4x4 block) in 4 KiB blocks: mip 0 is
+    // 512 KiB = blocks 0-127, mip 1 128 KiB = blocks 128-159, mip 2 32 KiB = blocks 160-167, and
+    // mips 3-10 (8192+2048+512+128+32+8+8+8 = 10,936 bytes) blocks 168-170: 171 blocks in all.
+    let mut spec = Spec::new("big", 0, 54, 1024, 1024);
+    spec.packing = Packing::Cas(&[BLOCK_ZLIB]);
+    spec.block_size = 0x1000;
+    let fx = fixture::build(&spec).unwrap();
+    let starts = block_starts(&fx.chunk);
+    assert_eq!(starts.len(), 171);
+    // The header's words 0x0/0x4 (after the 16-byte resource metadata) name blocks 128 and 160.
+    let word = |at: usize| u32::from_le_bytes(fx.header[at..at + 4].try_into().unwrap()) as u64;
+    assert_eq!((word(16), word(20)), (starts[128], starts[160]));
+
+    let counting = Counting::new(&fx.chunk_name, fx.chunk.clone());
+    let c = open_with(
+        vec![src(&fx.header_name, fx.header.clone()), counting.clone()],
+        None,
+    );
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    assert_eq!(c.textures[0].error, None);
+    let is_header = |&(o, n): &(u64, u64)| n == 8 && starts.binary_search(&o).is_ok();
+    let is_payload = |&(o, _): &(u64, u64)| o >= 8 && starts.binary_search(&(o - 8)).is_ok();
+    // Past the shared probe read at offset 0: block headers only, and only the sniff of block 0
+    // plus blocks 160-170 (the walk from the mip-2 block to the stream's end).
+    let opened: Vec<(u64, u64)> = counting.log.lock().unwrap()[1..].to_vec();
+    let mut want: Vec<(u64, u64)> = vec![(0, 8)];
+    want.extend(starts[160..].iter().map(|&o| (o, 8)));
+    assert_eq!(opened, want);
+    counting.log.lock().unwrap().clear();
+
+    assert!(c.decode(0, 2, 0, Default::default()).unwrap() == fx.images[2][0]);
+    // Mip 2: the payloads of blocks 160-167, and no further header.
+    let log = counting.log.lock().unwrap().clone();
+    assert!(!log.iter().any(is_header), "{log:?}");
+    let payloads: Vec<u64> = log
+        .iter()
+        .filter(|r| is_payload(r))
+        .map(|r| r.0 - 8)
+        .collect();
+    assert_eq!(payloads, starts[160..168].to_vec());
+    assert_eq!(log.len(), 8);
+    // 12 header reads (96 bytes) to open and show mip 2, where the walk of every block takes 171
+    // plus the sniff (1,376 bytes).
+    assert_eq!(opened.iter().map(|r| r.1).sum::<u64>(), 96);
+
+    // Mip 1 walks blocks 128-159 (from the mip-1 block up to the mip-2 block), mip 0 blocks 0-127:
+    // every header is read once in all, besides the sniff.
+    counting.log.lock().unwrap().clear();
+    assert!(c.decode(0, 1, 0, Default::default()).unwrap() == fx.images[1][0]);
+    let log = counting.log.lock().unwrap().clone();
+    let heads: Vec<u64> = log.iter().filter(|r| is_header(r)).map(|r| r.0).collect();
+    assert_eq!(heads, starts[128..160].to_vec());
+    counting.log.lock().unwrap().clear();
+    assert!(c.decode(0, 0, 0, Default::default()).unwrap() == fx.images[0][0]);
+    let log = counting.log.lock().unwrap().clone();
+    let heads: Vec<u64> = log.iter().filter(|r| is_header(r)).map(|r| r.0).collect();
+    assert_eq!(heads, starts[..128].to_vec());
+    assert_decodes(&c, &fx);
+}
+
+#[test]
+fn a_wrong_mip_1_offset_is_dropped_and_the_walk_starts_over() {
+    // The mip-2 offset is right (checked at open: its blocks end at the chunk size), the mip-1
+    // offset names block 130 (whose logical start is not mip 1's) or a byte inside it (no block
+    // header there). Either way mip 1 and mip 0 still decode to their source images, indexed from
+    // the stream start.
+    let mut spec = Spec::new("bad1", 0, 54, 1024, 1024);
+    spec.packing = Packing::Cas(&[BLOCK_LZ4]);
+    spec.block_size = 0x1000;
+    let fx = fixture::build(&spec).unwrap();
+    let starts = block_starts(&fx.chunk);
+    for bad in [starts[130], starts[130] + 3] {
+        let mut header = fx.header.clone();
+        header[16..20].copy_from_slice(&(bad as u32).to_le_bytes());
+        let c = open_with(
+            vec![
+                src(&fx.header_name, header),
+                src(&fx.chunk_name, fx.chunk.clone()),
+            ],
+            None,
+        );
+        assert!(meta(&c, "Compressed mip offsets").contains("mip 2 block at"));
+        assert_eq!(assert_decodes(&c, &fx), 11);
+    }
+    // A mip-2 offset whose walk does not end at the chunk size: a note, and every header walked.
+    let mut header = fx.header.clone();
+    header[20..24].copy_from_slice(&(starts[161] as u32).to_le_bytes());
+    let c = open_with(
+        vec![
+            src(&fx.header_name, header),
+            src(&fx.chunk_name, fx.chunk.clone()),
+        ],
+        None,
+    );
+    let notes = c.textures[0].notes.join("\n");
+    assert!(notes.contains("walked from the stream start"), "{notes}");
+    assert!(meta(&c, "Chunk storage").contains("171 blocks"));
+    assert_eq!(assert_decodes(&c, &fx), 11);
 }

@@ -5,7 +5,8 @@
 //! decompressed size is the payload size).
 //!
 //! [`CasSource`] presents the decompressed chunk as a [`Source`] and decompresses only the blocks a
-//! read touches.
+//! read touches. Its block index is either walked whole ([`CasSource::new`]) or on demand from the
+//! nearest anchor ([`CasSource::lazy`]: the stream start and the Texture header's mip block offsets).
 
 use crate::io::{read_range, Error, Limits, Result, Source, SourceRef};
 
@@ -208,41 +209,302 @@ fn oodle(kind: u8, _payload: &[u8], _size: usize) -> Result<Vec<u8>> {
     )))
 }
 
+/// A point where block indexing may start: a block header's offset in the stream and the logical
+/// offset of that block's first decompressed byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    pub offset: u64,
+    pub logical: u64,
+}
+
+/// The blocks walked from one anchor (issue 6: index on demand from the nearest anchor).
+#[derive(Debug)]
+struct Run {
+    anchor: Anchor,
+    blocks: Vec<Block>,
+    /// Where the walk stands: the next block header's offset and logical start.
+    next: Anchor,
+    /// The walk reached the next anchor (at the logical offset it claims) or the stream's end (at
+    /// the chunk's length). A run from a header anchor is only read from once done: that is what
+    /// checks the anchor.
+    done: bool,
+}
+
+/// The block index: runs sorted by anchor, the first from the stream start (always right).
+#[derive(Debug)]
+struct Index {
+    runs: Vec<Run>,
+    /// Block headers read so far, against `Limits::max_entries`.
+    walked: u64,
+    /// Header anchors found inconsistent with the walk and dropped.
+    dropped: Vec<Anchor>,
+}
+
 /// The decompressed chunk of a CAS block stream, decompressing only the blocks a read touches.
 pub struct CasSource {
     name: String,
     inner: SourceRef,
-    blocks: Vec<Block>,
+    index: std::cell::RefCell<Index>,
     len: u64,
     limits: Limits,
 }
 
+fn run_at(anchor: Anchor) -> Run {
+    Run {
+        anchor,
+        blocks: Vec::new(),
+        next: anchor,
+        done: false,
+    }
+}
+
+/// Why one step of a walk stopped.
+enum Step {
+    /// A block was added, or the run is now done.
+    Went,
+    /// The run disagrees with the anchor after it: drop that anchor (`true`) or this run's (`false`).
+    Disagrees(bool),
+    /// The walk cannot go on from this run's anchor.
+    Failed(Error),
+}
+
 impl CasSource {
-    /// Walks `inner`'s block headers; see [`index`].
+    /// Walks all of `inner`'s block headers at once; see [`index`].
     pub fn new(inner: SourceRef, limits: &Limits) -> Result<Self> {
         let blocks = index(inner.as_ref(), limits).map_err(|e| e.in_file(inner.name()))?;
         let len = blocks
             .last()
             .map_or(0, |b| b.logical + b.header.size as u64);
+        let start = Anchor {
+            offset: 0,
+            logical: 0,
+        };
+        let next = Anchor {
+            offset: inner.len(),
+            logical: len,
+        };
         Ok(CasSource {
             name: format!("{} (decompressed)", inner.name()),
             inner,
-            blocks,
+            index: std::cell::RefCell::new(Index {
+                runs: vec![Run {
+                    anchor: start,
+                    blocks,
+                    next,
+                    done: true,
+                }],
+                walked: 0,
+                dropped: Vec::new(),
+            }),
             len,
             limits: limits.clone(),
         })
     }
 
-    pub fn blocks(&self) -> &[Block] {
-        &self.blocks
+    /// A stream that decompresses to `len` bytes (the length the Texture header gives), indexed on
+    /// demand: a read walks block headers from the nearest of the stream start and `anchors` (the
+    /// header's mip-1/mip-2 block offsets, seed 001; notes: set only where a block boundary falls on
+    /// the mip boundary) until its range is covered. Nothing is read here.
+    pub fn lazy(inner: SourceRef, limits: &Limits, len: u64, anchors: &[Anchor]) -> Self {
+        let mut runs = vec![run_at(Anchor {
+            offset: 0,
+            logical: 0,
+        })];
+        for &a in anchors {
+            let last = runs.last().map_or(a, |r| r.anchor);
+            // Anchors must rise in both offsets and lie inside the file and the chunk.
+            if a.offset > last.offset
+                && a.logical > last.logical
+                && a.offset < inner.len()
+                && a.logical < len
+            {
+                runs.push(run_at(a));
+            }
+        }
+        CasSource {
+            name: format!("{} (decompressed)", inner.name()),
+            inner,
+            index: std::cell::RefCell::new(Index {
+                runs,
+                walked: 0,
+                dropped: Vec::new(),
+            }),
+            len,
+            limits: limits.clone(),
+        }
     }
 
-    /// The block holding logical byte `offset`.
-    pub fn block_at(&self, offset: u64) -> Option<&Block> {
-        let i = self.blocks.partition_point(|b| b.logical <= offset);
-        self.blocks
-            .get(i.checked_sub(1)?)
-            .filter(|b| offset < b.logical + b.header.size as u64)
+    /// The anchors in use after the stream start.
+    pub fn anchors(&self) -> Vec<Anchor> {
+        self.index.borrow().runs[1..]
+            .iter()
+            .map(|r| r.anchor)
+            .collect()
+    }
+
+    /// Header anchors the walk disagreed with (dropped; the index walks from the anchor before).
+    pub fn dropped_anchors(&self) -> Vec<Anchor> {
+        self.index.borrow().dropped.clone()
+    }
+
+    /// Walks the run from the anchor at stream offset `offset` to its end, which checks it; `false`
+    /// when the anchor is not (or no longer) in use.
+    pub fn check_anchor(&self, offset: u64) -> Result<bool> {
+        loop {
+            let mut ix = self.index.borrow_mut();
+            let Some(i) = ix.runs.iter().position(|r| r.anchor.offset == offset) else {
+                return Ok(false);
+            };
+            if ix.runs[i].done {
+                return Ok(true);
+            }
+            self.step(&mut ix, i)?;
+        }
+    }
+
+    /// Every block walked so far, in stream order (all of them after [`CasSource::new`]).
+    pub fn blocks(&self) -> Vec<Block> {
+        let ix = self.index.borrow();
+        ix.runs
+            .iter()
+            .flat_map(|r| r.blocks.iter().copied())
+            .collect()
+    }
+
+    /// The block holding logical byte `offset`, walking block headers as needed.
+    pub fn block_at(&self, offset: u64) -> Result<Block> {
+        if offset >= self.len {
+            return Err(Error::malformed(format!(
+                "no CAS block holds byte {offset} of {}",
+                self.len
+            )));
+        }
+        let mut ix = self.index.borrow_mut();
+        loop {
+            let i = ix.runs.partition_point(|r| r.anchor.logical <= offset) - 1;
+            let run = &ix.runs[i];
+            // A header anchor's blocks are used only once its walk has met the next anchor or the end.
+            if i == 0 || run.done {
+                let k = run.blocks.partition_point(|b| b.logical <= offset);
+                if let Some(b) = k.checked_sub(1).map(|k| run.blocks[k]) {
+                    if offset < b.logical + b.header.size as u64 {
+                        return Ok(b);
+                    }
+                }
+                if run.done {
+                    return Err(Error::malformed(format!(
+                        "no CAS block holds byte {offset}"
+                    )));
+                }
+            }
+            self.step(&mut ix, i)?;
+        }
+    }
+
+    /// One step of run `i`'s walk; settles disagreements by dropping an anchor.
+    fn step(&self, ix: &mut Index, i: usize) -> Result<()> {
+        match self.try_step(ix, i) {
+            Step::Went => Ok(()),
+            Step::Failed(e) if i == 0 => Err(e),
+            Step::Failed(_) => {
+                self.drop_run(ix, i);
+                Ok(())
+            }
+            Step::Disagrees(later) => {
+                self.drop_run(ix, if later { i + 1 } else { i });
+                Ok(())
+            }
+        }
+    }
+
+    fn drop_run(&self, ix: &mut Index, i: usize) {
+        let gone = ix.runs.remove(i);
+        ix.dropped.push(gone.anchor);
+        // The run before now has to walk on past where the dropped anchor was.
+        ix.runs[i - 1].done = false;
+    }
+
+    fn try_step(&self, ix: &mut Index, i: usize) -> Step {
+        let src = self.inner.as_ref();
+        let file = src.name();
+        let Run { next, .. } = ix.runs[i];
+        if let Some(after) = ix.runs.get(i + 1).map(|r| (r.anchor, r.done)) {
+            let (a, a_done) = after;
+            if next.offset >= a.offset {
+                if next == a {
+                    ix.runs[i].done = true;
+                    return Step::Went;
+                }
+                // The stream start is always right; otherwise keep whichever anchor is checked.
+                return Step::Disagrees(i == 0 || !a_done);
+            }
+        }
+        if next.offset == src.len() {
+            if next.logical == self.len {
+                ix.runs[i].done = true;
+                return Step::Went;
+            }
+            return Step::Failed(
+                Error::malformed(format!(
+                    "the CAS blocks decompress to {} bytes, but the chunk holds {}",
+                    next.logical, self.len
+                ))
+                .in_file(file),
+            );
+        }
+        if ix.walked >= self.limits.max_entries {
+            return Step::Failed(Error::limit(format!(
+                "more than {} CAS blocks",
+                self.limits.max_entries
+            )));
+        }
+        if next.offset + HEADER_LEN > src.len() {
+            return Step::Failed(
+                Error::truncated(next.offset, HEADER_LEN, src.len()).in_file(file),
+            );
+        }
+        let mut b = [0u8; 8];
+        if let Err(e) = src.read_exact_at(next.offset, &mut b) {
+            return Step::Failed(e);
+        }
+        ix.walked += 1;
+        let Some(header) = parse_header(b) else {
+            return Step::Failed(
+                Error::malformed(format!(
+                    "bytes {b:02x?} at offset {} are not a CAS block header",
+                    next.offset
+                ))
+                .in_file(file),
+            );
+        };
+        if let Err(e) = self.limits.check_alloc(header.size as u64, "a CAS block") {
+            return Step::Failed(e);
+        }
+        let end = next.offset + HEADER_LEN + header.stored as u64;
+        let logical = next.logical + header.size as u64;
+        if end > src.len() || logical > self.len {
+            return Step::Failed(if end > src.len() {
+                Error::truncated(next.offset + HEADER_LEN, header.stored as u64, src.len())
+                    .in_file(file)
+            } else {
+                Error::malformed(format!(
+                    "the CAS block at offset {} ends past the chunk's {} bytes",
+                    next.offset, self.len
+                ))
+                .in_file(file)
+            });
+        }
+        let run = &mut ix.runs[i];
+        run.blocks.push(Block {
+            offset: next.offset,
+            header,
+            logical: next.logical,
+        });
+        run.next = Anchor {
+            offset: end,
+            logical,
+        };
+        Step::Went
     }
 }
 
@@ -258,11 +520,16 @@ impl Source for CasSource {
             .checked_add(buf.len() as u64)
             .filter(|&e| e <= self.len)
             .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len))?;
+        // Index the whole range first, so no payload is read for a range the walk then refuses.
+        let mut blocks = Vec::new();
         let mut pos = offset;
         while pos < end {
-            let b = *self
-                .block_at(pos)
-                .ok_or_else(|| Error::malformed(format!("no CAS block holds byte {pos}")))?;
+            let b = self.block_at(pos)?;
+            pos = b.logical + b.header.size as u64;
+            blocks.push(b);
+        }
+        let mut pos = offset;
+        for b in blocks {
             let payload = read_range(
                 self.inner.as_ref(),
                 b.offset + HEADER_LEN,
@@ -351,6 +618,54 @@ mod tests {
         assert_eq!(
             decompress(&h, &payload, &l).unwrap_err().kind,
             crate::ErrorKind::Unsupported
+        );
+    }
+
+    /// Four stored blocks of 16 bytes (block i holds bytes of value i): headers at 0, 24, 48, 72.
+    fn four_blocks() -> SourceRef {
+        let mut s = Vec::new();
+        for i in 0..4u8 {
+            s.extend(write_header(16, BLOCK_NONE, 16));
+            s.extend([i; 16]);
+        }
+        BytesSource::shared("c", s)
+    }
+
+    fn at(offset: u64, logical: u64) -> Anchor {
+        Anchor { offset, logical }
+    }
+
+    #[test]
+    fn lazy_index_drops_anchors_the_walk_disagrees_with() {
+        let l = Limits::default();
+        // Right anchors: block 2 from its anchor, then the run from block 1 meets it.
+        let c = CasSource::lazy(four_blocks(), &l, 64, &[at(24, 16), at(48, 32)]);
+        assert!(c.check_anchor(48).unwrap());
+        assert_eq!(c.blocks().len(), 2);
+        let mut b = [0u8; 20];
+        c.read_exact_at(14, &mut b).unwrap();
+        assert_eq!(b[..2], [0, 0]);
+        assert_eq!(b[2..18], [1; 16]);
+        assert_eq!(b[18..], [2, 2]);
+        assert!(c.dropped_anchors().is_empty());
+        // Block 1 claimed to start at logical 20, and an offset inside block 2: both dropped.
+        for wrong in [at(24, 20), at(50, 32)] {
+            let c = CasSource::lazy(four_blocks(), &l, 64, &[wrong]);
+            let mut b = [0u8; 64];
+            c.read_exact_at(0, &mut b).unwrap();
+            let want: Vec<u8> = (0..64).map(|i| i / 16).collect();
+            assert_eq!(b.to_vec(), want);
+            assert_eq!(c.dropped_anchors(), vec![wrong]);
+            assert!(!c.check_anchor(wrong.offset).unwrap());
+        }
+        // A chunk length the stream does not decompress to is an error at the stream's end.
+        let c = CasSource::lazy(four_blocks(), &l, 70, &[]);
+        let e = c.read_exact_at(60, &mut [0u8; 8]).unwrap_err();
+        assert_eq!(e.kind, crate::ErrorKind::Malformed);
+        assert!(
+            e.message.contains("decompress to 64 bytes"),
+            "{}",
+            e.message
         );
     }
 }

@@ -247,6 +247,18 @@ fn open_chunk(
             if !cas::looks_like_cas(src.as_ref()) {
                 return Err(raw_err);
             }
+            if let Some(c) = open_lazy(h, &src, &ctx.limits, &mut facts, &mut notes) {
+                // SourceRef is not Send by design (wasm sources hold JS handles), so neither is this view.
+                #[allow(clippy::arc_with_non_send_sync)]
+                let view: SourceRef = Arc::new(c);
+                return Ok(Chunk {
+                    source: ctx.add_source(view),
+                    file,
+                    base: 0,
+                    facts,
+                    notes,
+                });
+            }
             let c = cas::CasSource::new(src.clone(), &ctx.limits)
                 .map_err(|e| format!("chunk {file} is not a whole CAS block stream: {e}"))?;
             let base = place(c.len(), "decompresses to")?;
@@ -294,9 +306,83 @@ fn open_chunk(
     })
 }
 
+/// The header's mip-1/mip-2 block offsets as index anchors (seed 001; notes: set only where a block
+/// boundary falls on the mip boundary, so the block starts at the mip's logical offset). Only for a
+/// header whose chunk is whole (first mip 0): a tail's stream starts elsewhere.
+fn header_anchors(h: &TextureHeader) -> Vec<(usize, cas::Anchor)> {
+    if h.first_mip != 0 {
+        return Vec::new();
+    }
+    h.compressed_mip_offsets
+        .iter()
+        .enumerate()
+        .filter(|&(k, &off)| off != 0 && k + 1 < h.mip_count as usize)
+        .map(|(k, &off)| {
+            let anchor = cas::Anchor {
+                offset: off as u64,
+                logical: h.mip_offset(k + 1),
+            };
+            (k + 1, anchor)
+        })
+        .collect()
+}
+
+/// Issue 6: a CAS chunk indexed on demand from the header's mip block offsets, so showing a small
+/// mip reads only the block headers from its anchor on. The last anchor is checked here by walking
+/// from it to the stream's end, which must come at the header's chunk size; when it does not, the
+/// caller walks every block header from the stream start (`None`, with a note).
+fn open_lazy(
+    h: &TextureHeader,
+    src: &SourceRef,
+    limits: &crate::Limits,
+    facts: &mut Vec<(String, String)>,
+    notes: &mut Vec<String>,
+) -> Option<cas::CasSource> {
+    let wanted = header_anchors(h);
+    let (last_mip, last) = *wanted.last()?;
+    let anchors: Vec<cas::Anchor> = wanted.iter().map(|(_, a)| *a).collect();
+    let c = cas::CasSource::lazy(src.clone(), limits, h.chunk_size as u64, &anchors);
+    let used = c.anchors();
+    if used.last() != Some(&last) || !c.check_anchor(last.offset).unwrap_or(false) {
+        notes.push(format!(
+            "the header's mip {last_mip} block offset {:#x} does not start a run of CAS blocks that ends at the chunk size {}: every block header is walked from the stream start instead",
+            last.offset, h.chunk_size
+        ));
+        return None;
+    }
+    facts.push((
+        "Chunk storage".into(),
+        format!(
+            "CAS block stream: {} bytes -> {} bytes; block headers are walked on demand from the stream start and the header's mip block offsets",
+            src.len(),
+            c.len()
+        ),
+    ));
+    let said: Vec<String> = wanted
+        .iter()
+        .map(|&(mip, a)| {
+            if a == last {
+                format!(
+                    "mip {mip} block at {:#x} confirmed (its blocks end at the chunk size)",
+                    a.offset
+                )
+            } else if used.contains(&a) {
+                format!(
+                    "mip {mip} block at {:#x} used as an index anchor, checked against the walk when read",
+                    a.offset
+                )
+            } else {
+                format!("mip {mip} block at {:#x} out of order, not used", a.offset)
+            }
+        })
+        .collect();
+    facts.push(("Compressed mip offsets".into(), said.join("; ")));
+    Some(c)
+}
+
 /// Seed 001: the header's first two words are the compressed offsets of the blocks that hold the
-/// first bytes of mips 1 and 2. With the block index built, they cannot place a read by themselves
-/// (they name a block, not its decompressed start), so they are checked against the index.
+/// first bytes of mips 1 and 2. When every block header is walked anyway (a tail, or offsets that
+/// [`open_lazy`] refused), they are checked against that walk.
 fn check_mip_offsets(
     h: &TextureHeader,
     c: &cas::CasSource,
@@ -313,7 +399,7 @@ fn check_mip_offsets(
         let Some(logical) = h.mip_offset(mip).checked_sub(base) else {
             continue;
         };
-        match c.block_at(logical) {
+        match c.block_at(logical).ok() {
             Some(b) if b.offset == off as u64 => {
                 said.push(format!("mip {mip} block at {off:#x} confirmed"));
             }
