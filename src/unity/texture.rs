@@ -16,6 +16,43 @@ use crate::{base_name, FileProblem, OpenContext};
 pub const CLASS_TEXTURE2D: i32 = 28;
 pub const CLASS_CUBEMAP: i32 = 89;
 pub const CLASS_ASSETBUNDLE: i32 = 142;
+pub const CLASS_TEXTURE3D: i32 = 117;
+pub const CLASS_TEXTURE2DARRAY: i32 = 187;
+pub const CLASS_CUBEMAPARRAY: i32 = 188;
+
+/// Texture3D, Texture2DArray and CubemapArray store `m_Format` as a GraphicsFormat, not a
+/// TextureFormat. Ids and names are Unity's GraphicsFormat enum (UnityEngine.Experimental.Rendering;
+/// the same numbers as UnityPy's enums/GraphicsFormat.py and the kFormat* list of Unity's
+/// UnityGraphicsFormat.h): the 8-bit colour formats and the BC block formats. The bool says the
+/// format stores sRGB-encoded colour.
+pub fn graphics_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
+    use PixelFormat as P;
+    Some(match id {
+        1 => (P::R8, "R8_SRGB", true),
+        2 => (P::RG8, "R8G8_SRGB", true),
+        3 => (P::RGB8, "R8G8B8_SRGB", true),
+        4 => (P::RGBA8, "R8G8B8A8_SRGB", true),
+        5 => (P::R8, "R8_UNorm", false),
+        6 => (P::RG8, "R8G8_UNorm", false),
+        7 => (P::RGB8, "R8G8B8_UNorm", false),
+        8 => (P::RGBA8, "R8G8B8A8_UNorm", false),
+        96 => (P::BC1, "RGBA_DXT1_SRGB", true),
+        97 => (P::BC1, "RGBA_DXT1_UNorm", false),
+        98 => (P::BC2, "RGBA_DXT3_SRGB", true),
+        99 => (P::BC2, "RGBA_DXT3_UNorm", false),
+        100 => (P::BC3, "RGBA_DXT5_SRGB", true),
+        101 => (P::BC3, "RGBA_DXT5_UNorm", false),
+        102 => (P::BC4, "R_BC4_UNorm", false),
+        103 => (P::BC4S, "R_BC4_SNorm", false),
+        104 => (P::BC5, "RG_BC5_UNorm", false),
+        105 => (P::BC5S, "RG_BC5_SNorm", false),
+        106 => (P::BC6HU, "RGB_BC6H_UFloat", false),
+        107 => (P::BC6HS, "RGB_BC6H_SFloat", false),
+        108 => (P::BC7, "RGBA_BC7_SRGB", true),
+        109 => (P::BC7, "RGBA_BC7_UNorm", false),
+        _ => return None,
+    })
+}
 
 /// What a Unity TextureFormat id is: the block format, Unity's name, and whether it is crunched.
 /// Ids and names are Unity's TextureFormat enum (Unity scripting reference, as seed 004 cites).
@@ -139,11 +176,16 @@ pub fn list(ctx: &mut OpenContext, f: &Found, used: &mut [bool]) {
     let version = effective_version(&sf, f);
     let containers = container_paths(ctx, f, &sf);
     for o in &sf.objects {
-        if o.class_id != CLASS_TEXTURE2D && o.class_id != CLASS_CUBEMAP {
+        let layered = matches!(
+            o.class_id,
+            CLASS_TEXTURE3D | CLASS_TEXTURE2DARRAY | CLASS_CUBEMAPARRAY
+        );
+        if o.class_id != CLASS_TEXTURE2D && o.class_id != CLASS_CUBEMAP && !layered {
             continue;
         }
         let res = object_fields(ctx, f, &sf, o, version.as_deref()).and_then(|v| {
-            build(
+            let b = if layered { build_layered } else { build };
+            b(
                 ctx,
                 f,
                 &sf,
@@ -300,6 +342,24 @@ pub struct TexFields {
     pub m_stream_data: Option<(u64, u64, String)>,
 }
 
+/// `image data`: absolute offset and length of the inline pixels (0, 0 when there are none).
+fn image_data(v: &Value) -> (u64, u64) {
+    match v.get("image data") {
+        Some(Value::Bytes { offset, len }) => (*offset, *len),
+        _ => (0, 0),
+    }
+}
+
+/// `m_StreamData`: offset, size and path of pixels kept in a .resS / .resource file.
+fn stream_data(v: &Value) -> Option<(u64, u64, String)> {
+    v.get("m_StreamData").and_then(|s| {
+        let off = int(s, "offset")? as u64;
+        let size = int(s, "size")? as u64;
+        let path = s.get("path").and_then(Value::as_str)?.to_string();
+        (size > 0 && !path.is_empty()).then_some((off, size, path))
+    })
+}
+
 pub fn fields(v: &Value) -> Result<TexFields> {
     let need =
         |p: &str| int(v, p).ok_or_else(|| Error::malformed(format!("the object has no {p}")));
@@ -312,16 +372,8 @@ pub fn fields(v: &Value) -> Result<TexFields> {
             _ => 1,
         },
     };
-    let image_data = match v.get("image data") {
-        Some(Value::Bytes { offset, len }) => (*offset, *len),
-        _ => (0, 0),
-    };
-    let stream = v.get("m_StreamData").and_then(|s| {
-        let off = int(s, "offset")? as u64;
-        let size = int(s, "size")? as u64;
-        let path = s.get("path").and_then(Value::as_str)?.to_string();
-        (size > 0 && !path.is_empty()).then_some((off, size, path))
-    });
+    let image_data = image_data(v);
+    let stream = stream_data(v);
     let b = |p: &str| v.path(p).map(|x| matches!(x, Value::Bool(true)));
     Ok(TexFields {
         m_name: v
@@ -359,11 +411,12 @@ pub fn fields(v: &Value) -> Result<TexFields> {
 fn data_storage(
     ctx: &OpenContext,
     f: &Found,
-    t: &TexFields,
+    image_data: (u64, u64),
+    stream_data: &Option<(u64, u64, String)>,
     used: &mut [bool],
 ) -> Result<(Storage, String)> {
-    let Some((off, size, path)) = &t.m_stream_data else {
-        let (o, l) = t.image_data;
+    let Some((off, size, path)) = stream_data else {
+        let (o, l) = image_data;
         return Ok((
             Storage::Range {
                 source: f.source,
@@ -455,7 +508,7 @@ fn build(
         .filter(|&n| n <= ctx.limits.max_slices)
         .ok_or_else(|| Error::malformed(format!("m_ImageCount {}", t.m_image_count)))?;
     let cube = class_id == CLASS_CUBEMAP;
-    let (storage, note) = data_storage(ctx, f, &t, used)?;
+    let (storage, note) = data_storage(ctx, f, t.image_data, &t.m_stream_data, used)?;
     let mut tex = Texture {
         file: f.file.clone(),
         engine: Engine::Unity,
@@ -559,34 +612,212 @@ fn build(
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
-            .map(|face| match &storage {
-                Storage::Range { source, offset, .. } => Storage::Range {
-                    source: *source,
-                    offset: offset + face * chain + at,
-                    length: sizes[m],
-                },
-                Storage::Missing { file, .. } => Storage::Missing {
-                    file: file.clone(),
-                    length: sizes[m],
-                },
-                Storage::Empty => Storage::Empty,
-            })
+            .map(|face| part(&storage, face * chain + at, sizes[m]))
             .collect();
         tex.mips.push(Mip {
             width: mw,
             height: mh,
             depth: 1,
             surfaces,
-            location_note: match &storage {
-                Storage::Range { .. } if t.m_stream_data.is_none() => "inline".into(),
-                _ => t
-                    .m_stream_data
-                    .as_ref()
-                    .map(|s| base_name(&s.2).to_string())
-                    .unwrap_or_default(),
-            },
+            location_note: location_note(&storage, &t.m_stream_data),
         });
         at += sizes[m];
+    }
+    Ok(tex)
+}
+
+/// `length` bytes at `at` within the object's data `storage`.
+fn part(storage: &Storage, at: u64, length: u64) -> Storage {
+    match storage {
+        Storage::Range { source, offset, .. } => Storage::Range {
+            source: *source,
+            offset: offset + at,
+            length,
+        },
+        Storage::Missing { file, .. } => Storage::Missing {
+            file: file.clone(),
+            length,
+        },
+        Storage::Empty => Storage::Empty,
+    }
+}
+
+fn location_note(storage: &Storage, stream: &Option<(u64, u64, String)>) -> String {
+    match (storage, stream) {
+        (Storage::Range { .. }, None) => "inline".into(),
+        (_, Some(s)) => base_name(&s.2).to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Texture3D (117), Texture2DArray (187) and CubemapArray (188): one GraphicsFormat, one mip
+/// chain, several images. How the images follow each other in the data (as UnityPy's and
+/// AssetRipper's readers of these classes take it; no shared sample holds one):
+/// - Texture2DArray: slice after slice, each with its whole mip chain (m_DataSize / m_Depth each);
+/// - CubemapArray: 6 x m_CubemapCount faces stored the same way (cube 0's +X..-Z, cube 1's ...),
+///   square (m_Width only);
+/// - Texture3D: mip after mip, each the whole volume of that level (w x h x d, depth halving).
+#[allow(clippy::too_many_arguments)]
+fn build_layered(
+    ctx: &OpenContext,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    class_id: i32,
+    v: &Value,
+    version: Option<&str>,
+    used: &mut [bool],
+) -> Result<Texture> {
+    let need = |p: &str| {
+        int(v, p).ok_or_else(|| Error::malformed(format!("the object has no {p}")).at_field(p))
+    };
+    let dim = |p: &str| -> Result<u32> {
+        let n = need(p)?;
+        u32::try_from(n).map_err(|_| Error::malformed(format!("{p} {n}")).at_field(p))
+    };
+    let name = v
+        .get("m_Name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let gf = need("m_Format")?;
+    let (format, fmt_name, srgb) = graphics_format(gf).ok_or_else(|| {
+        Error::unsupported(format!(
+            "{name}: GraphicsFormat {gf} is not one this viewer knows"
+        ))
+        .at_field("m_Format")
+    })?;
+    let w = dim("m_Width")?;
+    let (class, kind, h, depth, slices) = match class_id {
+        CLASS_TEXTURE3D => (
+            "Texture3D",
+            TextureKind::Volume,
+            dim("m_Height")?,
+            dim("m_Depth")?,
+            1,
+        ),
+        CLASS_TEXTURE2DARRAY => (
+            "Texture2DArray",
+            TextureKind::Array,
+            dim("m_Height")?,
+            1,
+            dim("m_Depth")?,
+        ),
+        _ => {
+            let n = dim("m_CubemapCount")?;
+            let faces = n.checked_mul(6).ok_or_else(|| {
+                Error::malformed(format!("m_CubemapCount {n}")).at_field("m_CubemapCount")
+            })?;
+            ("CubemapArray", TextureKind::Array, w, 1, faces)
+        }
+    };
+    ctx.limits.check_dims(w, h, depth)?;
+    if slices > ctx.limits.max_slices {
+        return Err(Error::limit(format!(
+            "{slices} images are over the {} limit",
+            ctx.limits.max_slices
+        ))
+        .at_field(if class_id == CLASS_CUBEMAPARRAY {
+            "m_CubemapCount"
+        } else {
+            "m_Depth"
+        }));
+    }
+    let mip_count = need("m_MipCount")?;
+    let mips_n = u32::try_from(mip_count)
+        .ok()
+        .filter(|&n| n <= ctx.limits.max_mips)
+        .ok_or_else(|| {
+            Error::malformed(format!("m_MipCount {mip_count}")).at_field("m_MipCount")
+        })?;
+    let data_size = int(v, "m_DataSize");
+    let stream = stream_data(v);
+    let (storage, note) = data_storage(ctx, f, image_data(v), &stream, used)?;
+    let mut tex = Texture {
+        file: f.file.clone(),
+        engine: Engine::Unity,
+        name,
+        class: class.into(),
+        kind,
+        format,
+        native_format: NativeFormat::Id(gf),
+        width: w,
+        height: h,
+        depth,
+        authored: None,
+        slices,
+        mips: Vec::new(),
+        color_space: match (srgb, int(v, "m_ColorSpace")) {
+            (true, _) | (false, Some(1)) => ColorSpace::Srgb,
+            (false, _) => ColorSpace::Linear,
+        },
+        normal_map: None,
+        rows: RowOrder::BottomFirst,
+        layout: Layout::Surfaces,
+        metadata: Vec::new(),
+        notes: Vec::new(),
+        error: None,
+    };
+    meta_file(&mut tex, f, sf, path_id, version);
+    tex.add_meta("GraphicsFormat", format!("{fmt_name} ({gf})"));
+    tex.add_meta("m_MipCount", mip_count);
+    match class_id {
+        CLASS_CUBEMAPARRAY => tex.add_meta("m_CubemapCount", slices / 6),
+        CLASS_TEXTURE3D => tex.add_meta("m_Depth", depth),
+        _ => tex.add_meta("m_Depth", slices),
+    }
+    if let Some(d) = data_size {
+        tex.add_meta("m_DataSize", d);
+    }
+    tex.add_meta("data", &note);
+    if w == 0 || h == 0 || depth == 0 || slices == 0 || mips_n == 0 {
+        tex.mips = vec![Mip {
+            width: w,
+            height: h,
+            depth,
+            surfaces: vec![Storage::Empty],
+            location_note: "empty".into(),
+        }];
+        tex.notes.push("empty texture: it has no pixels".into());
+        return Ok(tex);
+    }
+    let volume = kind == TextureKind::Volume;
+    // (w, h, d, bytes) of each level; a volume level holds all its depth slices.
+    let levels: Vec<(u32, u32, u32, u64)> = (0..mips_n)
+        .map(|i| {
+            let (a, b, d) = mip_dims(w, h, depth, i);
+            (a, b, d, format.surface_size(a, b) * d as u64)
+        })
+        .collect();
+    let chain: u64 = levels.iter().map(|l| l.3).sum();
+    let whole = chain * slices as u64;
+    let data_len = match &storage {
+        Storage::Range { length, .. } | Storage::Missing { length, .. } => *length,
+        Storage::Empty => 0,
+    };
+    let said = data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
+    if whole != data_len || said != whole {
+        tex.error = Some(format!(
+            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image add up to {chain} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
+        ));
+    }
+    let mut at = 0u64;
+    for &(mw, mh, md, size) in &levels {
+        let surfaces = if volume {
+            vec![part(&storage, at, size)]
+        } else {
+            (0..slices as u64)
+                .map(|s| part(&storage, s * chain + at, size))
+                .collect()
+        };
+        tex.mips.push(Mip {
+            width: mw,
+            height: mh,
+            depth: md,
+            surfaces,
+            location_note: location_note(&storage, &stream),
+        });
+        at += size;
     }
     Ok(tex)
 }
@@ -624,6 +855,25 @@ fn meta(
     version: Option<&str>,
     note: &str,
 ) {
+    meta_file(tex, f, sf, path_id, version);
+    tex.add_meta(
+        "TextureFormat",
+        format!("{fmt_name} ({})", t.m_texture_format),
+    );
+    tex.add_meta("m_MipCount", t.m_mip_count);
+    tex.add_meta("m_ImageCount", t.m_image_count);
+    tex.add_meta("data", note);
+    meta_settings(tex, t);
+}
+
+/// Where the object sits: version, platform, file, bundle, path id.
+fn meta_file(
+    tex: &mut Texture,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    version: Option<&str>,
+) {
     tex.add_meta("Unity version", version.unwrap_or("unknown"));
     let own = sf.unity_version.trim();
     if (own.is_empty() || own.starts_with("0.0")) && version.is_some() {
@@ -638,13 +888,9 @@ fn meta(
         tex.add_meta("bundle", c);
     }
     tex.add_meta("path id", path_id);
-    tex.add_meta(
-        "TextureFormat",
-        format!("{fmt_name} ({})", t.m_texture_format),
-    );
-    tex.add_meta("m_MipCount", t.m_mip_count);
-    tex.add_meta("m_ImageCount", t.m_image_count);
-    tex.add_meta("data", note);
+}
+
+fn meta_settings(tex: &mut Texture, t: &TexFields) {
     if let Some(c) = t.m_color_space {
         let s = match c {
             1 => "sRGB",
