@@ -434,3 +434,81 @@ fn unknown_graphics_format_is_a_problem_naming_the_field() {
     let p = format!("{:?}", cat.problems);
     assert!(p.contains("m_Format") && p.contains("9999"), "{p}");
 }
+
+/// The BC1 block that decodes to one solid colour: both endpoints `c` (RGB565), every index 0
+/// (BC1 spec: index 0 selects color_0 in either mode).
+fn bc1_solid(c: u16) -> [u8; 8] {
+    let [a, b] = c.to_le_bytes();
+    [a, b, a, b, 0, 0, 0, 0]
+}
+
+/// RGB565 widened to 8 bits as UNORM values, round(v / max * 255): the exact UNORM conversion of
+/// the D3D11 functional spec (bit replication would be 1 lower for some values, e.g. r5 = 7).
+fn rgb565(c: u16) -> [u8; 4] {
+    let unorm = |v: u16, max: u32| ((v as u32 * 255 * 2 + max) / (2 * max)) as u8;
+    [
+        unorm(c >> 11, 31),
+        unorm((c >> 5) & 63, 63),
+        unorm(c & 31, 31),
+        255,
+    ]
+}
+
+#[test]
+fn streamed_bc1_array_reads_each_slice_from_the_ress() {
+    // 8x8 RGBA_DXT1_UNorm (GraphicsFormat 97), 2 slices, 4 levels (8, 4, 2, 1): 4 + 1 + 1 + 1
+    // blocks of 8 bytes = 56 bytes a slice; every block of slice s, level m one solid colour.
+    let colour = |s: u16, m: u16| (s * 9 + m * 3 + 1) << 11 | (m * 7) << 5 | (s * 11 + 2);
+    let blocks = [4, 1, 1, 1];
+    let mut ress = vec![0xEEu8; 32]; // something else first: the offset must be honoured
+    for s in 0..2u16 {
+        for (m, &n) in blocks.iter().enumerate() {
+            for _ in 0..n {
+                ress.extend(bc1_solid(colour(s, m as u16)));
+            }
+        }
+    }
+    let size = ress.len() as u32 - 32;
+    let mut o = Obj::new("Texture2DArray");
+    o.string("m_Name", "streamed")
+        .int("m_ColorSpace", 0)
+        .int("m_Format", 97)
+        .int("m_Width", 8)
+        .int("m_Height", 8)
+        .int("m_Depth", 2)
+        .int("m_MipCount", 4)
+        .uint("m_DataSize", size)
+        .settings()
+        .int("m_UsageMode", 0)
+        .readable()
+        .image(&[])
+        .stream(32, size, "fixture.assets.resS");
+    let file = serialized_file(&[(187, &o)]);
+    let cat = texscope::open(
+        vec![
+            BytesSource::shared("fixture.assets", Arc::<[u8]>::from(file)),
+            BytesSource::shared("fixture.assets.resS", Arc::<[u8]>::from(ress)),
+        ],
+        &Default::default(),
+    );
+    let i = find(&cat, "streamed");
+    let t = &cat.textures[i];
+    assert_eq!(t.error, None);
+    assert_eq!(t.format, texscope::PixelFormat::BC1);
+    assert_eq!((t.slices, t.mips.len()), (2, 4));
+    for s in 0..2u16 {
+        for m in 0..4u16 {
+            let side = (8u32 >> m).max(1);
+            let want = rgb565(colour(s, m)).repeat((side * side) as usize);
+            assert_eq!(
+                rgba8(&cat, i, m as usize, s as u32),
+                want,
+                "slice {s} mip {m}"
+            );
+        }
+    }
+    // Without the .resS the levels are listed as missing, not refused.
+    let alone = open(serialized_file(&[(187, &o)]));
+    let t = &alone.textures[find(&alone, "streamed")];
+    assert_eq!(t.mips_present(), vec![false; 4]);
+}
