@@ -974,6 +974,30 @@ mod tests {
         assert!(e.contains("4096"), "{e}");
     }
 
+    /// Numbers from Unity's GraphicsFormat enum (UnityPy enums/GraphicsFormat.py, Unity's
+    /// UnityGraphicsFormat.h): 1-4 the sRGB 8-bit formats, 5-8 their UNorm twins, 96-109 BC1-BC7.
+    #[test]
+    fn graphics_format_table_follows_unitys_enum() {
+        assert_eq!(
+            graphics_format(4),
+            Some((PixelFormat::RGBA8, "R8G8B8A8_SRGB", true))
+        );
+        assert_eq!(
+            graphics_format(8),
+            Some((PixelFormat::RGBA8, "R8G8B8A8_UNorm", false))
+        );
+        assert_eq!(graphics_format(5).unwrap().0, PixelFormat::R8);
+        assert_eq!(graphics_format(97).unwrap().0, PixelFormat::BC1);
+        assert_eq!(graphics_format(101).unwrap().0, PixelFormat::BC3);
+        assert_eq!(graphics_format(106).unwrap().0, PixelFormat::BC6HU);
+        assert_eq!(
+            graphics_format(108),
+            Some((PixelFormat::BC7, "RGBA_BC7_SRGB", true))
+        );
+        // 90-95 are depth / stencil formats, 110+ mobile formats not mapped yet.
+        assert!(graphics_format(90).is_none() && graphics_format(110).is_none());
+    }
+
     #[test]
     fn format_table_follows_the_seed() {
         // Seed 004: BC6H id 24 is unsigned; ARGB32 is A, R, G, B; crunched ids name their base.
