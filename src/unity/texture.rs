@@ -23,10 +23,15 @@ pub const CLASS_CUBEMAPARRAY: i32 = 188;
 /// Texture3D, Texture2DArray and CubemapArray store `m_Format` as a GraphicsFormat, not a
 /// TextureFormat. Ids and names are Unity's GraphicsFormat enum (UnityEngine.Experimental.Rendering;
 /// the same numbers as UnityPy's enums/GraphicsFormat.py and the kFormat* list of Unity's
-/// UnityGraphicsFormat.h): the 8-bit colour formats and the BC block formats. The bool says the
-/// format stores sRGB-encoded colour.
+/// UnityGraphicsFormat.h): the formats this viewer decodes (8/16-bit, half and float colour,
+/// packed HDR, BC, PVRTC, ETC/EAC, LDR ASTC). The bool says the format stores sRGB-encoded colour.
 pub fn graphics_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
     use PixelFormat as P;
+    let astc = |w: u8| P::ASTC {
+        w,
+        h: w,
+        hdr: false,
+    };
     Some(match id {
         1 => (P::R8, "R8_SRGB", true),
         2 => (P::RG8, "R8G8_SRGB", true),
@@ -36,6 +41,24 @@ pub fn graphics_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
         6 => (P::RG8, "R8G8_UNorm", false),
         7 => (P::RGB8, "R8G8B8_UNorm", false),
         8 => (P::RGBA8, "R8G8B8A8_UNorm", false),
+        21 => (P::R16, "R16_UNorm", false),
+        22 => (P::RG16, "R16G16_UNorm", false),
+        24 => (P::RGBA16, "R16G16B16A16_UNorm", false),
+        45 => (P::R16F, "R16_SFloat", false),
+        46 => (P::RG16F, "R16G16_SFloat", false),
+        48 => (P::RGBA16F, "R16G16B16A16_SFloat", false),
+        49 => (P::R32F, "R32_SFloat", false),
+        50 => (P::RG32F, "R32G32_SFloat", false),
+        51 => (P::RGB32F, "R32G32B32_SFloat", false),
+        52 => (P::RGBA32F, "R32G32B32A32_SFloat", false),
+        56 => (P::BGR8, "B8G8R8_SRGB", true),
+        57 => (P::BGRA8, "B8G8R8A8_SRGB", true),
+        58 => (P::BGR8, "B8G8R8_UNorm", false),
+        59 => (P::BGRA8, "B8G8R8A8_UNorm", false),
+        // Shared exponent in the top 5 bits, R in the low 9 (as TextureFormat RGB9e5Float).
+        73 => (P::RGB9E5, "E5B9G9R9_UFloatPack32", false),
+        // R in the low 11 bits: the same packing as DXGI R11G11B10_FLOAT.
+        74 => (P::RG11B10F, "B10G11R11_UFloatPack32", false),
         96 => (P::BC1, "RGBA_DXT1_SRGB", true),
         97 => (P::BC1, "RGBA_DXT1_UNorm", false),
         98 => (P::BC2, "RGBA_DXT3_SRGB", true),
@@ -50,6 +73,38 @@ pub fn graphics_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
         107 => (P::BC6HS, "RGB_BC6H_SFloat", false),
         108 => (P::BC7, "RGBA_BC7_SRGB", true),
         109 => (P::BC7, "RGBA_BC7_UNorm", false),
+        110 => (P::PVRTC2RGB, "RGB_PVRTC_2Bpp_SRGB", true),
+        111 => (P::PVRTC2RGB, "RGB_PVRTC_2Bpp_UNorm", false),
+        112 => (P::PVRTC4RGB, "RGB_PVRTC_4Bpp_SRGB", true),
+        113 => (P::PVRTC4RGB, "RGB_PVRTC_4Bpp_UNorm", false),
+        114 => (P::PVRTC2RGBA, "RGBA_PVRTC_2Bpp_SRGB", true),
+        115 => (P::PVRTC2RGBA, "RGBA_PVRTC_2Bpp_UNorm", false),
+        116 => (P::PVRTC4RGBA, "RGBA_PVRTC_4Bpp_SRGB", true),
+        117 => (P::PVRTC4RGBA, "RGBA_PVRTC_4Bpp_UNorm", false),
+        118 => (P::ETC1, "RGB_ETC_UNorm", false),
+        119 => (P::ETC2RGB, "RGB_ETC2_SRGB", true),
+        120 => (P::ETC2RGB, "RGB_ETC2_UNorm", false),
+        121 => (P::ETC2RGBA1, "RGB_A1_ETC2_SRGB", true),
+        122 => (P::ETC2RGBA1, "RGB_A1_ETC2_UNorm", false),
+        123 => (P::ETC2RGBA8, "RGBA_ETC2_SRGB", true),
+        124 => (P::ETC2RGBA8, "RGBA_ETC2_UNorm", false),
+        125 => (P::EACR11, "R_EAC_UNorm", false),
+        126 => (P::EACR11S, "R_EAC_SNorm", false),
+        127 => (P::EACRG11, "RG_EAC_UNorm", false),
+        128 => (P::EACRG11S, "RG_EAC_SNorm", false),
+        // 129-140: ASTC 4x4, 5x5, 6x6, 8x8, 10x10, 12x12, each sRGB then UNorm.
+        129 => (astc(4), "RGBA_ASTC4X4_SRGB", true),
+        130 => (astc(4), "RGBA_ASTC4X4_UNorm", false),
+        131 => (astc(5), "RGBA_ASTC5X5_SRGB", true),
+        132 => (astc(5), "RGBA_ASTC5X5_UNorm", false),
+        133 => (astc(6), "RGBA_ASTC6X6_SRGB", true),
+        134 => (astc(6), "RGBA_ASTC6X6_UNorm", false),
+        135 => (astc(8), "RGBA_ASTC8X8_SRGB", true),
+        136 => (astc(8), "RGBA_ASTC8X8_UNorm", false),
+        137 => (astc(10), "RGBA_ASTC10X10_SRGB", true),
+        138 => (astc(10), "RGBA_ASTC10X10_UNorm", false),
+        139 => (astc(12), "RGBA_ASTC12X12_SRGB", true),
+        140 => (astc(12), "RGBA_ASTC12X12_UNorm", false),
         _ => return None,
     })
 }
@@ -994,8 +1049,20 @@ mod tests {
             graphics_format(108),
             Some((PixelFormat::BC7, "RGBA_BC7_SRGB", true))
         );
-        // 90-95 are depth / stencil formats, 110+ mobile formats not mapped yet.
-        assert!(graphics_format(90).is_none() && graphics_format(110).is_none());
+        assert_eq!(graphics_format(48).unwrap().0, PixelFormat::RGBA16F);
+        assert_eq!(graphics_format(124).unwrap().0, PixelFormat::ETC2RGBA8);
+        let a = |w| PixelFormat::ASTC {
+            w,
+            h: w,
+            hdr: false,
+        };
+        assert_eq!(
+            graphics_format(129),
+            Some((a(4), "RGBA_ASTC4X4_SRGB", true))
+        );
+        assert_eq!(graphics_format(140).unwrap().0, a(12));
+        // 90-95 are depth / stencil formats.
+        assert!(graphics_format(90).is_none() && graphics_format(0).is_none());
     }
 
     #[test]
