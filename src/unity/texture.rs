@@ -16,6 +16,98 @@ use crate::{base_name, FileProblem, OpenContext};
 pub const CLASS_TEXTURE2D: i32 = 28;
 pub const CLASS_CUBEMAP: i32 = 89;
 pub const CLASS_ASSETBUNDLE: i32 = 142;
+pub const CLASS_TEXTURE3D: i32 = 117;
+pub const CLASS_TEXTURE2DARRAY: i32 = 187;
+pub const CLASS_CUBEMAPARRAY: i32 = 188;
+
+/// Texture3D, Texture2DArray and CubemapArray store `m_Format` as a GraphicsFormat, not a
+/// TextureFormat. Ids and names are Unity's GraphicsFormat enum (UnityEngine.Experimental.Rendering;
+/// the same numbers as UnityPy's enums/GraphicsFormat.py and the kFormat* list of Unity's
+/// UnityGraphicsFormat.h): the formats this viewer decodes (8/16-bit, half and float colour,
+/// packed HDR, BC, PVRTC, ETC/EAC, LDR ASTC). The bool says the format stores sRGB-encoded colour.
+pub fn graphics_format(id: i64) -> Option<(PixelFormat, &'static str, bool)> {
+    use PixelFormat as P;
+    let astc = |w: u8| P::ASTC {
+        w,
+        h: w,
+        hdr: false,
+    };
+    Some(match id {
+        1 => (P::R8, "R8_SRGB", true),
+        2 => (P::RG8, "R8G8_SRGB", true),
+        3 => (P::RGB8, "R8G8B8_SRGB", true),
+        4 => (P::RGBA8, "R8G8B8A8_SRGB", true),
+        5 => (P::R8, "R8_UNorm", false),
+        6 => (P::RG8, "R8G8_UNorm", false),
+        7 => (P::RGB8, "R8G8B8_UNorm", false),
+        8 => (P::RGBA8, "R8G8B8A8_UNorm", false),
+        21 => (P::R16, "R16_UNorm", false),
+        22 => (P::RG16, "R16G16_UNorm", false),
+        24 => (P::RGBA16, "R16G16B16A16_UNorm", false),
+        45 => (P::R16F, "R16_SFloat", false),
+        46 => (P::RG16F, "R16G16_SFloat", false),
+        48 => (P::RGBA16F, "R16G16B16A16_SFloat", false),
+        49 => (P::R32F, "R32_SFloat", false),
+        50 => (P::RG32F, "R32G32_SFloat", false),
+        51 => (P::RGB32F, "R32G32B32_SFloat", false),
+        52 => (P::RGBA32F, "R32G32B32A32_SFloat", false),
+        56 => (P::BGR8, "B8G8R8_SRGB", true),
+        57 => (P::BGRA8, "B8G8R8A8_SRGB", true),
+        58 => (P::BGR8, "B8G8R8_UNorm", false),
+        59 => (P::BGRA8, "B8G8R8A8_UNorm", false),
+        // Shared exponent in the top 5 bits, R in the low 9 (as TextureFormat RGB9e5Float).
+        73 => (P::RGB9E5, "E5B9G9R9_UFloatPack32", false),
+        // R in the low 11 bits: the same packing as DXGI R11G11B10_FLOAT.
+        74 => (P::RG11B10F, "B10G11R11_UFloatPack32", false),
+        96 => (P::BC1, "RGBA_DXT1_SRGB", true),
+        97 => (P::BC1, "RGBA_DXT1_UNorm", false),
+        98 => (P::BC2, "RGBA_DXT3_SRGB", true),
+        99 => (P::BC2, "RGBA_DXT3_UNorm", false),
+        100 => (P::BC3, "RGBA_DXT5_SRGB", true),
+        101 => (P::BC3, "RGBA_DXT5_UNorm", false),
+        102 => (P::BC4, "R_BC4_UNorm", false),
+        103 => (P::BC4S, "R_BC4_SNorm", false),
+        104 => (P::BC5, "RG_BC5_UNorm", false),
+        105 => (P::BC5S, "RG_BC5_SNorm", false),
+        106 => (P::BC6HU, "RGB_BC6H_UFloat", false),
+        107 => (P::BC6HS, "RGB_BC6H_SFloat", false),
+        108 => (P::BC7, "RGBA_BC7_SRGB", true),
+        109 => (P::BC7, "RGBA_BC7_UNorm", false),
+        110 => (P::PVRTC2RGB, "RGB_PVRTC_2Bpp_SRGB", true),
+        111 => (P::PVRTC2RGB, "RGB_PVRTC_2Bpp_UNorm", false),
+        112 => (P::PVRTC4RGB, "RGB_PVRTC_4Bpp_SRGB", true),
+        113 => (P::PVRTC4RGB, "RGB_PVRTC_4Bpp_UNorm", false),
+        114 => (P::PVRTC2RGBA, "RGBA_PVRTC_2Bpp_SRGB", true),
+        115 => (P::PVRTC2RGBA, "RGBA_PVRTC_2Bpp_UNorm", false),
+        116 => (P::PVRTC4RGBA, "RGBA_PVRTC_4Bpp_SRGB", true),
+        117 => (P::PVRTC4RGBA, "RGBA_PVRTC_4Bpp_UNorm", false),
+        118 => (P::ETC1, "RGB_ETC_UNorm", false),
+        119 => (P::ETC2RGB, "RGB_ETC2_SRGB", true),
+        120 => (P::ETC2RGB, "RGB_ETC2_UNorm", false),
+        121 => (P::ETC2RGBA1, "RGB_A1_ETC2_SRGB", true),
+        122 => (P::ETC2RGBA1, "RGB_A1_ETC2_UNorm", false),
+        123 => (P::ETC2RGBA8, "RGBA_ETC2_SRGB", true),
+        124 => (P::ETC2RGBA8, "RGBA_ETC2_UNorm", false),
+        125 => (P::EACR11, "R_EAC_UNorm", false),
+        126 => (P::EACR11S, "R_EAC_SNorm", false),
+        127 => (P::EACRG11, "RG_EAC_UNorm", false),
+        128 => (P::EACRG11S, "RG_EAC_SNorm", false),
+        // 129-140: ASTC 4x4, 5x5, 6x6, 8x8, 10x10, 12x12, each sRGB then UNorm.
+        129 => (astc(4), "RGBA_ASTC4X4_SRGB", true),
+        130 => (astc(4), "RGBA_ASTC4X4_UNorm", false),
+        131 => (astc(5), "RGBA_ASTC5X5_SRGB", true),
+        132 => (astc(5), "RGBA_ASTC5X5_UNorm", false),
+        133 => (astc(6), "RGBA_ASTC6X6_SRGB", true),
+        134 => (astc(6), "RGBA_ASTC6X6_UNorm", false),
+        135 => (astc(8), "RGBA_ASTC8X8_SRGB", true),
+        136 => (astc(8), "RGBA_ASTC8X8_UNorm", false),
+        137 => (astc(10), "RGBA_ASTC10X10_SRGB", true),
+        138 => (astc(10), "RGBA_ASTC10X10_UNorm", false),
+        139 => (astc(12), "RGBA_ASTC12X12_SRGB", true),
+        140 => (astc(12), "RGBA_ASTC12X12_UNorm", false),
+        _ => return None,
+    })
+}
 
 /// What a Unity TextureFormat id is: the block format, Unity's name, and whether it is crunched.
 /// Ids and names are Unity's TextureFormat enum (Unity scripting reference, as seed 004 cites).
@@ -139,11 +231,16 @@ pub fn list(ctx: &mut OpenContext, f: &Found, used: &mut [bool]) {
     let version = effective_version(&sf, f);
     let containers = container_paths(ctx, f, &sf);
     for o in &sf.objects {
-        if o.class_id != CLASS_TEXTURE2D && o.class_id != CLASS_CUBEMAP {
+        let layered = matches!(
+            o.class_id,
+            CLASS_TEXTURE3D | CLASS_TEXTURE2DARRAY | CLASS_CUBEMAPARRAY
+        );
+        if o.class_id != CLASS_TEXTURE2D && o.class_id != CLASS_CUBEMAP && !layered {
             continue;
         }
         let res = object_fields(ctx, f, &sf, o, version.as_deref()).and_then(|v| {
-            build(
+            let b = if layered { build_layered } else { build };
+            b(
                 ctx,
                 f,
                 &sf,
@@ -300,6 +397,24 @@ pub struct TexFields {
     pub m_stream_data: Option<(u64, u64, String)>,
 }
 
+/// `image data`: absolute offset and length of the inline pixels (0, 0 when there are none).
+fn image_data(v: &Value) -> (u64, u64) {
+    match v.get("image data") {
+        Some(Value::Bytes { offset, len }) => (*offset, *len),
+        _ => (0, 0),
+    }
+}
+
+/// `m_StreamData`: offset, size and path of pixels kept in a .resS / .resource file.
+fn stream_data(v: &Value) -> Option<(u64, u64, String)> {
+    v.get("m_StreamData").and_then(|s| {
+        let off = int(s, "offset")? as u64;
+        let size = int(s, "size")? as u64;
+        let path = s.get("path").and_then(Value::as_str)?.to_string();
+        (size > 0 && !path.is_empty()).then_some((off, size, path))
+    })
+}
+
 pub fn fields(v: &Value) -> Result<TexFields> {
     let need =
         |p: &str| int(v, p).ok_or_else(|| Error::malformed(format!("the object has no {p}")));
@@ -312,16 +427,8 @@ pub fn fields(v: &Value) -> Result<TexFields> {
             _ => 1,
         },
     };
-    let image_data = match v.get("image data") {
-        Some(Value::Bytes { offset, len }) => (*offset, *len),
-        _ => (0, 0),
-    };
-    let stream = v.get("m_StreamData").and_then(|s| {
-        let off = int(s, "offset")? as u64;
-        let size = int(s, "size")? as u64;
-        let path = s.get("path").and_then(Value::as_str)?.to_string();
-        (size > 0 && !path.is_empty()).then_some((off, size, path))
-    });
+    let image_data = image_data(v);
+    let stream = stream_data(v);
     let b = |p: &str| v.path(p).map(|x| matches!(x, Value::Bool(true)));
     Ok(TexFields {
         m_name: v
@@ -359,11 +466,12 @@ pub fn fields(v: &Value) -> Result<TexFields> {
 fn data_storage(
     ctx: &OpenContext,
     f: &Found,
-    t: &TexFields,
+    image_data: (u64, u64),
+    stream_data: &Option<(u64, u64, String)>,
     used: &mut [bool],
 ) -> Result<(Storage, String)> {
-    let Some((off, size, path)) = &t.m_stream_data else {
-        let (o, l) = t.image_data;
+    let Some((off, size, path)) = stream_data else {
+        let (o, l) = image_data;
         return Ok((
             Storage::Range {
                 source: f.source,
@@ -455,7 +563,7 @@ fn build(
         .filter(|&n| n <= ctx.limits.max_slices)
         .ok_or_else(|| Error::malformed(format!("m_ImageCount {}", t.m_image_count)))?;
     let cube = class_id == CLASS_CUBEMAP;
-    let (storage, note) = data_storage(ctx, f, &t, used)?;
+    let (storage, note) = data_storage(ctx, f, t.image_data, &t.m_stream_data, used)?;
     let mut tex = Texture {
         file: f.file.clone(),
         engine: Engine::Unity,
@@ -559,34 +667,212 @@ fn build(
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
-            .map(|face| match &storage {
-                Storage::Range { source, offset, .. } => Storage::Range {
-                    source: *source,
-                    offset: offset + face * chain + at,
-                    length: sizes[m],
-                },
-                Storage::Missing { file, .. } => Storage::Missing {
-                    file: file.clone(),
-                    length: sizes[m],
-                },
-                Storage::Empty => Storage::Empty,
-            })
+            .map(|face| part(&storage, face * chain + at, sizes[m]))
             .collect();
         tex.mips.push(Mip {
             width: mw,
             height: mh,
             depth: 1,
             surfaces,
-            location_note: match &storage {
-                Storage::Range { .. } if t.m_stream_data.is_none() => "inline".into(),
-                _ => t
-                    .m_stream_data
-                    .as_ref()
-                    .map(|s| base_name(&s.2).to_string())
-                    .unwrap_or_default(),
-            },
+            location_note: location_note(&storage, &t.m_stream_data),
         });
         at += sizes[m];
+    }
+    Ok(tex)
+}
+
+/// `length` bytes at `at` within the object's data `storage`.
+fn part(storage: &Storage, at: u64, length: u64) -> Storage {
+    match storage {
+        Storage::Range { source, offset, .. } => Storage::Range {
+            source: *source,
+            offset: offset + at,
+            length,
+        },
+        Storage::Missing { file, .. } => Storage::Missing {
+            file: file.clone(),
+            length,
+        },
+        Storage::Empty => Storage::Empty,
+    }
+}
+
+fn location_note(storage: &Storage, stream: &Option<(u64, u64, String)>) -> String {
+    match (storage, stream) {
+        (Storage::Range { .. }, None) => "inline".into(),
+        (_, Some(s)) => base_name(&s.2).to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Texture3D (117), Texture2DArray (187) and CubemapArray (188): one GraphicsFormat, one mip
+/// chain, several images. How the images follow each other in the data (as UnityPy's and
+/// AssetRipper's readers of these classes take it; no shared sample holds one):
+/// - Texture2DArray: slice after slice, each with its whole mip chain (m_DataSize / m_Depth each);
+/// - CubemapArray: 6 x m_CubemapCount faces stored the same way (cube 0's +X..-Z, cube 1's ...),
+///   square (m_Width only);
+/// - Texture3D: mip after mip, each the whole volume of that level (w x h x d, depth halving).
+#[allow(clippy::too_many_arguments)]
+fn build_layered(
+    ctx: &OpenContext,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    class_id: i32,
+    v: &Value,
+    version: Option<&str>,
+    used: &mut [bool],
+) -> Result<Texture> {
+    let need = |p: &str| {
+        int(v, p).ok_or_else(|| Error::malformed(format!("the object has no {p}")).at_field(p))
+    };
+    let dim = |p: &str| -> Result<u32> {
+        let n = need(p)?;
+        u32::try_from(n).map_err(|_| Error::malformed(format!("{p} {n}")).at_field(p))
+    };
+    let name = v
+        .get("m_Name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let gf = need("m_Format")?;
+    let (format, fmt_name, srgb) = graphics_format(gf).ok_or_else(|| {
+        Error::unsupported(format!(
+            "{name}: GraphicsFormat {gf} is not one this viewer knows"
+        ))
+        .at_field("m_Format")
+    })?;
+    let w = dim("m_Width")?;
+    let (class, kind, h, depth, slices) = match class_id {
+        CLASS_TEXTURE3D => (
+            "Texture3D",
+            TextureKind::Volume,
+            dim("m_Height")?,
+            dim("m_Depth")?,
+            1,
+        ),
+        CLASS_TEXTURE2DARRAY => (
+            "Texture2DArray",
+            TextureKind::Array,
+            dim("m_Height")?,
+            1,
+            dim("m_Depth")?,
+        ),
+        _ => {
+            let n = dim("m_CubemapCount")?;
+            let faces = n.checked_mul(6).ok_or_else(|| {
+                Error::malformed(format!("m_CubemapCount {n}")).at_field("m_CubemapCount")
+            })?;
+            ("CubemapArray", TextureKind::Array, w, 1, faces)
+        }
+    };
+    ctx.limits.check_dims(w, h, depth)?;
+    if slices > ctx.limits.max_slices {
+        return Err(Error::limit(format!(
+            "{slices} images are over the {} limit",
+            ctx.limits.max_slices
+        ))
+        .at_field(if class_id == CLASS_CUBEMAPARRAY {
+            "m_CubemapCount"
+        } else {
+            "m_Depth"
+        }));
+    }
+    let mip_count = need("m_MipCount")?;
+    let mips_n = u32::try_from(mip_count)
+        .ok()
+        .filter(|&n| n <= ctx.limits.max_mips)
+        .ok_or_else(|| {
+            Error::malformed(format!("m_MipCount {mip_count}")).at_field("m_MipCount")
+        })?;
+    let data_size = int(v, "m_DataSize");
+    let stream = stream_data(v);
+    let (storage, note) = data_storage(ctx, f, image_data(v), &stream, used)?;
+    let mut tex = Texture {
+        file: f.file.clone(),
+        engine: Engine::Unity,
+        name,
+        class: class.into(),
+        kind,
+        format,
+        native_format: NativeFormat::Id(gf),
+        width: w,
+        height: h,
+        depth,
+        authored: None,
+        slices,
+        mips: Vec::new(),
+        color_space: match (srgb, int(v, "m_ColorSpace")) {
+            (true, _) | (false, Some(1)) => ColorSpace::Srgb,
+            (false, _) => ColorSpace::Linear,
+        },
+        normal_map: None,
+        rows: RowOrder::BottomFirst,
+        layout: Layout::Surfaces,
+        metadata: Vec::new(),
+        notes: Vec::new(),
+        error: None,
+    };
+    meta_file(&mut tex, f, sf, path_id, version);
+    tex.add_meta("GraphicsFormat", format!("{fmt_name} ({gf})"));
+    tex.add_meta("m_MipCount", mip_count);
+    match class_id {
+        CLASS_CUBEMAPARRAY => tex.add_meta("m_CubemapCount", slices / 6),
+        CLASS_TEXTURE3D => tex.add_meta("m_Depth", depth),
+        _ => tex.add_meta("m_Depth", slices),
+    }
+    if let Some(d) = data_size {
+        tex.add_meta("m_DataSize", d);
+    }
+    tex.add_meta("data", &note);
+    if w == 0 || h == 0 || depth == 0 || slices == 0 || mips_n == 0 {
+        tex.mips = vec![Mip {
+            width: w,
+            height: h,
+            depth,
+            surfaces: vec![Storage::Empty],
+            location_note: "empty".into(),
+        }];
+        tex.notes.push("empty texture: it has no pixels".into());
+        return Ok(tex);
+    }
+    let volume = kind == TextureKind::Volume;
+    // (w, h, d, bytes) of each level; a volume level holds all its depth slices.
+    let levels: Vec<(u32, u32, u32, u64)> = (0..mips_n)
+        .map(|i| {
+            let (a, b, d) = mip_dims(w, h, depth, i);
+            (a, b, d, format.surface_size(a, b) * d as u64)
+        })
+        .collect();
+    let chain: u64 = levels.iter().map(|l| l.3).sum();
+    let whole = chain * slices as u64;
+    let data_len = match &storage {
+        Storage::Range { length, .. } | Storage::Missing { length, .. } => *length,
+        Storage::Empty => 0,
+    };
+    let said = data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
+    if whole != data_len || said != whole {
+        tex.error = Some(format!(
+            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image add up to {chain} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
+        ));
+    }
+    let mut at = 0u64;
+    for &(mw, mh, md, size) in &levels {
+        let surfaces = if volume {
+            vec![part(&storage, at, size)]
+        } else {
+            (0..slices as u64)
+                .map(|s| part(&storage, s * chain + at, size))
+                .collect()
+        };
+        tex.mips.push(Mip {
+            width: mw,
+            height: mh,
+            depth: md,
+            surfaces,
+            location_note: location_note(&storage, &stream),
+        });
+        at += size;
     }
     Ok(tex)
 }
@@ -624,6 +910,25 @@ fn meta(
     version: Option<&str>,
     note: &str,
 ) {
+    meta_file(tex, f, sf, path_id, version);
+    tex.add_meta(
+        "TextureFormat",
+        format!("{fmt_name} ({})", t.m_texture_format),
+    );
+    tex.add_meta("m_MipCount", t.m_mip_count);
+    tex.add_meta("m_ImageCount", t.m_image_count);
+    tex.add_meta("data", note);
+    meta_settings(tex, t);
+}
+
+/// Where the object sits: version, platform, file, bundle, path id.
+fn meta_file(
+    tex: &mut Texture,
+    f: &Found,
+    sf: &SerializedFile,
+    path_id: i64,
+    version: Option<&str>,
+) {
     tex.add_meta("Unity version", version.unwrap_or("unknown"));
     let own = sf.unity_version.trim();
     if (own.is_empty() || own.starts_with("0.0")) && version.is_some() {
@@ -638,13 +943,9 @@ fn meta(
         tex.add_meta("bundle", c);
     }
     tex.add_meta("path id", path_id);
-    tex.add_meta(
-        "TextureFormat",
-        format!("{fmt_name} ({})", t.m_texture_format),
-    );
-    tex.add_meta("m_MipCount", t.m_mip_count);
-    tex.add_meta("m_ImageCount", t.m_image_count);
-    tex.add_meta("data", note);
+}
+
+fn meta_settings(tex: &mut Texture, t: &TexFields) {
     if let Some(c) = t.m_color_space {
         let s = match c {
             1 => "sRGB",
@@ -726,6 +1027,42 @@ mod tests {
         assert!(e.contains("2744") && e.contains("2048"), "{e}");
         let e = chain_error(&s, "DXT1", 64, 64, 1, Some(4096), 4096).unwrap();
         assert!(e.contains("4096"), "{e}");
+    }
+
+    /// Numbers from Unity's GraphicsFormat enum (UnityPy enums/GraphicsFormat.py, Unity's
+    /// UnityGraphicsFormat.h): 1-4 the sRGB 8-bit formats, 5-8 their UNorm twins, 96-109 BC1-BC7.
+    #[test]
+    fn graphics_format_table_follows_unitys_enum() {
+        assert_eq!(
+            graphics_format(4),
+            Some((PixelFormat::RGBA8, "R8G8B8A8_SRGB", true))
+        );
+        assert_eq!(
+            graphics_format(8),
+            Some((PixelFormat::RGBA8, "R8G8B8A8_UNorm", false))
+        );
+        assert_eq!(graphics_format(5).unwrap().0, PixelFormat::R8);
+        assert_eq!(graphics_format(97).unwrap().0, PixelFormat::BC1);
+        assert_eq!(graphics_format(101).unwrap().0, PixelFormat::BC3);
+        assert_eq!(graphics_format(106).unwrap().0, PixelFormat::BC6HU);
+        assert_eq!(
+            graphics_format(108),
+            Some((PixelFormat::BC7, "RGBA_BC7_SRGB", true))
+        );
+        assert_eq!(graphics_format(48).unwrap().0, PixelFormat::RGBA16F);
+        assert_eq!(graphics_format(124).unwrap().0, PixelFormat::ETC2RGBA8);
+        let a = |w| PixelFormat::ASTC {
+            w,
+            h: w,
+            hdr: false,
+        };
+        assert_eq!(
+            graphics_format(129),
+            Some((a(4), "RGBA_ASTC4X4_SRGB", true))
+        );
+        assert_eq!(graphics_format(140).unwrap().0, a(12));
+        // 90-95 are depth / stencil formats.
+        assert!(graphics_format(90).is_none() && graphics_format(0).is_none());
     }
 
     #[test]
