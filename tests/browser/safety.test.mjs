@@ -99,6 +99,41 @@ test('file names made of HTML and script are shown as text', async (t) => {
   assert.deepEqual(problems, []);
 });
 
+test('a texture name stored inside a file, made of HTML, is shown as text', async (t) => {
+  const { page, problems } = await openPage(t);
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  // The UE classic demo (src/demo.rs) names its texture T_Bricks_D in the package's name map; an
+  // HTML string of the same length (10 bytes) keeps every offset of the package valid, so the
+  // export's object name becomes the HTML. The file names stay as they are (they pair the files).
+  const evil = '"><u>X</u>';
+  const files = await page.evaluate(() => window.texscope.demoFiles('ue-classic'));
+  const patched = files.map(({ name, data }) => {
+    const bytes = Buffer.from(data);
+    if (name.endsWith('.uasset')) {
+      const from = Buffer.from('T_Bricks_D');
+      let at = bytes.indexOf(from);
+      assert.ok(at >= 0, 'the demo package names T_Bricks_D');
+      for (; at >= 0; at = bytes.indexOf(from, at + 1)) bytes.write(evil, at, 'latin1');
+    }
+    return [name, bytes];
+  });
+  await drop(page, patched);
+  await waitState(page, 'ready');
+  assert.equal((await view(page)).texture, evil);
+  const shown = await page.evaluate(() => ({
+    list: document.querySelector('[data-testid=texture-list]').textContent,
+    info: document.querySelector('[data-testid=info]').textContent,
+    injected: document.querySelectorAll('u').length,
+  }));
+  assert.ok(shown.list.includes(evil), shown.list);
+  assert.ok(shown.info.includes(evil), shown.info);
+  assert.equal(shown.injected, 0, 'no element came from the name');
+  await page.screenshot({ path: join(OUT, 'html-texture-name.png') });
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(problems, []);
+});
+
 test('Content-Security-Policy: no inline script allowed, none present, an injected one is blocked', async (t) => {
   // The built page: every <script> loads a file; no inline handlers.
   const html = readFileSync(join(ROOT, 'dist/index.html'), 'utf8');
