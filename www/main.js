@@ -21,6 +21,7 @@ const el = {
   tiles: $('vt-grid'), strip: $('mip-strip'), hover: $('insp-hover'), pin: $('insp-pin'),
   tileInfo: $('tile-info'), help: $('help'), shareNeed: $('share-need'), srcNote: $('src-note'),
   profile: $('frostbite-profile'),
+  unityVersion: $('unity-version'),
 };
 
 // ---- worker RPC ---------------------------------------------------------------------------
@@ -29,6 +30,7 @@ let nextId = 1;
 const pending = new Map();
 const opened = []; // every File opened so far, to rebuild a worker that stopped
 let profile; // the Frostbite format profile chosen (undefined: the core's default)
+let unityVersion; // the Unity version for files that record none (undefined: as the files say)
 
 function startWorker() {
   worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -68,7 +70,7 @@ function call(req) {
   });
   // A fresh worker after a crash has lost the files: reopen them first.
   if (fresh && opened.length) {
-    return send({ op: 'add', files: opened, profile }).then(() => send(req));
+    return send({ op: 'add', files: opened, profile, unityVersion }).then(() => send(req));
   }
   return send(req);
 }
@@ -216,6 +218,22 @@ const profilesReady = call({ op: 'profiles' }).then((list) => {
   }
 }).catch((e) => fail(e.message));
 el.profile.addEventListener('change', () => setProfile(el.profile.value));
+
+// ---- Unity version (issue 4): re-opens the files reading those that record none as this one ----
+async function setUnityVersion(value) {
+  const v = value.trim();
+  let reply;
+  try {
+    reply = await call({ op: 'unityVersion', version: v });
+  } catch (e) {
+    el.unityVersion.value = unityVersion ?? '';
+    fail(e.message);
+    return;
+  }
+  unityVersion = v || undefined;
+  if (opened.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
+}
+el.unityVersion.addEventListener('change', () => setUnityVersion(el.unityVersion.value));
 
 function firstPresentMip(t) {
   const i = t.mips.findIndex((m) => m.present);

@@ -26,10 +26,14 @@ async function handle(req) {
     case 'add':
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(req.profile);
+      if (req.unityVersion !== undefined) session.setUnityVersion(req.unityVersion);
       session.add(req.files);
       return { textures: session.textures(), problems: session.problems() };
     case 'profile':
       session.setFrostbiteProfile(req.profile);
+      return { textures: session.textures(), problems: session.problems() };
+    case 'unityVersion':
+      session.setUnityVersion(req.version);
       return { textures: session.textures(), problems: session.problems() };
     case 'profiles':
       return { value: frostbiteProfiles() };

@@ -278,6 +278,31 @@ impl Session {
         Ok(())
     }
 
+    /// Re-opens every file reading Unity files that do not record their version (or record
+    /// "0.0.0") as `version` (`None` or "" = as the files say), like the CLI's `--unity-version`.
+    /// A string that is not a Unity version is an error, and nothing changes.
+    #[wasm_bindgen(js_name = setUnityVersion)]
+    pub fn set_unity_version(
+        &mut self,
+        version: Option<String>,
+    ) -> std::result::Result<(), JsError> {
+        let chosen = match version.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+            None => None,
+            Some(v) if crate::unity::layout::parse_version(v).is_some() => Some(v.to_string()),
+            Some(v) => {
+                return Err(JsError::new(&format!(
+                    "\"{v}\" is not a Unity version; write one like 2021.3.15f1"
+                )))
+            }
+        };
+        let options = OpenOptions {
+            unity_version: chosen,
+            ..self.catalog.options().clone()
+        };
+        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        Ok(())
+    }
+
     /// Panics on purpose, so the browser tests can check that a crashed decoder is reported and
     /// replaced with the files kept (issue 9). The page reaches it only via
     /// `window.texscope.debugPanic()`; no control calls it.
