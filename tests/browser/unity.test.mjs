@@ -142,5 +142,9 @@ test('the Unity version input re-opens files that record none', async (t) => {
   const v = await select(page, { texture: 'UISprite' });
   assert.deepEqual([v.width, v.height], [32, 32]);
   assert.equal(await shownSha256(page), ui.rgba_sha256);
+  await waitState(page, 'ready');
+  assert.equal(await page.isHidden('[data-testid=error]'), true, 'the message about the bad version is gone');
+  assert.equal(await page.inputValue('[data-testid=unity-version]'), '2021.1.28f1c1');
+  await page.screenshot({ path: join(OUT, 'unity-version-set.png') });
   assert.deepEqual(problems, []);
 });
