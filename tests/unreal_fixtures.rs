@@ -139,17 +139,7 @@ fn crop(img: &[u8], w: u32, x: u32, y: u32, cw: u32, ch: u32) -> Vec<u8> {
 fn two_layer_sparse_vt_reassembles_exactly() {
     // Two layers (DXT1 + BC5), 4 mips with mips 1-3 sharing chunk 1, sparse tiles, a small tile
     // size (32 + border 4) read from the file rather than assumed.
-    let spec = VtSpec {
-        layers: vec![PixelFormat::BC1, PixelFormat::BC5],
-        fallback: vec![[0.25, 0.5, 0.75, 1.0], [0.5, 0.5, 0.0, 1.0]],
-        tile_size: 32,
-        border: 4,
-        width_tiles: 5,
-        height_tiles: 3,
-        mips: 4,
-        chunk_of_mip: vec![0, 1, 1, 1],
-        holes: vec![(0, 1, 1), (0, 4, 2), (1, 0, 0)],
-    };
+    let spec = two_layer_spec();
     let mut rng = Rng(7);
     let fx = fixture::virtual_texture("T_VT", &spec, &mut rng);
     let cat = open("T_VT", &fx.files, true);
@@ -565,7 +555,8 @@ fn payload_at_end_of_file_is_read_from_the_uexp() {
     }
 }
 
-fn legacy_spec() -> VtSpec {
+/// Two layers (DXT1 + BC5), 5x3 tiles of 32 + border 4, 4 mips (mips 1-3 share chunk 1), holes.
+fn two_layer_spec() -> VtSpec {
     VtSpec {
         layers: vec![PixelFormat::BC1, PixelFormat::BC5],
         fallback: vec![[0.25, 0.5, 0.75, 1.0], [0.5, 0.5, 0.0, 1.0]],
@@ -584,7 +575,7 @@ fn legacy_addressed_vt_reassembles_exactly() {
     // Pre-UE5 addressing (notes §5 "Legacy:"): tileIndex = TileIndexPerMip[m] + Morton * NumLayers,
     // chunk from TileIndexPerChunk, offset = TileOffsetInChunk[tileIndex + layer]. Expected pixels:
     // the reference decode of the block image the tiles were cut from (as the UE5 test above).
-    let spec = legacy_spec();
+    let spec = two_layer_spec();
     let fx = fixture::virtual_texture_legacy("T_VT4", &spec, &mut Rng(7));
     let cat = open("T_VT4", &fx.files, true);
     assert!(cat.problems.is_empty(), "{:?}", cat.problems);
@@ -617,7 +608,7 @@ fn find_offset_table(uexp: &[u8], count: u32) -> usize {
 
 #[test]
 fn hostile_legacy_vt_tables_give_errors_or_missing_tiles() {
-    let spec = legacy_spec();
+    let spec = two_layer_spec();
     let fx = fixture::virtual_texture_legacy("T_VT4H", &spec, &mut Rng(5));
     let cat = open("T_VT4H", &fx.files, true);
     let Layout::Virtual(vt) = &cat.textures[0].layout else {

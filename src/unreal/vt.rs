@@ -261,8 +261,28 @@ fn check_grid(c: &Cursor, m: usize, width_tiles: u32, height_tiles: u32) -> Resu
     Ok(())
 }
 
+/// Which serialisation of FVirtualTextureBuiltData (notes §5) to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VtForm {
+    Ue5,
+    /// UE4.25/4.26: no TileDataOffsetPerLayer, no UE5 tile tables, no LayerFallbackColors; chunk
+    /// records without the SHA-1 and with u16 CodecPayloadOffsets (u32 from 4.27).
+    Ue4Pre427,
+}
+
 /// FVirtualTextureBuiltData, UE5 layout (notes §5), read right after bIsVirtual = 1.
 pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result<VtRaw> {
+    read_built_data_form(c, pkg, export, VtForm::Ue5)
+}
+
+/// [`read_built_data`] for a given serialisation form.
+pub fn read_built_data_form(
+    c: &mut Cursor,
+    pkg: &Package,
+    export: &Export,
+    form: VtForm,
+) -> Result<VtRaw> {
+    let ue5 = form == VtForm::Ue5;
     let _cooked = c.bool32()?;
     let num_layers = c.u32()?;
     if !(1..=8).contains(&num_layers) {
@@ -279,8 +299,12 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             "VT tile size {tile_size} + border {tile_border} is not plausible"
         )));
     }
-    let offsets_per_layer = read_u32s(c, "TileDataOffsetPerLayer")?;
-    if offsets_per_layer.len() != num_layers as usize {
+    let mut offsets_per_layer = if ue5 {
+        read_u32s(c, "TileDataOffsetPerLayer")?
+    } else {
+        Vec::new()
+    };
+    if ue5 && offsets_per_layer.len() != num_layers as usize {
         return Err(Error::malformed(
             "TileDataOffsetPerLayer does not have one entry per layer",
         ));
@@ -292,9 +316,15 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
         return Err(Error::malformed(format!("VT NumMips {num_mips}")));
     }
     c.limits.check_dims(width, height, 1)?;
-    let chunk_per_mip = read_u32s(c, "ChunkIndexPerMip")?;
-    let base_per_mip = read_u32s(c, "BaseOffsetPerMip")?;
-    let n = c.i32()?;
+    let (chunk_per_mip, base_per_mip, n) = if ue5 {
+        (
+            read_u32s(c, "ChunkIndexPerMip")?,
+            read_u32s(c, "BaseOffsetPerMip")?,
+            c.i32()?,
+        )
+    } else {
+        (Vec::new(), Vec::new(), 0)
+    };
     if n < 0 || n as u32 > num_mips {
         return Err(Error::malformed(format!(
             "VT TileOffsetData has {n} entries for {num_mips} mips"
@@ -391,8 +421,14 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             Error::unsupported(format!("VT layer {l} pixel format {name} is not supported"))
         })?;
         let start = if l == 0 { 0 } else { offsets_per_layer[l - 1] };
-        let bytes = offsets_per_layer[l].saturating_sub(start);
         let need = format.surface_size(p, p);
+        if !ue5 {
+            // UE4 has no per-layer table: each layer's tile is one P x P surface of its format.
+            let end = u32::try_from(start as u64 + need)
+                .map_err(|_| Error::malformed(format!("VT layer {l} tiles are too large")))?;
+            offsets_per_layer.push(end);
+        }
+        let bytes = offsets_per_layer[l].saturating_sub(start);
         if bytes as u64 != need {
             return Err(Error::malformed(format!(
                 "VT layer {l} ({name}) has {bytes}-byte tiles, but a {p}x{p} tile needs {need}"
@@ -406,31 +442,40 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             bytes,
         });
     }
-    for layer in layers.iter_mut() {
-        for v in layer.fallback.iter_mut() {
-            *v = c.f32()?;
+    if ue5 {
+        for layer in layers.iter_mut() {
+            for v in layer.fallback.iter_mut() {
+                *v = c.f32()?;
+            }
         }
     }
     let nchunks = c.i32()?;
     if nchunks < 0 {
         return Err(Error::malformed("negative VT chunk count"));
     }
+    // Smallest record: UE5 hash 20 + sizes 8 + per layer 5 (+ an i32 index); UE4 8 + 3 per layer
+    // + a 20-byte bulk header.
+    let (hash_len, codec_off_len) = if ue5 { (20, 4) } else { (0, 2) };
     c.limits.check_count(
         nchunks as u64,
-        28 + 5 * num_layers as u64,
+        28 + (1 + codec_off_len) * num_layers as u64,
         c.end.saturating_sub(c.pos),
         "VT chunks",
     )?;
     let mut chunks = Vec::new();
     let mut payloads = Vec::new();
     for _ in 0..nchunks {
-        let hash: String = c.bytes(20)?.iter().map(|b| format!("{b:02x}")).collect();
+        let hash: String = c
+            .bytes(hash_len)?
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let size = c.u32()?;
         let codec_payload_size = c.u32()?;
         let mut codecs = Vec::new();
         for _ in 0..num_layers {
             codecs.push(c.u8()?);
-            c.u32()?; // CodecPayloadOffset
+            c.skip(codec_off_len)?; // CodecPayloadOffset
         }
         let (payload, bulk) = match &pkg.resources {
             Some(rows) => {
@@ -799,5 +844,99 @@ mod tests {
                                                   // A TileIndexPerMip start near u32::MAX overflows into no tile, not a wrap.
         vt.legacy.as_mut().unwrap().tile_index_per_mip[0] = u32::MAX - 1;
         assert_eq!(vt.tile_index(0, 1, 1), None);
+    }
+
+    /// A UE4.25/4.26-form FVirtualTextureBuiltData (notes §5: no TileDataOffsetPerLayer, no UE5
+    /// tables, no fallback colours; chunk record without SHA-1, u16 codec offset, legacy
+    /// FByteBulkData header) with legacy addressing, as bytes.
+    fn ue4_record(offsets: &[u32]) -> Vec<u8> {
+        let mut b = Vec::new();
+        let u = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
+        for v in [1, 1, 1, 1, 4, 0] {
+            u(&mut b, v); // bCooked, NumLayers, Width/HeightInBlocks, TileSize 4, border 0
+        }
+        for v in [1, 8, 8] {
+            u(&mut b, v); // NumMips, Width, Height: a 2x2 grid of 4-pixel tiles
+        }
+        for arr in [&[0u32, 4][..], &[0, 4], offsets] {
+            u(&mut b, arr.len() as u32);
+            for &v in arr {
+                u(&mut b, v);
+            }
+        }
+        u(&mut b, 8);
+        b.extend_from_slice(b"PF_DXT1\0");
+        u(&mut b, 1); // one chunk
+        u(&mut b, 36); // SizeInBytes: header + 4 DXT1 tiles of 8 bytes
+        u(&mut b, 4); // CodecPayloadSize
+        b.push(4); // RawGPU
+        b.extend_from_slice(&4u16.to_le_bytes());
+        // FByteBulkData: PayloadInSeperateFile | NoOffsetFixUp, count, size, i64 offset.
+        u(&mut b, 0x100 | 0x10000);
+        u(&mut b, 36);
+        u(&mut b, 36);
+        b.extend_from_slice(&64i64.to_le_bytes());
+        b
+    }
+
+    fn read_ue4(bytes: Vec<u8>) -> Result<VtRaw> {
+        let src = crate::io::BytesSource::new("T.uexp", bytes);
+        let limits = Limits::default();
+        let len = src.len();
+        let mut c = Cursor::new(&src, 0, len, &limits);
+        let pkg = Package {
+            flavor: super::super::package::Flavor::Legacy,
+            names: Vec::new(),
+            exports: Vec::new(),
+            resources: None,
+            bulk_data_start: 0,
+            ue5_version: 0,
+            engine_guess: String::new(),
+            package_flags: 0,
+            forced_old_tail: None,
+        };
+        let export = Export {
+            name: "T".into(),
+            class: None,
+            in_uexp: true,
+            start: 0,
+            size: len,
+            coord_delta: 0,
+        };
+        let raw = read_built_data_form(&mut c, &pkg, &export, VtForm::Ue4Pre427)?;
+        assert_eq!(c.pos, len, "the whole record is consumed");
+        Ok(raw)
+    }
+
+    #[test]
+    fn ue4_form_record_reads_with_legacy_addressing() {
+        // Expected values: the record's own fields (written above per notes §5) and the legacy
+        // formula: tile v of mip 0 at TileOffsetInChunk[v].
+        let raw = read_ue4(ue4_record(&[4, 12, u32::MAX, 28])).unwrap();
+        let vt = &raw.layout;
+        assert_eq!(
+            (vt.tile_bytes, vt.layers[0].bytes, vt.chunks[0].size),
+            (8, 8, 36)
+        );
+        assert_eq!(vt.chunks[0].hash, "");
+        assert_eq!((vt.mips[0].width_tiles, vt.mips[0].height_tiles), (2, 2));
+        assert!(matches!(
+            raw.chunk_payloads[0],
+            Payload::External {
+                offset: 64,
+                size: 36,
+                ..
+            }
+        ));
+        let t = vt.tile(0, 0, 1, 1).unwrap();
+        assert_eq!((t.tile_index, t.offset, t.length), (Some(3), 28, 8));
+        assert_eq!(vt.tile_index(0, 0, 1), None); // v = 2 is marked absent
+                                                  // A table shorter than the grid: v = 3 is out of range, so no tile (not a panic).
+        let raw = read_ue4(ue4_record(&[4, 12, 20])).unwrap();
+        assert_eq!(raw.layout.tile_index(0, 1, 1), None);
+        // Truncated record: a clean error.
+        let mut b = ue4_record(&[4, 12, 20, 28]);
+        b.truncate(b.len() - 6);
+        assert!(read_ue4(b).is_err());
     }
 }
