@@ -108,6 +108,24 @@ fn expected(fx: &VtFixture, spec: &VtSpec, layer: usize, mip: usize) -> Vec<u8> 
     out
 }
 
+/// Decodes a whole mip: equal to [`expected`], and the missing cells are exactly the spec's holes.
+fn check_whole_mip(cat: &Catalog, fx: &VtFixture, spec: &VtSpec, layer: usize, mip: usize) {
+    let got = cat.decode_tiles(0, mip, layer as u32, None).unwrap();
+    assert_eq!((got.image.width, got.image.height), fx.mip_dims[mip]);
+    let want = expected(fx, spec, layer, mip);
+    assert!(got.image.to_rgba8() == want, "layer {layer} mip {mip}");
+    let mut holes: Vec<(u32, u32)> = spec
+        .holes
+        .iter()
+        .filter(|h| h.0 == mip as u32)
+        .map(|h| (h.1, h.2))
+        .collect();
+    holes.sort();
+    let mut missing = got.missing.clone();
+    missing.sort();
+    assert_eq!(missing, holes);
+}
+
 fn crop(img: &[u8], w: u32, x: u32, y: u32, cw: u32, ch: u32) -> Vec<u8> {
     let mut out = Vec::new();
     for r in y..y + ch {
@@ -121,17 +139,7 @@ fn crop(img: &[u8], w: u32, x: u32, y: u32, cw: u32, ch: u32) -> Vec<u8> {
 fn two_layer_sparse_vt_reassembles_exactly() {
     // Two layers (DXT1 + BC5), 4 mips with mips 1-3 sharing chunk 1, sparse tiles, a small tile
     // size (32 + border 4) read from the file rather than assumed.
-    let spec = VtSpec {
-        layers: vec![PixelFormat::BC1, PixelFormat::BC5],
-        fallback: vec![[0.25, 0.5, 0.75, 1.0], [0.5, 0.5, 0.0, 1.0]],
-        tile_size: 32,
-        border: 4,
-        width_tiles: 5,
-        height_tiles: 3,
-        mips: 4,
-        chunk_of_mip: vec![0, 1, 1, 1],
-        holes: vec![(0, 1, 1), (0, 4, 2), (1, 0, 0)],
-    };
+    let spec = two_layer_spec();
     let mut rng = Rng(7);
     let fx = fixture::virtual_texture("T_VT", &spec, &mut rng);
     let cat = open("T_VT", &fx.files, true);
@@ -158,21 +166,7 @@ fn two_layer_sparse_vt_reassembles_exactly() {
     assert!(cell.present && cell.length == 1600);
     for layer in 0..2 {
         for mip in 0..4 {
-            let got = cat.decode_tiles(0, mip, layer as u32, None).unwrap();
-            let (w, h) = fx.mip_dims[mip];
-            assert_eq!((got.image.width, got.image.height), (w, h));
-            let want = expected(&fx, &spec, layer, mip);
-            assert!(got.image.to_rgba8() == want, "layer {layer} mip {mip}");
-            let mut holes: Vec<(u32, u32)> = spec
-                .holes
-                .iter()
-                .filter(|h| h.0 == mip as u32)
-                .map(|h| (h.1, h.2))
-                .collect();
-            holes.sort();
-            let mut missing = got.missing.clone();
-            missing.sort();
-            assert_eq!(missing, holes);
+            check_whole_mip(&cat, &fx, &spec, layer, mip);
         }
         // Any rectangle of tiles decodes alone and equals that part of the whole mip.
         let r = TileRect {
@@ -559,4 +553,100 @@ fn payload_at_end_of_file_is_read_from_the_uexp() {
         assert_eq!(t.mips[m].location_note, "inline");
         assert!(cat.read_surface(0, m, 0).unwrap().0 == *want, "mip {m}");
     }
+}
+
+/// Two layers (DXT1 + BC5), 5x3 tiles of 32 + border 4, 4 mips (mips 1-3 share chunk 1), holes.
+fn two_layer_spec() -> VtSpec {
+    VtSpec {
+        layers: vec![PixelFormat::BC1, PixelFormat::BC5],
+        fallback: vec![[0.25, 0.5, 0.75, 1.0], [0.5, 0.5, 0.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 5,
+        height_tiles: 3,
+        mips: 4,
+        chunk_of_mip: vec![0, 1, 1, 1],
+        holes: vec![(0, 1, 1), (0, 4, 2), (1, 0, 0)],
+    }
+}
+
+#[test]
+fn legacy_addressed_vt_reassembles_exactly() {
+    // Pre-UE5 addressing (notes §5 "Legacy:"): tileIndex = TileIndexPerMip[m] + Morton * NumLayers,
+    // chunk from TileIndexPerChunk, offset = TileOffsetInChunk[tileIndex + layer]. Expected pixels:
+    // the reference decode of the block image the tiles were cut from (as the UE5 test above).
+    let spec = two_layer_spec();
+    let fx = fixture::virtual_texture_legacy("T_VT4", &spec, &mut Rng(7));
+    let cat = open("T_VT4", &fx.files, true);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual")
+    };
+    assert!(vt.legacy.is_some());
+    assert_eq!(vt.mips[0].chunk, 0);
+    assert!(vt.mips[1..].iter().all(|m| m.chunk == 1));
+    // The (1, 1) hole of mip 0 is Morton 3; (2, 1) holds a BC5 tile of 10*10*16 bytes.
+    assert_eq!(vt.tile(0, 0, 1, 1).unwrap().tile_index, None);
+    let cell = vt.tile(0, 1, 2, 1).unwrap();
+    assert!(cell.present && cell.length == 1600 && cell.chunk == 0);
+    assert_eq!(vt.tile(2, 0, 0, 0).unwrap().chunk, 1);
+    for layer in 0..2 {
+        for mip in 0..4 {
+            check_whole_mip(&cat, &fx, &spec, layer, mip);
+        }
+    }
+}
+
+/// Position of the TileOffsetInChunk array in the .uexp: its count followed by the first tile's
+/// two layer offsets (4 = after the chunk header, then + 800 bytes of DXT1, notes §5).
+fn find_offset_table(uexp: &[u8], count: u32) -> usize {
+    let mut pat = count.to_le_bytes().to_vec();
+    pat.extend_from_slice(&4u32.to_le_bytes());
+    pat.extend_from_slice(&804u32.to_le_bytes());
+    uexp.windows(pat.len()).position(|w| w == pat).unwrap()
+}
+
+#[test]
+fn hostile_legacy_vt_tables_give_errors_or_missing_tiles() {
+    let spec = two_layer_spec();
+    let fx = fixture::virtual_texture_legacy("T_VT4H", &spec, &mut Rng(5));
+    let cat = open("T_VT4H", &fx.files, true);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual")
+    };
+    let n = vt.legacy.as_ref().unwrap().tile_offset_in_chunk.len() as u32;
+    let at = find_offset_table(&fx.files.uexp, n);
+
+    // An offset far outside the chunk: a clean error naming the chunk, not a panic.
+    let mut bad = fx.clone();
+    bad.files.uexp[at + 4..at + 8].copy_from_slice(&0x7FFF_FFF0u32.to_le_bytes());
+    let cat = open("T_VT4H", &bad.files, true);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual")
+    };
+    assert!(!vt.tile(0, 0, 0, 0).unwrap().present);
+    let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
+    assert!(e.contains("chunk 0"), "{e}");
+    // The other layer of that tile is untouched and still decodes.
+    assert!(cat.decode_tiles(0, 0, 1, None).is_ok());
+
+    // TileIndexPerMip (count 5 = 4 mips + end; mip 0 has an 8x8 Morton square * 2 layers = 128
+    // entries) with mip 1's start moved past every table: each of its 3x2 cells is an index out
+    // of range, so a missing tile in the fallback colour.
+    let mut pat = 5u32.to_le_bytes().to_vec();
+    pat.extend_from_slice(&0u32.to_le_bytes());
+    pat.extend_from_slice(&128u32.to_le_bytes());
+    let pm = fx.files.uexp.windows(12).position(|w| w == pat).unwrap();
+    let mut far = fx.clone();
+    far.files.uexp[pm + 8..pm + 12].copy_from_slice(&0xFFFF_FF00u32.to_le_bytes());
+    let cat = open("T_VT4H", &far.files, true);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let got = cat.decode_tiles(0, 1, 0, None).unwrap();
+    assert_eq!(got.missing.len(), 6);
+    assert!(got
+        .image
+        .to_rgba8()
+        .chunks(4)
+        .all(|p| p == [64, 128, 191, 255]));
 }

@@ -658,6 +658,28 @@ pub fn virtual_texture(name: &str, spec: &VtSpec, rng: &mut Rng) -> VtFixture {
 pub fn virtual_texture_with(
     name: &str,
     spec: &VtSpec,
+    surface: impl FnMut(usize, u32, u32, u32) -> Vec<u8>,
+) -> VtFixture {
+    vt_build(name, spec, false, surface)
+}
+
+/// [`virtual_texture`] with the pre-UE5 ("legacy") addressing (notes §5): TileIndexPerMip and
+/// TileIndexPerChunk (each with its end entry, as Epic's builder writes them) and one
+/// TileOffsetInChunk entry per (Morton address, layer), 0xFFFFFFFF where there is no tile; the
+/// UE5 tables (ChunkIndexPerMip, BaseOffsetPerMip, TileOffsetData) are empty. The package and
+/// chunk records keep the UE5.2 form of this builder (SHA-1, u32 codec offsets, data-resource
+/// index). `spec.chunk_of_mip` must not decrease (legacy chunks hold consecutive tile indices).
+pub fn virtual_texture_legacy(name: &str, spec: &VtSpec, rng: &mut Rng) -> VtFixture {
+    assert!(spec.chunk_of_mip.windows(2).all(|w| w[0] <= w[1]));
+    vt_build(name, spec, true, |l, _, w, h| {
+        random_surface(spec.layers[l], w, h, rng)
+    })
+}
+
+fn vt_build(
+    name: &str,
+    spec: &VtSpec,
+    legacy: bool,
     mut surface: impl FnMut(usize, u32, u32, u32) -> Vec<u8>,
 ) -> VtFixture {
     let t = spec.tile_size;
@@ -683,6 +705,10 @@ pub fn virtual_texture_with(
     let mut mip_px = Vec::new();
     let mut tables = Vec::new();
     let mut base_offsets = Vec::new();
+    let nl = spec.layers.len() as u32;
+    let mut per_mip = Vec::new();
+    let mut per_chunk: Vec<u32> = Vec::new();
+    let mut offset_in_chunk: Vec<u32> = Vec::new();
     for m in 0..spec.mips {
         let (w, h, _) = mip_dims(width, height, 1, m);
         let wt = w.div_ceil(t);
@@ -694,7 +720,12 @@ pub fn virtual_texture_with(
         for (l, images) in full.iter_mut().enumerate() {
             images.push(surface(l, m, fw, fh));
         }
-        let chunk = &mut chunks[spec.chunk_of_mip[m as usize] as usize];
+        let ci = spec.chunk_of_mip[m as usize] as usize;
+        while per_chunk.len() <= ci {
+            per_chunk.push(offset_in_chunk.len() as u32);
+        }
+        per_mip.push(offset_in_chunk.len() as u32);
+        let chunk = &mut chunks[ci];
         base_offsets.push(chunk.len() as u32);
         let max_address = {
             let s = wt.max(ht).next_power_of_two();
@@ -712,9 +743,13 @@ pub fn virtual_texture_with(
                 offs.push(if present { next_index } else { u32::MAX });
                 prev = Some(present);
             }
+            if !present {
+                offset_in_chunk.extend(std::iter::repeat_n(u32::MAX, nl as usize));
+            }
             if present {
                 next_index += 1;
                 for (l, f) in spec.layers.iter().enumerate() {
+                    offset_in_chunk.push(chunk.len() as u32);
                     let bi = f.block();
                     let (bw, bh, bb) = (bi.width, bi.height, bi.bytes as usize);
                     let row_blocks = (fw / bw) as usize;
@@ -729,6 +764,8 @@ pub fn virtual_texture_with(
         }
         tables.push((wt, ht, max_address, addresses, offs));
     }
+    per_mip.push(offset_in_chunk.len() as u32);
+    per_chunk.push(offset_in_chunk.len() as u32);
 
     let mut b = Builder::new();
     let pf0 = pf_name(spec.layers[0]);
@@ -746,18 +783,27 @@ pub fn virtual_texture_with(
     b.u32(spec.mips);
     b.u32(width);
     b.u32(height);
-    b.u32_array(&spec.chunk_of_mip);
-    b.u32_array(&base_offsets);
-    b.u32(tables.len() as u32);
-    for (wt, ht, max, addr, offs) in &tables {
-        b.u32(*wt);
-        b.u32(*ht);
-        b.u32(*max);
-        b.u32_array(addr);
-        b.u32_array(offs);
-    }
-    for _ in 0..3 {
-        b.u32_array(&[]); // TileIndexPerChunk, TileIndexPerMip, TileOffsetInChunk (legacy, empty)
+    if legacy {
+        for _ in 0..3 {
+            b.u32_array(&[]); // ChunkIndexPerMip, BaseOffsetPerMip, TileOffsetData: empty
+        }
+        b.u32_array(&per_chunk);
+        b.u32_array(&per_mip);
+        b.u32_array(&offset_in_chunk);
+    } else {
+        b.u32_array(&spec.chunk_of_mip);
+        b.u32_array(&base_offsets);
+        b.u32(tables.len() as u32);
+        for (wt, ht, max, addr, offs) in &tables {
+            b.u32(*wt);
+            b.u32(*ht);
+            b.u32(*max);
+            b.u32_array(addr);
+            b.u32_array(offs);
+        }
+        for _ in 0..3 {
+            b.u32_array(&[]); // TileIndexPerChunk, TileIndexPerMip, TileOffsetInChunk (legacy, empty)
+        }
     }
     for f in &spec.layers {
         b.fstring(pf_name(*f));

@@ -68,6 +68,50 @@ pub struct VtLayout {
     pub layers: Vec<VtLayer>,
     pub mips: Vec<VtMip>,
     pub chunks: Vec<VtChunk>,
+    /// Pre-UE5 addressing tables, when the data uses them (then `VtMip::addresses` are empty).
+    /// Not serialised: they hold one entry per (Morton address, layer) and the page never reads them.
+    #[serde(skip)]
+    pub legacy: Option<VtLegacy>,
+}
+
+/// The pre-UE5 ("legacy") tile addressing of FVirtualTextureBuiltData (notes §5 "Legacy:"):
+/// tileIndex = TileIndexPerMip[m] + vAddress * NumLayers; its chunk is the interval of
+/// TileIndexPerChunk holding it; the layer's absolute chunk offset is TileOffsetInChunk[tileIndex + l].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VtLegacy {
+    /// First tile index of each chunk (UE writes one more entry: the end).
+    pub tile_index_per_chunk: Vec<u32>,
+    /// First tile index of each mip (UE writes one more entry: the end).
+    pub tile_index_per_mip: Vec<u32>,
+    /// Absolute chunk offset of each (tile, layer); 0xFFFFFFFF marks no tile (our reading: an
+    /// offset that cannot be inside a chunk; such an entry, or one past the table, is a missing tile).
+    pub tile_offset_in_chunk: Vec<u32>,
+}
+
+impl VtLegacy {
+    /// Tile index of Morton address `v` at mip `m` with `layers` layers, None when it falls past
+    /// the mip's range (the next mip's start, or the table's end for the last mip).
+    fn tile_index(&self, m: usize, v: u32, layers: u32) -> Option<u32> {
+        let start = *self.tile_index_per_mip.get(m)?;
+        let i = start.checked_add(v.checked_mul(layers)?)?;
+        let end = self
+            .tile_index_per_mip
+            .get(m + 1)
+            .copied()
+            .unwrap_or(u32::MAX)
+            .min(u32::try_from(self.tile_offset_in_chunk.len()).unwrap_or(u32::MAX));
+        (i < end).then_some(i)
+    }
+
+    /// Chunk holding tile index `i`: the last chunk whose first index is <= i, and i must be
+    /// before the next chunk's first index (when the table says it).
+    fn chunk_of(&self, i: u32) -> Option<u32> {
+        let k = self
+            .tile_index_per_chunk
+            .partition_point(|&s| s <= i)
+            .checked_sub(1)?;
+        u32::try_from(k).ok()
+    }
 }
 
 /// One cell of the grid, for the overlay.
@@ -119,6 +163,16 @@ impl VtLayout {
             return None;
         }
         let v = morton(x, y);
+        if let Some(lg) = &self.legacy {
+            let i = lg.tile_index(mip, v, self.layers.len() as u32)?;
+            // A tile whose every layer entry is marked absent is an empty cell.
+            let any = (0..self.layers.len() as u32).any(|l| {
+                i.checked_add(l)
+                    .and_then(|j| lg.tile_offset_in_chunk.get(j as usize))
+                    .is_some_and(|&o| o != u32::MAX)
+            });
+            return any.then_some(i);
+        }
         let k = m.addresses.partition_point(|&a| a <= v).checked_sub(1)?;
         let base = *m.offsets.get(k)?;
         if base == u32::MAX {
@@ -133,15 +187,33 @@ impl VtLayout {
         if x >= m.width_tiles || y >= m.height_tiles {
             return None;
         }
-        let tile_index = self.tile_index(mip, x, y);
-        let offset = tile_index
-            .map(|i| {
+        let mut tile_index = self.tile_index(mip, x, y);
+        let mut chunk = m.chunk;
+        let offset = match (&self.legacy, tile_index) {
+            (Some(lg), Some(i)) => {
+                let entry = i
+                    .checked_add(layer as u32)
+                    .and_then(|j| lg.tile_offset_in_chunk.get(j as usize).copied())
+                    .filter(|&o| o != u32::MAX);
+                match (entry, lg.chunk_of(i)) {
+                    (Some(o), Some(c)) => {
+                        chunk = c;
+                        o as u64
+                    }
+                    _ => {
+                        tile_index = None;
+                        0
+                    }
+                }
+            }
+            (None, Some(i)) => {
                 m.base_offset as u64 + i as u64 * self.tile_bytes as u64 + l.offset_in_tile as u64
-            })
-            .unwrap_or(0);
+            }
+            (_, None) => 0,
+        };
         let chunk_ok = self
             .chunks
-            .get(m.chunk as usize)
+            .get(chunk as usize)
             .map(|c| {
                 matches!(c.storage, Storage::Range { .. })
                     && offset + l.bytes as u64 <= c.size as u64
@@ -152,7 +224,7 @@ impl VtLayout {
             y,
             morton: morton(x, y),
             tile_index,
-            chunk: m.chunk,
+            chunk,
             offset,
             length: if tile_index.is_some() {
                 l.bytes as u64
@@ -179,8 +251,38 @@ fn read_u32s(c: &mut Cursor, what: &str) -> Result<Vec<u32>> {
     c.u32_array(what)
 }
 
+/// The grid drives per-tile loops in the overlay: bound it like any table from a file.
+fn check_grid(c: &Cursor, m: usize, width_tiles: u32, height_tiles: u32) -> Result<()> {
+    if width_tiles as u64 * height_tiles as u64 > c.limits.max_entries {
+        return Err(Error::limit(format!(
+            "VT mip {m}: a {width_tiles}x{height_tiles} tile grid is over the entry limit"
+        )));
+    }
+    Ok(())
+}
+
+/// Which serialisation of FVirtualTextureBuiltData (notes §5) to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VtForm {
+    Ue5,
+    /// UE4.25/4.26: no TileDataOffsetPerLayer, no UE5 tile tables, no LayerFallbackColors; chunk
+    /// records without the SHA-1 and with u16 CodecPayloadOffsets (u32 from 4.27).
+    Ue4Pre427,
+}
+
 /// FVirtualTextureBuiltData, UE5 layout (notes §5), read right after bIsVirtual = 1.
 pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result<VtRaw> {
+    read_built_data_form(c, pkg, export, VtForm::Ue5)
+}
+
+/// [`read_built_data`] for a given serialisation form.
+pub fn read_built_data_form(
+    c: &mut Cursor,
+    pkg: &Package,
+    export: &Export,
+    form: VtForm,
+) -> Result<VtRaw> {
+    let ue5 = form == VtForm::Ue5;
     let _cooked = c.bool32()?;
     let num_layers = c.u32()?;
     if !(1..=8).contains(&num_layers) {
@@ -197,8 +299,12 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             "VT tile size {tile_size} + border {tile_border} is not plausible"
         )));
     }
-    let offsets_per_layer = read_u32s(c, "TileDataOffsetPerLayer")?;
-    if offsets_per_layer.len() != num_layers as usize {
+    let mut offsets_per_layer = if ue5 {
+        read_u32s(c, "TileDataOffsetPerLayer")?
+    } else {
+        Vec::new()
+    };
+    if ue5 && offsets_per_layer.len() != num_layers as usize {
         return Err(Error::malformed(
             "TileDataOffsetPerLayer does not have one entry per layer",
         ));
@@ -210,29 +316,25 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
         return Err(Error::malformed(format!("VT NumMips {num_mips}")));
     }
     c.limits.check_dims(width, height, 1)?;
-    let chunk_per_mip = read_u32s(c, "ChunkIndexPerMip")?;
-    let base_per_mip = read_u32s(c, "BaseOffsetPerMip")?;
-    let n = c.i32()?;
-    if n < 0 || n as u32 != num_mips || chunk_per_mip.len() != n as usize {
-        return Err(Error::malformed(
-            "VT per-mip tables do not have one entry per mip",
-        ));
+    let (chunk_per_mip, base_per_mip, n) = if ue5 {
+        (
+            read_u32s(c, "ChunkIndexPerMip")?,
+            read_u32s(c, "BaseOffsetPerMip")?,
+            c.i32()?,
+        )
+    } else {
+        (Vec::new(), Vec::new(), 0)
+    };
+    if n < 0 || n as u32 > num_mips {
+        return Err(Error::malformed(format!(
+            "VT TileOffsetData has {n} entries for {num_mips} mips"
+        )));
     }
-    if base_per_mip.len() != n as usize {
-        return Err(Error::malformed(
-            "BaseOffsetPerMip length differs from NumMips",
-        ));
-    }
-    let mut mips = Vec::new();
+    let mut tile_data = Vec::new();
     for m in 0..n as usize {
         let width_tiles = c.u32()?;
         let height_tiles = c.u32()?;
-        // The grid drives per-tile loops in the overlay: bound it like any table from a file.
-        if width_tiles as u64 * height_tiles as u64 > c.limits.max_entries {
-            return Err(Error::limit(format!(
-                "VT mip {m}: a {width_tiles}x{height_tiles} tile grid is over the entry limit"
-            )));
-        }
+        check_grid(c, m, width_tiles, height_tiles)?;
         let max_address = c.u32()?;
         let addresses = read_u32s(c, "TileOffsetData.Addresses")?;
         let offsets = read_u32s(c, "TileOffsetData.Offsets")?;
@@ -241,27 +343,76 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
                 "VT mip {m}: address ranges are not sorted or do not pair with offsets"
             )));
         }
-        let sh = |v: u32| (v >> m.min(31)).max(1);
-        mips.push(VtMip {
-            width: sh(width),
-            height: sh(height),
-            width_tiles,
-            height_tiles,
-            max_address,
-            chunk: chunk_per_mip[m],
-            base_offset: base_per_mip[m],
-            addresses,
-            offsets,
-        });
+        tile_data.push((width_tiles, height_tiles, max_address, addresses, offsets));
     }
-    let legacy: Vec<usize> = (0..3)
-        .map(|_| read_u32s(c, "legacy VT tables").map(|v| v.len()))
-        .collect::<Result<_>>()?;
-    if legacy[2] != 0 {
-        return Err(Error::unsupported(
-            "VT uses the pre-UE5 tile addressing (TileOffsetInChunk); only UE5 addressing is supported",
-        ));
-    }
+    let legacy = VtLegacy {
+        tile_index_per_chunk: read_u32s(c, "TileIndexPerChunk")?,
+        tile_index_per_mip: read_u32s(c, "TileIndexPerMip")?,
+        tile_offset_in_chunk: read_u32s(c, "TileOffsetInChunk")?,
+    };
+    let sh = |v: u32, m: usize| (v >> m.min(31)).max(1);
+    let mut mips = Vec::new();
+    // IsLegacyData <=> TileOffsetInChunk is non-empty (notes §5).
+    let legacy = if legacy.tile_offset_in_chunk.is_empty() {
+        if n as u32 != num_mips || chunk_per_mip.len() != n as usize {
+            return Err(Error::malformed(
+                "VT per-mip tables do not have one entry per mip",
+            ));
+        }
+        if base_per_mip.len() != n as usize {
+            return Err(Error::malformed(
+                "BaseOffsetPerMip length differs from NumMips",
+            ));
+        }
+        for (m, (width_tiles, height_tiles, max_address, addresses, offsets)) in
+            tile_data.into_iter().enumerate()
+        {
+            mips.push(VtMip {
+                width: sh(width, m),
+                height: sh(height, m),
+                width_tiles,
+                height_tiles,
+                max_address,
+                chunk: chunk_per_mip[m],
+                base_offset: base_per_mip[m],
+                addresses,
+                offsets,
+            });
+        }
+        None
+    } else {
+        if n != 0 || !chunk_per_mip.is_empty() || !base_per_mip.is_empty() {
+            return Err(Error::malformed(
+                "VT has both UE5 tile tables and legacy TileOffsetInChunk",
+            ));
+        }
+        if legacy.tile_index_per_mip.len() < num_mips as usize {
+            return Err(Error::malformed(format!(
+                "VT TileIndexPerMip has {} entries for {num_mips} mips",
+                legacy.tile_index_per_mip.len()
+            )));
+        }
+        for m in 0..num_mips as usize {
+            // Legacy data has no per-mip grid: it follows from the size and the tile size.
+            let (w, h) = (sh(width, m), sh(height, m));
+            let (width_tiles, height_tiles) = (w.div_ceil(tile_size), h.div_ceil(tile_size));
+            check_grid(c, m, width_tiles, height_tiles)?;
+            let side = width_tiles.max(height_tiles).next_power_of_two();
+            let first = legacy.tile_index_per_mip[m];
+            mips.push(VtMip {
+                width: w,
+                height: h,
+                width_tiles,
+                height_tiles,
+                max_address: side.saturating_mul(side),
+                chunk: legacy.chunk_of(first).unwrap_or(0),
+                base_offset: 0,
+                addresses: Vec::new(),
+                offsets: Vec::new(),
+            });
+        }
+        Some(legacy)
+    };
     let mut layers = Vec::new();
     let p = tile_size + 2 * tile_border;
     for l in 0..num_layers as usize {
@@ -270,8 +421,14 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             Error::unsupported(format!("VT layer {l} pixel format {name} is not supported"))
         })?;
         let start = if l == 0 { 0 } else { offsets_per_layer[l - 1] };
-        let bytes = offsets_per_layer[l].saturating_sub(start);
         let need = format.surface_size(p, p);
+        if !ue5 {
+            // UE4 has no per-layer table: each layer's tile is one P x P surface of its format.
+            let end = u32::try_from(start as u64 + need)
+                .map_err(|_| Error::malformed(format!("VT layer {l} tiles are too large")))?;
+            offsets_per_layer.push(end);
+        }
+        let bytes = offsets_per_layer[l].saturating_sub(start);
         if bytes as u64 != need {
             return Err(Error::malformed(format!(
                 "VT layer {l} ({name}) has {bytes}-byte tiles, but a {p}x{p} tile needs {need}"
@@ -285,31 +442,40 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             bytes,
         });
     }
-    for layer in layers.iter_mut() {
-        for v in layer.fallback.iter_mut() {
-            *v = c.f32()?;
+    if ue5 {
+        for layer in layers.iter_mut() {
+            for v in layer.fallback.iter_mut() {
+                *v = c.f32()?;
+            }
         }
     }
     let nchunks = c.i32()?;
     if nchunks < 0 {
         return Err(Error::malformed("negative VT chunk count"));
     }
+    // Smallest record: UE5 hash 20 + sizes 8 + per layer 5 (+ an i32 index); UE4 8 + 3 per layer
+    // + a 20-byte bulk header.
+    let (hash_len, codec_off_len) = if ue5 { (20, 4) } else { (0, 2) };
     c.limits.check_count(
         nchunks as u64,
-        28 + 5 * num_layers as u64,
+        28 + (1 + codec_off_len) * num_layers as u64,
         c.end.saturating_sub(c.pos),
         "VT chunks",
     )?;
     let mut chunks = Vec::new();
     let mut payloads = Vec::new();
     for _ in 0..nchunks {
-        let hash: String = c.bytes(20)?.iter().map(|b| format!("{b:02x}")).collect();
+        let hash: String = c
+            .bytes(hash_len)?
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let size = c.u32()?;
         let codec_payload_size = c.u32()?;
         let mut codecs = Vec::new();
         for _ in 0..num_layers {
             codecs.push(c.u8()?);
-            c.u32()?; // CodecPayloadOffset
+            c.skip(codec_off_len)?; // CodecPayloadOffset
         }
         let (payload, bulk) = match &pkg.resources {
             Some(rows) => {
@@ -343,6 +509,26 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
         });
         payloads.push(payload);
     }
+    if let Some(lg) = &legacy {
+        // UE writes one start per chunk plus the end; more starts than chunks name chunks
+        // that do not exist.
+        let starts = lg.tile_index_per_chunk.len();
+        if starts == 0 || starts > chunks.len() + 1 {
+            return Err(Error::malformed(format!(
+                "VT TileIndexPerChunk has {starts} entries for {} chunks",
+                chunks.len()
+            )));
+        }
+    }
+    if legacy.is_some() {
+        // A legacy mip's chunk is only its first tile's (each tile names its own, checked per
+        // tile): a start past the tables leaves the mip with missing tiles, not an error.
+        for mip in mips.iter_mut() {
+            if mip.chunk as usize >= chunks.len() {
+                mip.chunk = 0;
+            }
+        }
+    }
     for (m, mip) in mips.iter().enumerate() {
         if mip.chunk as usize >= chunks.len() {
             return Err(Error::malformed(format!(
@@ -365,6 +551,7 @@ pub fn read_built_data(c: &mut Cursor, pkg: &Package, export: &Export) -> Result
             layers,
             mips,
             chunks,
+            legacy,
         },
         chunk_payloads: payloads,
     })
@@ -489,7 +676,7 @@ pub fn decode_tiles<'s>(
     let mut missing_files = Vec::new();
     let p = vt.physical_tile();
     let b = vt.tile_border;
-    let chunk = &vt.chunks[m.chunk as usize];
+    let empty = Storage::Empty;
     // Only tiles that overlap the (clipped) image are visited.
     let x_end = r.x + r.w.min(iw.div_ceil(t));
     let y_end = r.y + r.h.min(ih.div_ceil(t));
@@ -503,7 +690,13 @@ pub fn decode_tiles<'s>(
             let cw = t.min(iw - dx);
             let ch = t.min(ih - dy);
             let cell = vt.tile(mip, layer, tx, ty);
-            let tile = match (&cell, &chunk.storage) {
+            // Each tile names its chunk (legacy VTs may spread a mip over chunks); a chunk index
+            // past the table leaves the cell empty.
+            let storage = cell
+                .as_ref()
+                .and_then(|c| vt.chunks.get(c.chunk as usize))
+                .map_or(&empty, |c| &c.storage);
+            let tile = match (&cell, storage) {
                 (
                     Some(c),
                     Storage::Range {
@@ -516,7 +709,7 @@ pub fn decode_tiles<'s>(
                         return Err(Error::malformed(format!(
                             "VT tile ({tx}, {ty}) of mip {mip} ends at {} but chunk {} holds {length} bytes",
                             c.offset + c.length,
-                            m.chunk
+                            c.chunk
                         )));
                     }
                     let src = source(*s)
@@ -599,6 +792,7 @@ mod tests {
                 storage: Storage::Empty,
                 bulk: String::new(),
             }],
+            legacy: None,
         }
     }
 
@@ -623,5 +817,126 @@ mod tests {
         let vt = layout(vec![2], vec![0]);
         assert_eq!(vt.tile_index(0, 0, 0), None);
         assert_eq!(vt.tile_index(0, 0, 1), Some(0));
+    }
+
+    #[test]
+    fn legacy_lookup_follows_the_notes_formula() {
+        // Notes §5 "Legacy:": tileIndex = TileIndexPerMip[m] + v * NumLayers (one layer here),
+        // chunk = interval of TileIndexPerChunk, offset = TileOffsetInChunk[tileIndex + l].
+        let mut vt = layout(Vec::new(), Vec::new());
+        vt.chunks.push(vt.chunks[0].clone());
+        let mut offs: Vec<u32> = (0..16).map(|i| 4 + (i % 8) * 9248).collect();
+        offs[5] = u32::MAX; // v = 5 = (3, 0): no tile
+        offs.truncate(14); // v = 14, 15: past the table
+        vt.legacy = Some(VtLegacy {
+            tile_index_per_chunk: vec![0, 8, 16],
+            tile_index_per_mip: vec![0, 16],
+            tile_offset_in_chunk: offs,
+        });
+        assert_eq!(vt.tile_index(0, 1, 1), Some(3));
+        let t = vt.tile(0, 0, 0, 2).unwrap(); // v = 8: first tile of chunk 1
+        assert_eq!((t.tile_index, t.chunk, t.offset), (Some(8), 1, 4));
+        let t = vt.tile(0, 0, 3, 1).unwrap(); // v = 7, chunk 0
+        assert_eq!((t.chunk, t.offset), (0, 4 + 7 * 9248));
+        assert_eq!(vt.tile_index(0, 3, 0), None);
+        assert_eq!(vt.tile_index(0, 2, 3), None); // v = 14
+        assert_eq!(vt.tile_index(0, 3, 3), None); // v = 15
+                                                  // A TileIndexPerMip start near u32::MAX overflows into no tile, not a wrap.
+        vt.legacy.as_mut().unwrap().tile_index_per_mip[0] = u32::MAX - 1;
+        assert_eq!(vt.tile_index(0, 1, 1), None);
+    }
+
+    /// A UE4.25/4.26-form FVirtualTextureBuiltData (notes §5: no TileDataOffsetPerLayer, no UE5
+    /// tables, no fallback colours; chunk record without SHA-1, u16 codec offset, legacy
+    /// FByteBulkData header) with legacy addressing, as bytes.
+    fn ue4_record(offsets: &[u32]) -> Vec<u8> {
+        let mut b = Vec::new();
+        let u = |b: &mut Vec<u8>, v: u32| b.extend_from_slice(&v.to_le_bytes());
+        for v in [1, 1, 1, 1, 4, 0] {
+            u(&mut b, v); // bCooked, NumLayers, Width/HeightInBlocks, TileSize 4, border 0
+        }
+        for v in [1, 8, 8] {
+            u(&mut b, v); // NumMips, Width, Height: a 2x2 grid of 4-pixel tiles
+        }
+        for arr in [&[0u32, 4][..], &[0, 4], offsets] {
+            u(&mut b, arr.len() as u32);
+            for &v in arr {
+                u(&mut b, v);
+            }
+        }
+        u(&mut b, 8);
+        b.extend_from_slice(b"PF_DXT1\0");
+        u(&mut b, 1); // one chunk
+        u(&mut b, 36); // SizeInBytes: header + 4 DXT1 tiles of 8 bytes
+        u(&mut b, 4); // CodecPayloadSize
+        b.push(4); // RawGPU
+        b.extend_from_slice(&4u16.to_le_bytes());
+        // FByteBulkData: PayloadInSeperateFile | NoOffsetFixUp, count, size, i64 offset.
+        u(&mut b, 0x100 | 0x10000);
+        u(&mut b, 36);
+        u(&mut b, 36);
+        b.extend_from_slice(&64i64.to_le_bytes());
+        b
+    }
+
+    fn read_ue4(bytes: Vec<u8>) -> Result<VtRaw> {
+        let src = crate::io::BytesSource::new("T.uexp", bytes);
+        let limits = Limits::default();
+        let len = src.len();
+        let mut c = Cursor::new(&src, 0, len, &limits);
+        let pkg = Package {
+            flavor: super::super::package::Flavor::Legacy,
+            names: Vec::new(),
+            exports: Vec::new(),
+            resources: None,
+            bulk_data_start: 0,
+            ue5_version: 0,
+            engine_guess: String::new(),
+            package_flags: 0,
+            forced_old_tail: None,
+        };
+        let export = Export {
+            name: "T".into(),
+            class: None,
+            in_uexp: true,
+            start: 0,
+            size: len,
+            coord_delta: 0,
+        };
+        let raw = read_built_data_form(&mut c, &pkg, &export, VtForm::Ue4Pre427)?;
+        assert_eq!(c.pos, len, "the whole record is consumed");
+        Ok(raw)
+    }
+
+    #[test]
+    fn ue4_form_record_reads_with_legacy_addressing() {
+        // Expected values: the record's own fields (written above per notes §5) and the legacy
+        // formula: tile v of mip 0 at TileOffsetInChunk[v].
+        let raw = read_ue4(ue4_record(&[4, 12, u32::MAX, 28])).unwrap();
+        let vt = &raw.layout;
+        assert_eq!(
+            (vt.tile_bytes, vt.layers[0].bytes, vt.chunks[0].size),
+            (8, 8, 36)
+        );
+        assert_eq!(vt.chunks[0].hash, "");
+        assert_eq!((vt.mips[0].width_tiles, vt.mips[0].height_tiles), (2, 2));
+        assert!(matches!(
+            raw.chunk_payloads[0],
+            Payload::External {
+                offset: 64,
+                size: 36,
+                ..
+            }
+        ));
+        let t = vt.tile(0, 0, 1, 1).unwrap();
+        assert_eq!((t.tile_index, t.offset, t.length), (Some(3), 28, 8));
+        assert_eq!(vt.tile_index(0, 0, 1), None); // v = 2 is marked absent
+                                                  // A table shorter than the grid: v = 3 is out of range, so no tile (not a panic).
+        let raw = read_ue4(ue4_record(&[4, 12, 20])).unwrap();
+        assert_eq!(raw.layout.tile_index(0, 1, 1), None);
+        // Truncated record: a clean error.
+        let mut b = ue4_record(&[4, 12, 20, 28]);
+        b.truncate(b.len() - 6);
+        assert!(read_ue4(b).is_err());
     }
 }
