@@ -401,11 +401,16 @@ test('share link: a demo view restores fully; local files are asked for; bad val
   await p3.waitForSelector('[data-testid=share-need]:not([hidden])');
   assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds, rgba8\.dds/);
   // A different rgba8.dds (one mip, so smaller) is named as differing.
+  // The page hashes dropped files asynchronously: wait for the message to change, then check it.
+  const needText = async (re) => {
+    await p3.waitForFunction((src) => new RegExp(src).test(document.querySelector('[data-testid=share-need]')?.textContent ?? ''), re.source, { timeout: 30000 }).catch(() => {});
+    return p3.textContent('[data-testid=share-need]');
+  };
   await drop(p3, [['rgba8.dds', rgba8Dds(4, 4, 1)]]);
-  assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds to see it.*Not the linked file: rgba8\.dds \(\d+ bytes, the link's has \d+\)/);
+  assert.match(await needText(/Not the linked file/), /drop sky_hdr\.dds to see it.*Not the linked file: rgba8\.dds \(\d+ bytes, the link's has \d+\)/);
   await p3.screenshot({ path: join(OUT, 'view-share-differ.png') });
   await drop(p3, [['rgba8.dds', rgba8Dds(4, 4, 2)]]);
-  assert.match(await p3.textContent('[data-testid=share-need]'), /drop sky_hdr\.dds to see it\.$/);
+  assert.match(await needText(/see it\.$/), /drop sky_hdr\.dds to see it\.$/);
   await p3.evaluate(() => window.texscope.openDemo('hdr'));
   await p3.waitForFunction(() => window.texscope.view()?.mip === 1 && window.texscope.view()?.texture === 'rgba8', null, { timeout: 30000 });
   assert.deepEqual(await pixel(p3, 1, 1), rgba8Texel(1, 1, 1));
