@@ -24,7 +24,10 @@ for t in "${targets[@]}"; do
   # 10 s per input is a hang; one allocation over 128 MB is a bug (the targets' limits allow
   # 16 MiB); -print_final_stats gives the exec count.
   set +e
-  cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- -max_total_time="$secs" -timeout=10 \
+  # A fixed seed (FUZZ_SEED, default 1) makes a run repeatable: the same inputs in the same order,
+  # so a CI run explores what the last local run explored (within the time it gets), and a crash
+  # found by CI is reproduced by running this script again. FUZZ_SEED=0 lets libFuzzer pick.
+  cargo +nightly fuzz run "$t" "fuzz/corpus/$t" -- -seed="${FUZZ_SEED:-1}" -max_total_time="$secs" -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=128 -print_final_stats=1 >"fuzz/last-$t.log" 2>&1
   rc=$?
   set -e

@@ -245,7 +245,9 @@ impl PixelFormat {
         let by = (h as u64)
             .div_ceil(b.height as u64)
             .max(b.min_blocks as u64);
-        bx * by * b.bytes as u64
+        // Saturating: dimensions come from files; an absurd size must fail the callers' size checks,
+        // not overflow (found by the ue_legacy fuzz target).
+        bx.saturating_mul(by).saturating_mul(b.bytes as u64)
     }
 }
 

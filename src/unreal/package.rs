@@ -609,7 +609,7 @@ fn read_zen_exports(
             in_uexp: false,
             start: start as u64,
             size: size as u64,
-            coord_delta: off - start,
+            coord_delta: off.saturating_sub(start),
         });
     }
     Ok(out)
@@ -693,12 +693,16 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         }
     }
     let exports = read_zen_exports(c, &names, export_map, bundle_entries, |off| {
+        // Saturating: `off` comes from the file; an absurd one must fail the serial-range checks,
+        // not overflow (found by the ue_zen fuzz target).
         if since_5_3 {
-            header_size as i64 + off
+            (header_size as i64).saturating_add(off)
         } else {
             // Before 5.3 CookedSerialOffset is the legacy offset; exports follow the header in
             // legacy order (notes §2).
-            header_size as i64 + off - cooked_header_size
+            (header_size as i64)
+                .saturating_add(off)
+                .saturating_sub(cooked_header_size)
         }
     })?;
     let guess = match (since_5_3, resources.is_some()) {

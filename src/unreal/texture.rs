@@ -452,7 +452,7 @@ fn bytes_of(pd: &PlatformData, f: Option<PixelFormat>, w: u32, h: u32, d: u32) -
     let per = f.map(|f| f.surface_size(w, h)).unwrap_or(0);
     // A volume's slice count is its depth, already counted in `d`.
     let faces = if d > 1 { 1 } else { faces };
-    per * d.max(1) as u64 * faces
+    per.saturating_mul(d.max(1) as u64).saturating_mul(faces)
 }
 
 fn read_mips(
