@@ -516,10 +516,7 @@ impl Source for CasSource {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let end = offset
-            .checked_add(buf.len() as u64)
-            .filter(|&e| e <= self.len)
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len))?;
+        let end = crate::io::range_end(offset, buf.len() as u64, self.len)?;
         // Index the whole range first, so no payload is read for a range the walk then refuses.
         let mut blocks = Vec::new();
         let mut pos = offset;

@@ -26,6 +26,15 @@ pub trait Source {
 
 pub type SourceRef = Arc<dyn Source>;
 
+/// The end of the `len`-byte range at `offset` in a source of `total` bytes, or the truncation
+/// error a `Source::read_exact_at` returns when the range does not fit (or overflows).
+pub fn range_end(offset: u64, len: u64, total: u64) -> Result<u64> {
+    offset
+        .checked_add(len)
+        .filter(|&e| e <= total)
+        .ok_or_else(|| Error::truncated(offset, len, total))
+}
+
 /// Reads `len` bytes at `offset` of `src`, checking the range against the source's length and the
 /// allocation budget first, so a hostile length never drives an allocation.
 pub fn read_range(src: &dyn Source, offset: u64, len: u64, limits: &Limits) -> Result<Vec<u8>> {
@@ -121,10 +130,7 @@ impl Source for WindowSource {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let end = offset.checked_add(buf.len() as u64);
-        if end.is_none_or(|e| e > self.len) {
-            return Err(Error::truncated(offset, buf.len() as u64, self.len));
-        }
+        range_end(offset, buf.len() as u64, self.len)?;
         self.inner.read_exact_at(self.offset + offset, buf)
     }
 }

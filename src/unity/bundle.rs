@@ -298,10 +298,7 @@ impl Source for BlockSource {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let end = offset
-            .checked_add(buf.len() as u64)
-            .filter(|&e| e <= self.len)
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len))?;
+        let end = crate::io::range_end(offset, buf.len() as u64, self.len)?;
         // First block whose end is past `offset`.
         let mut i = self.blocks.partition_point(|b| b.offset + b.size <= offset);
         let mut pos = offset;

@@ -44,10 +44,7 @@ impl Source for WebFile {
         self.len
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let end = offset
-            .checked_add(buf.len() as u64)
-            .filter(|&e| e <= self.len)
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len))?;
+        let end = crate::io::range_end(offset, buf.len() as u64, self.len)?;
         let failed =
             |e: JsValue| Error::io(format!("the browser could not read it ({})", js_text(&e)));
         let blob = self
