@@ -38,6 +38,8 @@
 //!   Slowest case and peak were not printed (the run stopped before its summary); the retoc UE5
 //!   packages cost ~20 ms a case (a 2048-wide mip 0 decoded each time).
 
+mod common;
+use common::samples;
 mod ktx_fixtures;
 mod unity_fixtures;
 
@@ -126,15 +128,6 @@ struct Group {
     /// Folder and stem, e.g. `unreal/retoc-tests/UE5.4/Randy`; `TEXSCOPE_SWEEP_ONLY` filters on it.
     label: String,
     files: Vec<File>,
-}
-
-fn samples() -> PathBuf {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
