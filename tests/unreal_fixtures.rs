@@ -696,6 +696,7 @@ fn ue4(minor: u32) -> fixture::Ue4Form {
     fixture::Ue4Form {
         minor,
         versioned: false,
+        zlib_tiles: false,
     }
 }
 
@@ -772,6 +773,34 @@ fn ue4_vt_forms_reassemble_exactly() {
 }
 
 #[test]
+fn ue4_zipped_gpu_tiles_inflate_to_the_same_pixels() {
+    // UE4's builder can store each tile layer as one zlib stream (ZippedGPU, codec 5; its
+    // ValidateCompression inflates each to the packed P x P size). Expected pixels: the block
+    // image the tiles were cut from, as for RawGPU.
+    let spec = ue4_spec();
+    let form = fixture::Ue4Form {
+        zlib_tiles: true,
+        ..ue4(26)
+    };
+    let fx = fixture::virtual_texture_ue4("T_Z", &spec, form, &mut Rng(11));
+    let cat = open("T_Z", &fx.files, true);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual: {:?}", cat.textures[0].error)
+    };
+    assert!(vt.chunks.iter().all(|c| c.codecs == [5, 5]));
+    // Random blocks barely compress, but the spans now differ from the 800/1600-byte tiles.
+    let cell = vt.tile(0, 0, 0, 0).unwrap();
+    assert!(cell.present && cell.length != 800);
+    check_layers_and_rect(&cat, &fx, &spec, (2, 1), &[(4, 2)]);
+    // A corrupted stream: a clean error naming the tile.
+    let mut bad = fx.files.clone();
+    bad.ubulk[2..40].fill(0xAB);
+    let cat = open("T_Z", &bad, true);
+    let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
+    assert!(e.contains("ZippedGPU") && e.contains("(0, 0)"), "{e}");
+}
+
+#[test]
 fn ue4_vt_form_from_version_fields_and_override() {
     let spec = ue4_spec();
     let fx27 = fixture::virtual_texture_ue4("T_V", &spec, ue4(27), &mut Rng(1));
@@ -789,6 +818,7 @@ fn ue4_vt_form_from_version_fields_and_override() {
         let f = fixture::Ue4Form {
             minor,
             versioned: true,
+            zlib_tiles: false,
         };
         let fx = fixture::virtual_texture_ue4("T_V", &spec, f, &mut Rng(2));
         let cat = open_opts("T_V", &fx.files, None);

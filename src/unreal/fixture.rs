@@ -117,6 +117,9 @@ pub struct Ue4Form {
     /// of each release) and SavedByEngineVersion 4.minor, as an uncooked-version-stamped package
     /// would; cooked packages leave both zero (notes §1.1).
     pub versioned: bool,
+    /// VTs only: tiles as ZippedGPU (codec 5, one zlib stream per tile layer), as UE4's builder
+    /// writes them with the project setting bVirtualTextureEnableCompressZlib.
+    pub zlib_tiles: bool,
 }
 
 impl Ue4Form {
@@ -868,6 +871,7 @@ fn vt_build(
         VtMode::Ue4(f) => Some(f),
         _ => None,
     };
+    let zipped = ue4.is_some_and(|f| f.zlib_tiles);
     let t = spec.tile_size;
     let bdr = spec.border;
     let p = t + 2 * bdr;
@@ -952,10 +956,15 @@ fn vt_build(
                     let row_blocks = (fw / bw) as usize;
                     let (bx0, by0) = ((x * t / bw) as usize, (y * t / bh) as usize);
                     let per_row = (p / bw) as usize * bb;
+                    let mut tile = Vec::new();
                     for r in 0..(p / bh) as usize {
                         let start = ((by0 + r) * row_blocks + bx0) * bb;
-                        chunk.extend_from_slice(&full[l][m as usize][start..start + per_row]);
+                        tile.extend_from_slice(&full[l][m as usize][start..start + per_row]);
                     }
+                    if zipped {
+                        tile = miniz_oxide::deflate::compress_to_vec_zlib(&tile, 6);
+                    }
+                    chunk.extend_from_slice(&tile);
                 }
             }
         }
@@ -1043,7 +1052,7 @@ fn vt_build(
         b.u32(c.len() as u32);
         b.u32(header as u32); // CodecPayloadSize: the header only (UE4: nothing)
         for _ in &spec.layers {
-            b.uexp.push(4); // RawGPU
+            b.uexp.push(if zipped { 5 } else { 4 }); // ZippedGPU / RawGPU
             match ue4 {
                 Some(f) if f.minor < 27 => b.uexp.extend_from_slice(&0u16.to_le_bytes()),
                 _ => b.u32(header as u32),

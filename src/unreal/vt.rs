@@ -686,6 +686,51 @@ fn check_ue4_chunk(
     Ok(())
 }
 
+const RAW_GPU: u8 = 4;
+const ZIPPED_GPU: u8 = 5;
+
+fn codec_name(codec: u8) -> &'static str {
+    match codec {
+        0 => "Black",
+        1 => "OpaqueBlack",
+        2 => "White",
+        3 => "Flat",
+        4 => "RawGPU",
+        5 => "ZippedGPU",
+        6 => "Crunch",
+        _ => "unknown",
+    }
+}
+
+/// A ZippedGPU tile: one zlib stream (UE4's builder compresses each tile with
+/// FCompression NAME_Zlib when bVirtualTextureEnableCompressZlib is set; its
+/// ValidateCompression inflates it to exactly the packed P x P size) — inflated here with that
+/// size as the limit.
+fn unzip_tile(
+    stored: &[u8],
+    want: usize,
+    (tx, ty): (u32, u32),
+    mip: usize,
+    layer: usize,
+) -> Result<Vec<u8>> {
+    let raw =
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(stored, want).map_err(|e| {
+            Error::malformed(format!(
+                "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} is ZippedGPU but does not \
+                 inflate to {want} bytes: {:?}",
+                e.status
+            ))
+        })?;
+    if raw.len() != want {
+        return Err(Error::malformed(format!(
+            "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} inflates to {} bytes, a tile is \
+             {want}",
+            raw.len()
+        )));
+    }
+    Ok(raw)
+}
+
 /// A rectangle of tiles at one mip: `x`, `y` first tile, `w` x `h` tiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TileRect {
@@ -834,14 +879,28 @@ pub fn decode_tiles<'s>(
                         length,
                     },
                 ) if c.tile_index.is_some() => {
-                    if c.length != l.bytes as u64 {
+                    // EVirtualTextureCodec of this layer in the tile's chunk (notes §5).
+                    let codec = vt
+                        .chunks
+                        .get(c.chunk as usize)
+                        .and_then(|k| k.codecs.get(layer))
+                        .copied()
+                        .unwrap_or(RAW_GPU);
+                    if !matches!(codec, RAW_GPU | ZIPPED_GPU) {
+                        return Err(Error::unsupported(format!(
+                            "VT chunk {} stores layer {layer} with codec {codec} ({}); only RawGPU \
+                             and ZippedGPU tiles are decoded",
+                            c.chunk,
+                            codec_name(codec)
+                        )));
+                    }
+                    if codec == RAW_GPU && c.length != l.bytes as u64 {
                         // Only legacy tables give per-tile sizes: a RawGPU tile is exactly one
-                        // P x P surface; anything else is a compressed codec or a bad table.
-                        let codec = vt.chunks.get(c.chunk as usize).map(|k| k.codecs.clone());
+                        // P x P surface.
                         return Err(Error::malformed(format!(
                             "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} spans {} bytes in \
-                             TileOffsetInChunk, but a {p}x{p} {} tile is {} bytes (chunk {} \
-                             codecs {codec:?}; only RawGPU tiles are read)",
+                             TileOffsetInChunk, but a RawGPU {p}x{p} {} tile is {} bytes \
+                             (chunk {})",
                             c.length, l.native_format, l.bytes, c.chunk
                         )));
                     }
@@ -854,7 +913,12 @@ pub fn decode_tiles<'s>(
                     }
                     let src = source(*s)
                         .ok_or_else(|| Error::malformed("VT chunk names an unknown source"))?;
-                    Some(read_range(src, offset + c.offset, c.length, limits)?)
+                    let stored = read_range(src, offset + c.offset, c.length, limits)?;
+                    Some(if codec == ZIPPED_GPU {
+                        unzip_tile(&stored, l.bytes as usize, (tx, ty), mip, layer)?
+                    } else {
+                        stored
+                    })
                 }
                 (Some(c), Storage::Missing { file, .. }) if c.tile_index.is_some() => {
                     if !missing_files.contains(file) {
