@@ -31,6 +31,10 @@
 //!   took 5-30 s and 1.7-4.2 GB.
 //! - unity/: 192 files, 204,480 cases in 65 s; Ok 16,790, Err Truncated 2,473, Unsupported 25,028
 //!   (no Unity opener yet: most files are "not recognised"); no panic; slowest 60 ms; peak 5.2 MB.
+//! - fixture/T_VT4 (UE4.27 VT record, ZippedGPU tiles; debug, `TEXSCOPE_SWEEP_ONLY=T_VT4`): 3 files,
+//!   3,195 cases in 15 s; decodes Ok 3,276, Err Malformed 802, Truncated 123, Unsupported 581; no
+//!   panic; slowest case 5.7 s with a 42 MB peak (one random .uexp change, not analysed further:
+//!   a mip of that size decoded whole costs about that in debug).
 //! - frostbite/: 11 files, 11,715 cases in 0.9 s; all "not recognised"; no panic.
 //! - unreal/: NOT finished (stopped by a 15 min timeout) — after 340,000 of about 370,000 cases
 //!   (matya, retoc and uassetapi-testassets up to EngineResources/FilmGrains) Ok 287,470, Err
@@ -290,6 +294,16 @@ fn fixture_groups() -> Vec<Group> {
     v.push(ue_group(
         "T_VT",
         ue_fixture::virtual_texture("T_VT", &vt, &mut rng).files,
+    ));
+    // UE4.27 record form with ZippedGPU tiles: both record forms are tried on every mutation.
+    let ue4 = ue_fixture::Ue4Form {
+        minor: 27,
+        versioned: false,
+        zlib_tiles: true,
+    };
+    v.push(ue_group(
+        "T_VT4",
+        ue_fixture::virtual_texture_ue4("T_VT4", &vt, ue4, &mut rng).files,
     ));
     v.push(fb_group(&Spec::new("fb_raw_bc1", 0, 54, 64, 32)));
     let mut cube = Spec::new("fb_cas_cube", 1, 66, 32, 32);
