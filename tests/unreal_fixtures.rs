@@ -792,6 +792,11 @@ fn ue4_zipped_gpu_tiles_inflate_to_the_same_pixels() {
     let cell = vt.tile(0, 0, 0, 0).unwrap();
     assert!(cell.present && cell.length != 800);
     check_layers_and_rect(&cat, &fx, &spec, (2, 1), &[(4, 2)]);
+    // The overlay's grid: mip 0 has 5x3 cells, the two holes absent, spans as stored.
+    let cells = cat.vt_tiles(0, 0, 0).unwrap();
+    assert_eq!(cells.len(), 15);
+    assert_eq!(cells.iter().filter(|c| c.present).count(), 13);
+    assert!(cells.iter().filter(|c| c.present).all(|c| c.length > 800));
     // A corrupted stream: a clean error naming the tile.
     let mut bad = fx.files.clone();
     bad.ubulk[2..40].fill(0xAB);

@@ -489,6 +489,10 @@ fn read_ue4_vt(c: &mut Cursor, pkg: &Package, export: &Export, block_end: u64) -
             Err(e) => errs.push(format!("as {}: {e}", form.label())),
         }
     }
+    // With no chunk records the two forms are the same bytes: nothing to tell apart.
+    if ok.len() == 2 && ok.iter().all(|(_, raw, _)| raw.layout.chunks.is_empty()) {
+        ok.truncate(1);
+    }
     match ok.len() {
         1 => {
             let (form, mut raw, end) = ok.remove(0);
