@@ -518,11 +518,11 @@ impl Builder {
             let v = v as i64 - bulk_start;
             self.uexp[pos..pos + 8].copy_from_slice(&v.to_le_bytes());
         }
-        // The zen form is built for UE5 only (UE4.26/4.27 zen headers differ, notes §2).
-        let uzenasset = if ue4.is_some() {
-            Vec::new()
-        } else {
-            self.zen(object, total as u32)
+        let uzenasset = match ue4 {
+            Some(f) if f.minor >= 26 => self.zen4(object, total as u32),
+            // IoStore (zen) packages exist from UE4.26.
+            Some(_) => Vec::new(),
+            None => self.zen(object, total as u32),
         };
         PackageFiles {
             uasset: h,
@@ -531,6 +531,70 @@ impl Builder {
             uzenasset: Vec::new(),
         }
         .with_zen(uzenasset)
+    }
+
+    /// UE4.26/4.27 zen package (notes §2, "UE4.27 zen header"): the 64-byte header, the name
+    /// map as BE-u16-length-prefixed strings, empty hashes and imports, one 72-byte export whose
+    /// CookedSerialOffset is the legacy absolute offset (= `cooked_header_size`), then the
+    /// export data (the .uexp without its tag) right after the (empty) graph data. Bulk headers
+    /// inside keep their legacy offsets, as notes §2 says UE4.26/4.27 zen data does.
+    fn zen4(&mut self, object: &str, cooked_header_size: u32) -> Vec<u8> {
+        let obj = self.name(object) as u32;
+        let mut z = vec![0u8; 64];
+        for n in &self.names {
+            z.extend_from_slice(&(n.len() as u16).to_be_bytes());
+            z.extend_from_slice(n.as_bytes());
+        }
+        let names_end = z.len() as u32;
+        let export_map = names_end;
+        self.zen_export(&mut z, cooked_header_size as u64, obj);
+        let bundles = z.len() as u32;
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // one bundle: first entry 0, 1 entry
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // export 0, Serialize
+        let graph = z.len() as u32;
+        let header = [
+            self.name("None") as u32,
+            0,
+            self.name("None") as u32,
+            0,
+            0x8000_0200,
+            cooked_header_size,
+            64,
+            names_end - 64,
+            names_end,
+            0,
+            names_end,
+            export_map,
+            bundles,
+            graph,
+            0,
+            0,
+        ];
+        self.zen_tail(z, &header)
+    }
+
+    /// One 72-byte zen export-map entry (notes §2): CookedSerialOffset, CookedSerialSize (the
+    /// .uexp without its tag), ObjectName, then Outer, Class, Super, Template and the public
+    /// hash (UE5) / global import index (UE4) all unset, ObjectFlags, FilterFlags, pad.
+    fn zen_export(&self, z: &mut Vec<u8>, cooked_offset: u64, obj: u32) {
+        z.extend_from_slice(&cooked_offset.to_le_bytes());
+        z.extend_from_slice(&(self.uexp.len() as u64 - 4).to_le_bytes());
+        z.extend_from_slice(&obj.to_le_bytes());
+        z.extend_from_slice(&0u32.to_le_bytes());
+        for _ in 0..5 {
+            z.extend_from_slice(&u64::MAX.to_le_bytes());
+        }
+        z.extend_from_slice(&[0; 8]);
+    }
+
+    /// Writes the zen header's u32 fields over the start of `z` and appends the export data
+    /// (the .uexp without its tag).
+    fn zen_tail(&self, mut z: Vec<u8>, header: &[u32]) -> Vec<u8> {
+        for (i, v) in header.iter().enumerate() {
+            z[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        z.extend_from_slice(&self.uexp[..self.uexp.len() - 4]);
+        z
     }
 
     /// UE5.3+ zen package (notes §2): 52-byte header, name batch, padded BulkDataMap, one
@@ -560,14 +624,7 @@ impl Builder {
         }
         let hashes = z.len() as u32;
         let export_map = hashes;
-        z.extend_from_slice(&0u64.to_le_bytes()); // CookedSerialOffset
-        z.extend_from_slice(&(self.uexp.len() as u64 - 4).to_le_bytes());
-        z.extend_from_slice(&obj.to_le_bytes());
-        z.extend_from_slice(&0u32.to_le_bytes());
-        for _ in 0..5 {
-            z.extend_from_slice(&u64::MAX.to_le_bytes()); // Outer, Class, Super, Template, hash
-        }
-        z.extend_from_slice(&[0; 8]); // ObjectFlags, FilterFlags, pad
+        self.zen_export(&mut z, 0, obj);
         let bundles = z.len() as u32;
         z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // export 0, Serialize
         let end = z.len() as u32;
@@ -586,11 +643,7 @@ impl Builder {
             end,
             end,
         ];
-        for (i, v) in header.iter().enumerate() {
-            z[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        z.extend_from_slice(&self.uexp[..self.uexp.len() - 4]);
-        z
+        self.zen_tail(z, &header)
     }
 }
 
