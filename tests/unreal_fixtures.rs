@@ -924,6 +924,13 @@ fn hostile_ue4_vt_records_give_clean_errors() {
     bad.uexp[at + 12] = 9;
     let e = texture_error(&bad);
     assert!(e.contains("codec type 9"), "{e}");
+    // Crunch tiles (codec 6, valid in UE4's builder) are named, not decoded as raw blocks.
+    let mut bad = fx.files.clone();
+    bad.uexp[at + 12] = 6;
+    let cat = open("T_H", &bad, true);
+    let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
+    assert!(e.contains("codec 6 (Crunch)"), "{e}");
+    assert!(cat.decode_tiles(0, 0, 1, None).is_ok());
     // A chunk count far past the data: bounded, clean.
     let mut bad = fx.files.clone();
     bad.uexp[at..at + 4].copy_from_slice(&0x4000_0000u32.to_le_bytes());
