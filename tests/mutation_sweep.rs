@@ -32,9 +32,10 @@
 //! - unity/: 192 files, 204,480 cases in 65 s; Ok 16,790, Err Truncated 2,473, Unsupported 25,028
 //!   (no Unity opener yet: most files are "not recognised"); no panic; slowest 60 ms; peak 5.2 MB.
 //! - fixture/T_VT4 (UE4.27 VT record, ZippedGPU tiles; debug, `TEXSCOPE_SWEEP_ONLY=T_VT4`): 3 files,
-//!   3,195 cases in 15 s; decodes Ok 3,276, Err Malformed 802, Truncated 123, Unsupported 581; no
-//!   panic; slowest case 5.7 s with a 42 MB peak (one random .uexp change, not analysed further:
-//!   a mip of that size decoded whole costs about that in debug).
+//!   3,195 cases in 9.8 s; decodes Ok 3,265, Err Malformed 799, Truncated 123, Unsupported 588;
+//!   no panic; slowest case 213 ms; peak 0.1 MB. Before the TileIndexPerMip coverage check
+//!   (src/unreal/vt.rs) a Height mutated to 65,376 made a 160x65,376 grid of fallback cells:
+//!   5.7 s and 42 MB for one case.
 //! - frostbite/: 11 files, 11,715 cases in 0.9 s; all "not recognised"; no panic.
 //! - unreal/: NOT finished (stopped by a 15 min timeout) — after 340,000 of about 370,000 cases
 //!   (matya, retoc and uassetapi-testassets up to EngineResources/FilmGrains) Ok 287,470, Err

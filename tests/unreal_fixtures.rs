@@ -931,6 +931,17 @@ fn hostile_ue4_vt_records_give_clean_errors() {
     let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
     assert!(e.contains("codec 6 (Crunch)"), "{e}");
     assert!(cat.decode_tiles(0, 0, 1, None).is_ok());
+    // A Height that disagrees with TileIndexPerMip (Epic's builder: (Morton(w-1, h-1) + 1) *
+    // NumLayers entries per mip): refused up front instead of a 2,043-row grid of fallback cells.
+    let dims: Vec<u8> = [32u32, 4, 4, 160, 96]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let d = fx.files.uexp.windows(20).position(|w| w == dims).unwrap();
+    let mut bad = fx.files.clone();
+    bad.uexp[d + 16..d + 20].copy_from_slice(&65_376u32.to_le_bytes());
+    let e = texture_error(&bad);
+    assert!(e.contains("TileIndexPerMip gives mip 0 50 entries"), "{e}");
     // A chunk count far past the data: bounded, clean.
     let mut bad = fx.files.clone();
     bad.uexp[at..at + 4].copy_from_slice(&0x4000_0000u32.to_le_bytes());

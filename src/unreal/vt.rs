@@ -448,6 +448,23 @@ pub fn read_built_data_form(
             check_grid(c, m, width_tiles, height_tiles)?;
             let side = width_tiles.max(height_tiles).next_power_of_two();
             let first = legacy.tile_index_per_mip[m];
+            // Epic's UE4 builder gives each mip (Morton(w-1, h-1) + 1) * NumLayers entries, so a
+            // well-ordered range smaller than the grid means Width/Height disagree with the
+            // tables; reading on would decode a huge grid of fallback cells (a mutated Height of
+            // 65,376 took 3 s in the sweep). A start past the next mip's (unordered) is left to
+            // the per-tile range checks: its cells are missing tiles.
+            let next = legacy.tile_index_per_mip.get(m + 1).copied();
+            if let Some(range) = next.and_then(|e| e.checked_sub(first)) {
+                let need = (morton(width_tiles.max(1) - 1, height_tiles.max(1) - 1) as u64 + 1)
+                    * num_layers as u64;
+                if (range as u64) < need {
+                    return Err(Error::malformed(format!(
+                        "VT TileIndexPerMip gives mip {m} {range} entries, but its \
+                         {width_tiles}x{height_tiles} tile grid ({w}x{h} px) needs {need}"
+                    ))
+                    .at_field("unreal/FVirtualTextureBuiltData/TileIndexPerMip"));
+                }
+            }
             mips.push(VtMip {
                 width: w,
                 height: h,
