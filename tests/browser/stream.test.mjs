@@ -217,6 +217,11 @@ test('virtual textures stream: only visible tiles decoded by the pool; 16k costs
   const centre = Math.floor((8001 + 4) / 4) * 4 + 2 - 4;
   assert.deepEqual(await page.evaluate(() => window.texscope.pixel(8001, 8001)), fixtureColour(centre, centre, 16384, 0));
   await shot(page, 'stream-vt-1to1.png');
+  // Flipped vertically: display row 8000 shows texel row 16383 - 8000 (another checker cell).
+  await hooks(page, 'setDisplay', { zoom: 1, center: [8000, 8000], flipY: true });
+  await page.waitForFunction(() => window.texscope.tiles().inFlight === 0, null, { timeout: 120000 });
+  await hooks(page, 'redraw');
+  near(await shownAt(page, 8000, 8000, 16384), fixtureColour(8000, 16383 - 8000, 16384, 0), 8, 'flipped view');
   assert.deepEqual(problems, []);
 });
 
