@@ -485,13 +485,18 @@ async function show({ index, mip, slice }) {
     }
     // The grid is an overlay: if the core cannot give it, the image still shows.
     const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
-    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
-    const blocks = hasBlockMode(t.census.format) && !image.cross && image.data
-      ? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
     streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
-    present(image, grid, blocks);
+    present(image, grid, null);
     state.paints.push({ mip, kind: image.streamed ? 'streamed' : 'full', time: performance.now() });
+    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
+    // Asked for after the paint (they are a second read of the mip), before the view is "ready".
+    if (hasBlockMode(t.census.format) && !image.cross && image.data) {
+      const blocks = await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
+      if (seq !== showSeq) return;
+      state.blocks = blocks;
+      renderInspector();
+    }
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
     setState('ready');
@@ -528,6 +533,11 @@ function present(image, grid, blocks) {
   applyZoom();
   paintCurrent();
   renderInspector();
+}
+
+// The decoded value of texel (x, y) of the view: a streamed VT mip answers from its cached tiles.
+function valueAt(x, y) {
+  return state.image.streamed ? streamer.texel(x, y) : texel(state.image, x, y);
 }
 
 function selectFromUi(v) {
@@ -746,7 +756,7 @@ const fmtValue = (v, precision) => (precision === 'float' ? v.map((x) => x.toPre
 // the raw decoded value, the block (block formats) and the VT tile.
 function describeTexel(x, y) {
   const img = state.image;
-  const v = texel(img, x, y);
+  const v = valueAt(x, y);
   if (!v) return null;
   const t = state.textures[state.current.index];
   const parts = [`(${x}, ${y})`];
@@ -783,7 +793,7 @@ function hover(p) {
     return;
   }
   const [x, y] = p;
-  const v = texel(state.image, x, y);
+  const v = valueAt(x, y);
   el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, state.image.precision)}` : '';
   el.hover.textContent = describeTexel(x, y)?.text ?? '—';
   renderTile(p);
@@ -1294,8 +1304,7 @@ window.texscope = {
     return this.view();
   },
   pixel(x, y) {
-    if (state.image?.streamed) return streamer.texel(x, y);
-    return state.image ? texel(state.image, x, y) : null;
+    return state.image ? valueAt(x, y) : null;
   },
   // Issue 8 test hooks: what was painted when ({openedAt, selectedAt, events: [{mip, kind, time}]}),
   // a delay before a full mip is painted, the tile streamer's counters, and a timed decode.
