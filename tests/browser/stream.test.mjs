@@ -222,6 +222,20 @@ test('virtual textures stream: only visible tiles decoded by the pool; 16k costs
   await page.waitForFunction(() => window.texscope.tiles().inFlight === 0, null, { timeout: 120000 });
   await hooks(page, 'redraw');
   near(await shownAt(page, 8000, 8000, 16384), fixtureColour(8000, 16383 - 8000, 16384, 0), 8, 'flipped view');
+
+  // Panning over 1:1 views of 16k: the cache stays within its bound, least recently used tiles go.
+  // A 128² RGBA8 tile costs 128 * 128 * 4 bytes of values + as many display bytes (tiles.js).
+  const perTile = 128 * 128 * 4 * 2;
+  for (let k = 0; k < 30; k++) {
+    // Views 1000 px apart along two rows (the viewport is narrower): mostly new tiles each time.
+    await hooks(page, 'setDisplay', { zoom: 1, center: [800 + (k % 15) * 1000, k < 15 ? 4000 : 12000], flipY: false });
+    await page.waitForFunction(() => window.texscope.tiles().inFlight === 0, null, { timeout: 120000 });
+  }
+  const after = await hooks(page, 'tiles');
+  assert.ok(after.decoded * perTile > after.bound, `enough tiles were decoded to need eviction (${after.decoded})`);
+  assert.ok(after.evicted > 0);
+  assert.equal(after.cacheBytes, after.cached * perTile);
+  assert.ok(after.cacheBytes <= after.bound, `${after.cacheBytes} > ${after.bound}`);
   assert.deepEqual(problems, []);
 });
 
