@@ -18,9 +18,14 @@ struct WebFile {
     file: File,
     len: u64,
     reader: FileReaderSync,
-    /// Read-ahead blocks for small reads, most recent last: (offset, bytes).
-    ahead: Mutex<Vec<(u64, Vec<u8>)>>,
+    /// Tells this file's blocks apart in [`AHEAD`].
+    uid: u64,
 }
+
+/// Read-ahead blocks of small reads, shared by every file so that opening thousands of files
+/// keeps at most [`AHEAD_KEEP`] blocks: (file uid, offset, bytes), most recent last.
+static AHEAD: Mutex<Vec<(u64, u64, Vec<u8>)>> = Mutex::new(Vec::new());
+static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Reads of at most this many bytes are served from an aligned [`AHEAD_BLOCK`] read. Package
 /// parsers walk their tables a few bytes at a time, and each `FileReaderSync` call costs a fixed
@@ -28,8 +33,9 @@ struct WebFile {
 /// the first paint without this, against ~0.1 s for a DDS of one header read.
 const AHEAD_SMALL: usize = 4096;
 const AHEAD_BLOCK: u64 = 64 * 1024;
-/// Blocks kept per file (a walk may alternate between a header and a table elsewhere).
-const AHEAD_KEEP: usize = 4;
+/// Blocks kept in all (a walk may alternate between files, or a header and a table elsewhere):
+/// 1 MiB at most.
+const AHEAD_KEEP: usize = 16;
 
 impl WebFile {
     fn new(file: File) -> Result<WebFile> {
@@ -43,7 +49,7 @@ impl WebFile {
             file,
             len,
             reader,
-            ahead: Mutex::new(Vec::new()),
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -82,15 +88,18 @@ impl Source for WebFile {
         if buf.len() > AHEAD_SMALL {
             return self.read_direct(offset, buf);
         }
-        let mut ahead = self
-            .ahead
+        let mut ahead = AHEAD
             .lock()
             .map_err(|_| Error::io("the read-ahead cache was poisoned"))?;
-        let hit = ahead
-            .iter()
-            .position(|(at, b)| *at <= offset && end <= at + b.len() as u64);
-        let i = match hit {
-            Some(i) => i,
+        let hit = ahead.iter().position(|(uid, at, b)| {
+            *uid == self.uid && *at <= offset && end <= at + b.len() as u64
+        });
+        match hit {
+            // Most recently used last.
+            Some(i) => {
+                let e = ahead.remove(i);
+                ahead.push(e);
+            }
             None => {
                 let start = offset - offset % AHEAD_BLOCK;
                 // The aligned block holding the read (stretched when the read crosses its end).
@@ -100,11 +109,12 @@ impl Source for WebFile {
                 if ahead.len() == AHEAD_KEEP {
                     ahead.remove(0);
                 }
-                ahead.push((start, block));
-                ahead.len() - 1
+                ahead.push((self.uid, start, block));
             }
+        }
+        let Some((_, at, block)) = ahead.last() else {
+            return self.read_direct(offset, buf);
         };
-        let (at, block) = &ahead[i];
         let from = (offset - at) as usize;
         buf.copy_from_slice(&block[from..from + buf.len()]);
         Ok(())
