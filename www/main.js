@@ -7,6 +7,8 @@ import { VirtualList, filterSort, entryState } from './list.js';
 import { walkEntries, droppedFiles } from './open.js';
 import { blockMode, hasBlockMode } from './blocks.js';
 import { encodePng, encodeExr, zipStore, download } from './export.js';
+import { WorkerPool } from './pool.js';
+import { TileStreamer, streams, previewMip } from './tiles.js';
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -101,7 +103,23 @@ const state = {
   pin: null, // [x, y] pinned texel
   demo: null, // the demo the open files came from (for share links)
   restore: null, // a share link's view waiting for its files
+  paints: [], // {mip, kind: 'preview'|'full'|'tiles', time}: what was painted when (test hook)
+  openedAt: null, // performance.now() when files were last given to the page
+  decodeDelay: 0, // test hook: ms to hold a full mip back (to see the progressive first paint)
 };
+
+// ---- large virtual textures: tiles on screen only, decoded by a pool of workers (tiles.js) ----
+const pool = new WorkerPool(() => ({ files: opened, profile, unityVersion }));
+const streamer = new TileStreamer({
+  run: (req, key) => pool.run(req, key),
+  cancel: (drop) => pool.cancel(drop),
+  before: el.overlay,
+  onComplete: (e) => state.paints.push({ mip: e.level, kind: 'tiles', tiles: e.tiles, time: e.time }),
+});
+function streamView() {
+  const { w, h } = viewportSize();
+  return { zoom: state.zoom, origin: state.origin, w, h, flipY: state.flipY, settings: displaySettings() };
+}
 
 function displaySettings() {
   const { exposure, tonemap, colour, normal, flipGreen, flipY, badOverlay, channels } = state;
@@ -110,7 +128,16 @@ function displaySettings() {
 
 function paintCurrent() {
   if (!state.image) return;
-  state.bad = paint(el.canvas, state.image, displaySettings());
+  if (state.image.streamed) {
+    el.canvas.width = 1;
+    el.canvas.height = 1;
+    el.canvas.getContext('2d').clearRect(0, 0, 1, 1);
+    state.bad = { nan: 0, inf: 0, negative: 0 };
+    streamer.render(streamView());
+  } else {
+    // A progressive preview is a smaller mip painted into the canvas; CSS scales it to the box.
+    state.bad = paint(el.canvas, state.image.preview ?? state.image, displaySettings());
+  }
   const b = state.bad;
   el.badLabel.textContent = state.image.precision === 'float' && (b.nan || b.inf || b.negative)
     ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
@@ -154,6 +181,7 @@ async function openFiles(fileList) {
   setState('loading');
   showError('');
   setStatus(`Opening ${files.length} file${files.length > 1 ? 's' : ''}…`);
+  state.openedAt = performance.now();
   try {
     const { textures, problems } = await call({ op: 'add', files });
     opened.push(...files);
@@ -428,38 +456,47 @@ async function show({ index, mip, slice }) {
   renderControls(t, mip, slice);
   renderInfo(t, mip);
   setState('loading');
+  state.selectedAt = performance.now();
   try {
     let image;
-    if (state.cross && t.census.kind === 'cube') {
+    const streamed = !state.cross && streams(t, mip);
+    const pre = state.cross || streamed ? -1 : previewMip(t, mip, slice, viewportSize());
+    if (pre >= 0) {
+      // Progressive display: a small mip first, scaled to the asked mip's box, then the mip itself.
+      const small = await call({ op: 'decode', texture: index, mip: pre, slice });
+      if (seq !== showSeq) return;
+      const m = t.mips[mip];
+      streamer.setTexture(null);
+      present({ width: m.width, height: m.height, precision: small.precision, data: null, preview: small, previewMip: pre }, null, null);
+      state.paints.push({ mip: pre, kind: 'preview', time: performance.now() });
+    }
+    if (streamed) {
+      const layout = await call({ op: 'vtLayout', texture: index });
+      const m = t.mips[mip];
+      image = { width: m.width, height: m.height, precision: t.precision, data: null, streamed: true, layout };
+    } else if (state.cross && t.census.kind === 'cube') {
       const base = slice - (slice % 6);
       const faces = [];
       for (let f = 0; f < 6; f++) faces.push(await call({ op: 'decode', texture: index, mip, slice: base + f }));
       image = composeCross(faces);
     } else {
       image = await call({ op: 'decode', texture: index, mip, slice });
+      if (state.decodeDelay) await new Promise((r) => setTimeout(r, state.decodeDelay)); // test hook
     }
     // The grid is an overlay: if the core cannot give it, the image still shows.
     const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
-    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
-    const blocks = hasBlockMode(t.census.format) && !image.cross
-      ? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
-    state.blocks = blocks;
-    const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
-    state.image = image;
-    state.hist = histogram(image);
-    state.grid = grid;
-    if (!sameSize) {
-      state.pin = null;
-      if (!state.fit) state.center = [image.width / 2, image.height / 2];
+    streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
+    present(image, grid, null);
+    state.paints.push({ mip, kind: image.streamed ? 'streamed' : 'full', time: performance.now() });
+    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
+    // Asked for after the paint (they are a second read of the mip), before the view is "ready".
+    if (hasBlockMode(t.census.format) && !image.cross && image.data) {
+      const blocks = await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
+      if (seq !== showSeq) return;
+      state.blocks = blocks;
+      renderInspector();
     }
-    showError('');
-    el.empty.hidden = true;
-    el.canvas.hidden = false;
-    $('export-button').disabled = false;
-    applyZoom();
-    paintCurrent();
-    renderInspector();
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
     setState('ready');
@@ -467,6 +504,7 @@ async function show({ index, mip, slice }) {
     if (seq !== showSeq) return;
     state.image = null;
     state.hist = null;
+    streamer.setTexture(null);
     renderHistogram();
     el.canvas.hidden = true;
     el.overlay.hidden = true;
@@ -474,6 +512,32 @@ async function show({ index, mip, slice }) {
     fail(e.message);
     throw e;
   }
+}
+
+// Puts `image` on screen (a decoded surface, or a placeholder without data: a progressive preview
+// or a streamed VT mip) with its tile grid and stored blocks.
+function present(image, grid, blocks) {
+  state.blocks = blocks;
+  const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
+  state.image = image;
+  state.hist = image.data ? histogram(image) : null;
+  state.grid = grid;
+  if (!sameSize) {
+    state.pin = null;
+    if (!state.fit) state.center = [image.width / 2, image.height / 2];
+  }
+  showError('');
+  el.empty.hidden = true;
+  el.canvas.hidden = false;
+  $('export-button').disabled = false;
+  applyZoom();
+  paintCurrent();
+  renderInspector();
+}
+
+// The decoded value of texel (x, y) of the view: a streamed VT mip answers from its cached tiles.
+function valueAt(x, y) {
+  return state.image.streamed ? streamer.texel(x, y) : texel(state.image, x, y);
 }
 
 function selectFromUi(v) {
@@ -499,7 +563,7 @@ el.exposure.addEventListener('input', () => setExposure(Number(el.exposure.value
 // colour value of the surface to 1; NaN, Inf and values <= 0 are ignored.
 function autoExposure() {
   const img = state.image;
-  if (!img) return;
+  if (!img?.data) return;
   const norm = img.precision === 'unorm8' ? 255 : img.precision === 'unorm16' ? 65535 : 1;
   let max = 0;
   const d = img.data;
@@ -597,6 +661,7 @@ function applyZoom() {
   el.canvas.style.top = `${state.origin[1]}px`;
   el.canvas.dataset.rendering = z >= 1 ? 'pixelated' : 'smooth';
   el.zoomLabel.textContent = `${z >= 1 ? Math.round(z * 100) : (z * 100).toFixed(1)}%`;
+  if (img.streamed) streamer.render(streamView());
   drawOverlay();
 }
 
@@ -691,7 +756,7 @@ const fmtValue = (v, precision) => (precision === 'float' ? v.map((x) => x.toPre
 // the raw decoded value, the block (block formats) and the VT tile.
 function describeTexel(x, y) {
   const img = state.image;
-  const v = texel(img, x, y);
+  const v = valueAt(x, y);
   if (!v) return null;
   const t = state.textures[state.current.index];
   const parts = [`(${x}, ${y})`];
@@ -728,7 +793,7 @@ function hover(p) {
     return;
   }
   const [x, y] = p;
-  const v = texel(state.image, x, y);
+  const v = valueAt(x, y);
   el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, state.image.precision)}` : '';
   el.hover.textContent = describeTexel(x, y)?.text ?? '—';
   renderTile(p);
@@ -1059,8 +1124,10 @@ function progress(done, total, text) {
 
 async function exportCurrent(kind) {
   const c = state.current;
-  const img = state.image;
-  if (!c || !img) return;
+  if (!c || !state.image) return;
+  // A streamed or preview view holds no full mip: decode it now (the core's limits refuse sizes
+  // that cannot fit).
+  const img = state.image.data ? state.image : await call({ op: 'decode', texture: c.index, mip: c.mip, slice: c.slice });
   const t = state.textures[c.index];
   const base = `${safeName(t.census.name)}__mip${c.mip}__s${c.slice}`;
   if (kind === 'png-view') {
@@ -1237,7 +1304,33 @@ window.texscope = {
     return this.view();
   },
   pixel(x, y) {
-    return state.image ? texel(state.image, x, y) : null;
+    return state.image ? valueAt(x, y) : null;
+  },
+  // Issue 8 test hooks: what was painted when ({openedAt, selectedAt, events: [{mip, kind, time}]}),
+  // a delay before a full mip is painted, the tile streamer's counters, and a timed decode.
+  paints() {
+    return { openedAt: state.openedAt, selectedAt: state.selectedAt, events: state.paints.map((p) => ({ ...p })) };
+  },
+  clearPaints() {
+    state.paints = [];
+  },
+  setDecodeDelay(ms) {
+    state.decodeDelay = ms;
+  },
+  tiles() {
+    return { ...streamer.info(), poolSize: pool.size, view: state.image?.streamed ? streamer.visible(streamView()) : null };
+  },
+  resetTiles() {
+    streamer.reset();
+    if (state.image?.streamed) streamer.setTexture(streamer.texture);
+  },
+  redraw() {
+    applyZoom();
+  },
+  async timeDecode({ texture, mip = 0, slice = 0 } = {}) {
+    const t0 = performance.now();
+    const img = await call({ op: 'decode', texture: resolveTexture(texture), mip, slice });
+    return { ms: performance.now() - t0, width: img.width, height: img.height };
   },
   textures() {
     return state.textures.map((t) => t.census);

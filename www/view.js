@@ -171,6 +171,7 @@ export function paint(canvas, image, settings) {
 
 // The raw decoded value at (x, y): bytes for unorm8, 0-65535 for unorm16, floats for float.
 export function texel(image, x, y) {
+  if (!image.data) return null; // a placeholder (progressive preview, streamed VT) has no values
   if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= image.width || y >= image.height) {
     return null;
   }
