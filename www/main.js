@@ -409,7 +409,7 @@ function renderInfo(t, mip) {
   if (c.error) rows.push(['Error', c.error]);
   state.infoJson = {
     census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
-    gpu_bytes: t.gpu_bytes, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
+    gpu_bytes: t.gpu_bytes, bottom_first: t.bottom_first, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
   };
   el.info.replaceChildren();
   for (const [k, v] of rows) {

@@ -170,6 +170,30 @@ test('GPU path: half floats with exposure, tonemaps and the NaN marks; mips of a
     const r = await compare(page, ALL);
     assert.ok(r.max <= 1, `sky_cube slice ${slice}: differ by ${r.max} at ${JSON.stringify(r.where)}`);
   }
+  // Unity stores rows bottom first (the CPU decode flips them; the shader reads them flipped):
+  // the same 256x256 atlas as BC1 (OSX build) and ETC1 (Android build), mips 0 and 2, both flips.
+  for (const platform of ['OSX', 'Android']) {
+    const rel = `unity/lite3_unitytest/Assets/StreamingAssets/${platform}/cubeatlas`;
+    await page.evaluate(() => window.texscope.setDisplay({ cross: false }));
+    await drop(page, [[`cubeatlas_${platform}`, readFileSync(join(SAMPLES, rel))]]);
+    await page.waitForFunction((f) => window.texscope.textures().some((x) => x.file === f), `cubeatlas_${platform}`, { timeout: 60000 });
+    const index = await page.evaluate((f) => window.texscope.textures().findIndex((x) => x.file === f), `cubeatlas_${platform}`);
+    const sums = [];
+    for (const [mip, flipY] of [[0, false], [0, true], [2, false]]) {
+      await select(page, { texture: index, mip });
+      await waitState(page, 'ready');
+      g = await gpuState(page);
+      assert.equal(g.path, 'gpu', `${platform} cubeatlas: ${g.info}`);
+      const r = await compare(page, { ...ALL, flipY });
+      assert.ok(r.max <= 1, `${platform} cubeatlas mip ${mip} flipY ${flipY}: differ by ${r.max} at ${JSON.stringify(r.where)}`);
+      assert.equal((await page.evaluate(() => window.texscope.infoJson())).bottom_first, true);
+      if (mip === 0) sums.push((await page.evaluate(() => window.texscope.gpuCompare())).cpu);
+    }
+    // The atlas is not symmetric top to bottom, so a missing or double flip would show.
+    assert.notEqual(sums[0], sums[1], `${platform} cubeatlas looks the same flipped`);
+  }
+  await select(page, { texture: 'sky_cube', mip: 1, slice: 0 });
+  await waitState(page, 'ready');
   await page.evaluate((s) => window.texscope.setDisplay(s), { cross: true });
   await waitState(page, 'ready');
   g = await gpuState(page);
