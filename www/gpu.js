@@ -353,6 +353,14 @@ export class GpuView {
     return { key, level, width, height, format, swizzle: l.swizzle, uploadMs: performance.now() - t0, cached: false };
   }
 
+  /** Test hook: loses the context as a driver reset would (WEBGL_lose_context); resolves once lost. */
+  loseContext() {
+    if (!this.gl) return Promise.resolve(false);
+    const lost = new Promise((resolve) => this.canvas.addEventListener('webglcontextlost', () => resolve(true), { once: true }));
+    this.gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return lost;
+  }
+
   /** Forgets the GL texture `key`. */
   forget(key) {
     const e = this.textures.get(key);

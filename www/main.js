@@ -1356,6 +1356,12 @@ window.texscope = {
     await reshow();
     return this.gpu();
   },
+  // Test hook: the WebGL context is lost (as after a driver reset); the view is painted again.
+  async debugLoseGpu() {
+    await gpu.loseContext();
+    paintCurrent();
+    return this.gpu();
+  },
   // The current view drawn by both paths at 1:1: GPU readPixels and the CPU's displayBytes, as
   // base64 RGBA rows top first. Null when the GPU path is not drawing this surface.
   gpuCompare() {

@@ -241,6 +241,21 @@ test('GPU toggle forces the CPU path; formats without a GPU upload say why; both
   assert.equal(g.path, 'cpu');
   assert.match(g.info, /^CPU decode: the GPU path has no upload for PVRTC4RGBA/);
   assert.match(await page.textContent('[data-testid=gpu-info]'), /^CPU decode: /);
+
+  // A lost context (driver reset): the view is painted by the CPU path, and the line says so.
+  await select(page, { texture: 'BC7' });
+  await waitState(page, 'ready');
+  assert.equal((await gpuState(page)).path, 'gpu');
+  const before = await canvasBytes();
+  g = await page.evaluate(() => window.texscope.debugLoseGpu());
+  assert.equal(g.path, 'cpu');
+  assert.equal(g.info, 'CPU decode: the WebGL context was lost');
+  const after = await canvasBytes();
+  assert.ok(after.every((v, i) => Math.abs(v - before[i]) <= 1), 'the CPU repaint after the loss differs');
+  await select(page, { texture: 'PVRTCI_4bpp_RGBA' });
+  await waitState(page, 'ready');
+  assert.equal((await gpuState(page)).info, 'CPU decode: the WebGL context was lost');
+
   assert.deepEqual(problems, []);
 });
 
