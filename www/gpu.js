@@ -104,6 +104,9 @@ float encodeLut(float t) { return encode(floor(t * 4096.0 + 0.5) / 4096.0); }
 float encodeByte(float v) { return floor(encode(v) * 255.0 + 0.5) / 255.0; }
 float tonemap(float v) {
   if (!(v > 0.0)) return 0.0;
+  // Every curve gives 1 from here on (Reinhard 0.999999 rounds to the top of the LUT); in float32
+  // the ACES terms would overflow to Inf / Inf where the CPU's doubles do not.
+  if (v >= 1.0e6) return 1.0;
   if (uTonemap == 1) v = v / (1.0 + v);
   else if (uTonemap == 2) v = (v * (2.51 * v + 0.03)) / (v * (2.43 * v + 0.59) + 0.14);
   return v < 1.0 ? v : 1.0;
@@ -112,7 +115,12 @@ float pick(vec4 t, int i) {
   if (i < 0) return 1.0;
   return i == 0 ? t.r : i == 1 ? t.g : i == 2 ? t.b : t.a;
 }
-bool isBadNan(float v) { return isnan(v); }
+// NaN, Inf and negative from the bits, as JS sees the value: compilers may fold float compares
+// on NaN, and GPUs flush denormals to zero in arithmetic (a random -3e-39 was negative on the CPU
+// and -0 on SwiftShader), but texelFetch of a float texture returns the stored bits.
+bool bitsNan(float v) { uint b = floatBitsToUint(v); return (b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0u; }
+bool bitsInf(float v) { return (floatBitsToUint(v) & 0x7fffffffu) == 0x7f800000u; }
+bool bitsNegative(float v) { uint b = floatBitsToUint(v); return (b & 0x80000000u) != 0u && (b & 0x7fffffffu) != 0u; }
 
 void main() {
   int x = int(gl_FragCoord.x);
@@ -137,12 +145,16 @@ void main() {
     bool stored = uColour == 1 && uPrec != 2;
     for (int c = 0; c < 3; c++) {
       float v = d[c];
+      // NaN shows black on the CPU (tonemap's first test). Shader compilers may fold the
+      // comparisons that would carry a NaN there (SwiftShader's pow turned one into 255), so it
+      // is tested here, once, on the value as sampled.
+      if (bitsNan(v)) { o[c] = 0.0; continue; }
       if (uColour == 0) v = toLinear(v);
       float t = tonemap(v * uScale);
       o[c] = stored ? t : encodeLut(t);
     }
     o.a = clamp(d.a, 0.0, 1.0); // NaN alpha: the JS comparison chain gives 0
-    if (!(d.a > 0.0)) o.a = 0.0;
+    if (bitsNan(d.a) || !(d.a > 0.0)) o.a = 0.0;
   }
   // applyChannels
   if (uOnCount == 1) {
@@ -156,9 +168,9 @@ void main() {
     int mark = 0;
     for (int c = 0; c < 4; c++) {
       float v = d[c];
-      if (isBadNan(v)) { mark = 1; break; }
-      if (isinf(v)) mark = 2;
-      else if (v < 0.0 && mark == 0) mark = 3;
+      if (bitsNan(v)) { mark = 1; break; }
+      if (bitsInf(v)) mark = 2;
+      else if (bitsNegative(v) && mark == 0) mark = 3;
     }
     if (mark == 1) o = vec4(1.0, 0.0, 1.0, 1.0);
     else if (mark == 2) o = vec4(1.0, 1.0, 0.0, 1.0);
