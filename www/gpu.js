@@ -179,7 +179,10 @@ void main() {
   outColour = o;
 }`;
 
-const LEVEL_CACHE = 6; // GL textures kept (one per texture and slice, holding the mips uploaded)
+// GL textures kept (one per texture and slice, holding the mips viewed), and the bytes they may
+// hold together (the newest is kept whatever its size; WebGL itself refuses what does not fit).
+const TEXTURE_CACHE = 6;
+const CACHE_BYTES = 256 << 20;
 
 export class GpuView {
   constructor() {
@@ -267,7 +270,7 @@ export class GpuView {
     if (this.extensions.WEBGL_compressed_texture_astc) formats.push(this.astcHdr ? 'ASTC (LDR and HDR)' : 'ASTC (LDR)');
     return {
       webgl2: true, renderer: this.renderer(), software: this.software(), extensions: Object.keys(this.extensions),
-      astcHdr: this.astcHdr, formats,
+      astcHdr: this.astcHdr, formats, cached: this.textures.size,
     };
   }
 
@@ -328,13 +331,18 @@ export class GpuView {
     }
     const t0 = performance.now();
     if (!entry) {
-      entry = { tex: gl.createTexture(), levels: new Map() };
-      this.textures.set(key, entry);
-      while (this.textures.size > LEVEL_CACHE) {
-        const [k, old] = this.textures.entries().next().value;
-        gl.deleteTexture(old.tex);
-        this.textures.delete(k);
-      }
+      entry = { tex: gl.createTexture(), levels: new Map(), bytes: 0 };
+    }
+    this.textures.delete(key); // most recently used last
+    this.textures.set(key, entry);
+    entry.bytes += bytes.byteLength;
+    let total = 0;
+    for (const e of this.textures.values()) total += e.bytes;
+    for (const [k, old] of this.textures) {
+      if (old === entry || (this.textures.size <= TEXTURE_CACHE && total <= CACHE_BYTES)) break;
+      total -= old.bytes;
+      gl.deleteTexture(old.tex);
+      this.textures.delete(k);
     }
     gl.getError(); // clear
     gl.bindTexture(gl.TEXTURE_2D, entry.tex);
