@@ -1,6 +1,7 @@
 // The page: opening files, the texture list, the view and the test contract (window.texscope).
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
-import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram } from './view.js';
+import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram, displayBytes, badCounts } from './view.js';
+import { GpuView } from './gpu.js';
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
 import { readQuery, showNotice } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
@@ -106,6 +107,8 @@ const state = {
   paints: [], // {mip, kind: 'preview'|'full'|'tiles', time}: what was painted when (test hook)
   openedAt: null, // performance.now() when files were last given to the page
   decodeDelay: 0, // test hook: ms to hold a full mip back (to see the progressive first paint)
+  gpuOn: null, // draw from the stored blocks on the GPU (issue 8); null: decided on first use
+  gpuSurface: null, // the current surface as uploaded to the GPU (gpu.js), or null: CPU path
 };
 
 // ---- large virtual textures: tiles on screen only, decoded by a pool of workers (tiles.js) ----
@@ -134,10 +137,13 @@ function paintCurrent() {
     el.canvas.getContext('2d').clearRect(0, 0, 1, 1);
     state.bad = { nan: 0, inf: 0, negative: 0 };
     streamer.render(streamView());
-  } else {
+  } else if (state.image.preview) {
     // A progressive preview is a smaller mip painted into the canvas; CSS scales it to the box.
-    state.bad = paint(el.canvas, state.image.preview ?? state.image, displaySettings());
+    state.bad = paint(el.canvas, state.image.preview, displaySettings());
+  } else {
+    state.bad = paintGpu() ?? paint(el.canvas, state.image, displaySettings());
   }
+  el.canvas.dataset.path = state.gpuSurface && state.image.data ? 'gpu' : 'cpu';
   const b = state.bad;
   el.badLabel.textContent = state.image.precision === 'float' && (b.nan || b.inf || b.negative)
     ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
@@ -194,6 +200,8 @@ async function openFiles(fileList) {
 
 /** Lists a catalog the worker sent and keeps (or picks) the view. */
 async function showCatalog(textures, problems) {
+  gpuGen++;
+  gpu.clear();
   state.textures = textures;
   state.problems = problems;
   renderList();
@@ -431,7 +439,7 @@ function renderInfo(t, mip) {
   if (c.error) rows.push(['Error', c.error]);
   state.infoJson = {
     census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
-    gpu_bytes: t.gpu_bytes, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
+    gpu_bytes: t.gpu_bytes, bottom_first: t.bottom_first, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
   };
   el.info.replaceChildren();
   for (const [k, v] of rows) {
@@ -467,6 +475,7 @@ async function show({ index, mip, slice }) {
       if (seq !== showSeq) return;
       const m = t.mips[mip];
       streamer.setTexture(null);
+      state.gpuSurface = null;
       present({ width: m.width, height: m.height, precision: small.precision, data: null, preview: small, previewMip: pre }, null, null);
       state.paints.push({ mip: pre, kind: 'preview', time: performance.now() });
     }
@@ -486,13 +495,22 @@ async function show({ index, mip, slice }) {
     // The grid is an overlay: if the core cannot give it, the image still shows.
     const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
+    // The GPU path (issue 8) takes the stored blocks of a whole decoded surface; streamed VT mips
+    // and previews stay on the CPU.
+    const onGpu = image.streamed
+      ? { surface: null, info: 'CPU decode: virtual textures are assembled from tiles on the CPU' }
+      : await gpuUpload(t, index, mip, slice, image);
+    if (seq !== showSeq) return;
+    state.gpuSurface = onGpu.surface;
+    setGpuInfo(onGpu.info);
     streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
     present(image, grid, null);
     state.paints.push({ mip, kind: image.streamed ? 'streamed' : 'full', time: performance.now() });
     // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
-    // Asked for after the paint (they are a second read of the mip), before the view is "ready".
+    // Asked for after the paint (they are a second read of the mip, unless the GPU upload read
+    // them already), before the view is "ready".
     if (hasBlockMode(t.census.format) && !image.cross && image.data) {
-      const blocks = await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
+      const blocks = onGpu.bytes ?? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
       if (seq !== showSeq) return;
       state.blocks = blocks;
       renderInspector();
@@ -503,6 +521,7 @@ async function show({ index, mip, slice }) {
   } catch (e) {
     if (seq !== showSeq) return;
     state.image = null;
+    state.gpuSurface = null;
     state.hist = null;
     streamer.setTexture(null);
     renderHistogram();
@@ -624,6 +643,65 @@ function applyBackground() {
 }
 background.addEventListener('change', applyBackground);
 bgColour.addEventListener('input', applyBackground);
+
+// ---- the GPU path (issue 8, www/gpu.js): stored blocks drawn by a shader ---------------------
+const gpu = new GpuView();
+let gpuGen = 0; // bumped when the catalog is rebuilt (texture indices change)
+let gpuSoftware = false; // WebGL is a software renderer: the GPU path starts switched off
+
+function setGpuInfo(text) {
+  $('gpu-info').textContent = text;
+}
+
+// Uploads the stored bytes of the surface shown when the GPU can draw them; else says why not.
+async function gpuUpload(t, index, mip, slice, image) {
+  const fmt = t.census.format;
+  if (state.gpuOn === null) {
+    // A software WebGL (SwiftShader when the browser has no GPU) drew a 2048² view in 1-3 s
+    // where the wasm decode plus displayBytes took 0.3-0.7 s (tests/browser/gpu.test.mjs), so
+    // it starts off there; the toggle still turns it on.
+    gpuSoftware = gpu.software();
+    setToggle($('gpu-toggle'), 'gpuOn', !gpuSoftware);
+  }
+  const why = !state.gpuOn ? (gpuSoftware ? 'WebGL here is a software renderer, slower than the CPU decode (the GPU button uses it anyway)' : 'the GPU path is switched off')
+    : image.cross ? 'the cube cross is put together on the CPU'
+      : t.census.virtual ? 'virtual textures are assembled from tiles on the CPU'
+        : gpu.unsupported(fmt);
+  if (why) return { surface: null, info: `CPU decode: ${why}` };
+  try {
+    const bytes = await call({ op: 'surfaceBytes', texture: index, mip, slice });
+    const s = gpu.upload(`${gpuGen}:${index}:${slice}`, fmt, mip, image.width, image.height, bytes);
+    const what = t.block[0] > 1 || t.block[1] > 1 ? 'blocks' : 'texels';
+    return { surface: s, bytes, info: `GPU: ${fmt} ${what} uploaded${s.cached ? '' : ` (${s.uploadMs.toFixed(1)} ms)`}` };
+  } catch (e) {
+    return { surface: null, info: `CPU decode: ${e.message}` };
+  }
+}
+
+const badCache = new WeakMap();
+// Draws the current surface on the GPU into the view canvas; null when it cannot (CPU path).
+function paintGpu() {
+  const s = state.gpuSurface;
+  if (!s) return null;
+  const t = state.textures[state.current.index];
+  const out = gpu.draw(s, state.image.precision, displaySettings(), t.bottom_first);
+  if (!out) {
+    state.gpuSurface = null;
+    setGpuInfo('CPU decode: the WebGL context was lost');
+    return null;
+  }
+  el.canvas.width = out.width; // also clears it
+  el.canvas.height = out.height;
+  el.canvas.getContext('2d').drawImage(out, 0, 0);
+  if (!badCache.has(state.image)) badCache.set(state.image, badCounts(state.image));
+  return badCache.get(state.image);
+}
+
+$('gpu-toggle').addEventListener('click', () => {
+  gpuSoftware = false; // the user chose
+  setToggle($('gpu-toggle'), 'gpuOn', !state.gpuOn);
+  reshow().catch(() => {});
+});
 
 // ---- zoom, pan, the overlay and the inspector ----------------------------------------------
 // The canvas holds the image at its own resolution and is scaled by CSS (pixelated, i.e. nearest
@@ -1370,6 +1448,66 @@ window.texscope = {
   },
   grid() {
     return state.grid;
+  },
+  // The GPU path (issue 8): what the browser offers, which path drew the view and why.
+  gpu() {
+    return { on: state.gpuOn, path: state.gpuSurface ? 'gpu' : 'cpu', info: $('gpu-info').textContent, ...gpu.capabilities() };
+  },
+  async setGpu(on) {
+    if (on !== Boolean(state.gpuOn)) $('gpu-toggle').click();
+    await reshow();
+    return this.gpu();
+  },
+  // Test hook: the WebGL context is lost (as after a driver reset); the view is painted again.
+  async debugLoseGpu() {
+    await gpu.loseContext();
+    paintCurrent();
+    return this.gpu();
+  },
+  // The current view drawn by both paths at 1:1: GPU readPixels and the CPU's displayBytes, as
+  // base64 RGBA rows top first. Null when the GPU path is not drawing this surface.
+  gpuCompare() {
+    const s = state.gpuSurface;
+    if (!s || !state.image) return null;
+    const t = state.textures[state.current.index];
+    if (!gpu.draw(s, state.image.precision, displaySettings(), t.bottom_first)) return null;
+    const b64 = (u8) => {
+      let str = '';
+      for (let i = 0; i < u8.length; i += 0x8000) str += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
+      return btoa(str);
+    };
+    const cpu = displayBytes(state.image, displaySettings()).bytes;
+    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer)) };
+  },
+  // Timings (ms) of the current surface, `runs` times: read + CPU decode + transfer (the worker's
+  // decode) against read of the stored bytes, and their upload + one draw (GPU), each run fresh.
+  async gpuBench(runs = 5) {
+    const c = state.current;
+    const t = state.textures[c.index];
+    const out = { decode: [], read: [], upload: [], firstDraw: [], redrawGpu: [], redrawCpu: [] };
+    const lap = (list, t0) => { const now = performance.now(); list.push(now - t0); return now; };
+    for (let i = 0; i < runs; i++) {
+      let t0 = performance.now();
+      const img = await call({ op: 'decode', texture: c.index, mip: c.mip, slice: c.slice });
+      t0 = lap(out.decode, t0);
+      const bytes = await call({ op: 'surfaceBytes', texture: c.index, mip: c.mip, slice: c.slice });
+      t0 = lap(out.read, t0);
+      gpu.forget('bench');
+      const s = gpu.upload('bench', t.census.format, c.mip, img.width, img.height, bytes);
+      t0 = lap(out.upload, t0);
+      gpu.draw(s, img.precision, displaySettings(), t.bottom_first);
+      gpu.finish();
+      t0 = lap(out.firstDraw, t0);
+      // A repaint after a view change (exposure): the shader again, against displayBytes.
+      const changed = { ...displaySettings(), exposure: 1 + i };
+      gpu.draw(s, img.precision, changed, t.bottom_first);
+      gpu.finish();
+      t0 = lap(out.redrawGpu, t0);
+      displayBytes(img, changed);
+      lap(out.redrawCpu, t0);
+    }
+    gpu.forget('bench');
+    return out;
   },
   histogram() {
     return state.hist ?? null;

@@ -177,6 +177,9 @@ struct TextureInfo<'a> {
     /// Block footprint and bytes of the stored format, `[w, h, bytes]` ([1, 1, n] for plain).
     block: [u32; 3],
     gpu_bytes: u64,
+    /// Rows are stored bottom first (Unity): `decode` flips them, `surfaceBytes` does not, so
+    /// the page's GPU path flips when it draws the stored bytes.
+    bottom_first: bool,
     metadata: &'a [(String, String)],
     notes: &'a [String],
     mips: Vec<MipInfo<'a>>,
@@ -222,6 +225,7 @@ fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureI
             [b.width, b.height, b.bytes]
         },
         gpu_bytes: t.gpu_bytes(),
+        bottom_first: t.rows == crate::model::RowOrder::BottomFirst,
         metadata: &t.metadata,
         notes: &t.notes,
         mips: t
