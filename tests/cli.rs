@@ -632,3 +632,122 @@ fn unity_version_option_reads_files_that_say_none() {
     assert_eq!(bad.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- range reads past 4 GiB (issue 8) --------------------------------------------------------
+// A sparse .resS of 4.5 GiB whose only data is one 1024x1024 RGBA32 texture at an offset past
+// 4 GiB, next to a Unity 2020.3 serialized file pointing there (tests/unity_fixtures). The CLI
+// reports what it read and its peak RSS (TEXSCOPE_STATS=1; VmHWM from the kernel). Expected
+// pixels are the bytes written into the sparse file (RGBA32), rows reversed.
+
+mod unity_fixtures;
+
+const SPARSE_SIDE: u32 = 1024;
+/// Past 4 GiB, not aligned to anything, so a 32-bit offset anywhere would miss it.
+const SPARSE_OFFSET: u64 = (4 << 30) + (512 << 20) + 12_345;
+
+/// Writes `big.assets` + sparse `big.resS` into `dir`; returns the texture's bytes and the
+/// serialized file's length.
+fn sparse_unity(dir: &Path) -> (Vec<u8>, u64) {
+    use std::io::{Seek, SeekFrom, Write};
+    use unity_fixtures::{unity_serialized, UnityTex};
+    let n = (SPARSE_SIDE * SPARSE_SIDE * 4) as usize;
+    let mut rng = texscope::unreal::fixture::Rng(0x5EED_4617);
+    let mut pixels = vec![0u8; n];
+    rng.fill(&mut pixels);
+    let tex = UnityTex {
+        width: SPARSE_SIDE as i32,
+        height: SPARSE_SIDE as i32,
+        format: 4, // RGBA32 (seed 004)
+        mips: 1,
+        image: &[],
+        stream: Some(("big.resS", SPARSE_OFFSET, n as u32)),
+    };
+    let assets = unity_serialized("2020.3.0f1", 22, &tex);
+    std::fs::write(dir.join("big.assets"), &assets).unwrap();
+    let mut f = std::fs::File::create(dir.join("big.resS")).unwrap();
+    f.set_len(SPARSE_OFFSET + n as u64 + (1 << 20)).unwrap();
+    f.seek(SeekFrom::Start(SPARSE_OFFSET)).unwrap();
+    f.write_all(&pixels).unwrap();
+    (pixels, assets.len() as u64)
+}
+
+/// (read_bytes, peak_rss_kib) from the `texscope stats:` line of stderr.
+fn read_stats(stderr: &[u8]) -> (u64, Option<u64>) {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("texscope stats: "))
+        .unwrap_or_else(|| panic!("no stats line in {text}"));
+    let field = |k: &str| {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+    };
+    (
+        field("read_bytes").expect("read_bytes"),
+        field("peak_rss_kib"),
+    )
+}
+
+#[test]
+fn sparse_4gib_file_reads_only_headers_and_the_mip() {
+    let dir = temp_dir("sparse4g");
+    let (pixels, header_len) = sparse_unity(&dir);
+    let mip_bytes = pixels.len() as u64;
+    // Sniffing reads at most the first 4 KiB of every file (the .resS too) before it knows
+    // what the file is; 64 KiB of slack covers that with room.
+    const SLACK: u64 = 64 << 10;
+    let with_stats = |args: &[&str]| {
+        let out = bin()
+            .args(args)
+            .env("TEXSCOPE_STATS", "1")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let d = dir.to_str().unwrap();
+    // info: the header ranges only.
+    let info = with_stats(&["info", d]);
+    assert!(String::from_utf8_lossy(&info.stdout).contains("1024x1024"));
+    let (read, _) = read_stats(&info.stderr);
+    assert!(
+        read <= header_len + SLACK,
+        "info read {read} bytes; the headers are {header_len}"
+    );
+    // export: the headers and the one mip.
+    let out_dir = dir.join("out");
+    let export = with_stats(&["export", d, "--out", out_dir.to_str().unwrap()]);
+    let (read, rss) = read_stats(&export.stderr);
+    assert!(
+        read <= header_len + mip_bytes + SLACK,
+        "export read {read} bytes; headers {header_len} + mip {mip_bytes}"
+    );
+    // The pixels are the ones stored past 4 GiB.
+    let png = std::fs::File::open(out_dir.join("big.assets__T_Fuzz__mip0__s0.png")).unwrap();
+    let mut reader = png::Decoder::new(std::io::BufReader::new(png))
+        .read_info()
+        .unwrap();
+    let mut got = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut got).unwrap();
+    // Unity stores rows bottom first (seed 004); the export is top first.
+    let row = (SPARSE_SIDE * 4) as usize;
+    let flipped: Vec<u8> = pixels.chunks(row).rev().flatten().copied().collect();
+    assert!(
+        got == flipped,
+        "exported pixels differ from the stored ones"
+    );
+    // Peak RSS below 64 MiB + 2x the decoded mip (issue 8), where the kernel reports it.
+    if cfg!(target_os = "linux") {
+        let rss = rss.expect("VmHWM on Linux") << 10;
+        let bound = (64 << 20) + 2 * mip_bytes;
+        eprintln!("sparse export: read {read} bytes, peak RSS {rss} (bound {bound})");
+        assert!(rss < bound, "peak RSS {rss} bytes >= {bound}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

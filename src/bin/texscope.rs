@@ -8,6 +8,8 @@
 // In a folder of its own so cargo does not take it for a second binary.
 #[path = "texscope/bench.rs"]
 mod bench;
+#[path = "texscope/stats.rs"]
+mod stats;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -69,7 +71,9 @@ impl Source for PathSource {
                     "read of {} bytes at {offset} failed: {e}",
                     buf.len()
                 ))
-            })
+            })?;
+        stats::count_read(buf.len());
+        Ok(())
     }
 }
 
@@ -636,6 +640,7 @@ fn main() -> ExitCode {
     if let Command::Export { out, .. } = &command {
         eprintln!("texscope: wrote {written} file(s) to {}", out.display());
     }
+    stats::report();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`texscope census . | head`) is not a failure of ours.
