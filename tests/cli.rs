@@ -751,3 +751,57 @@ fn sparse_4gib_file_reads_only_headers_and_the_mip() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- --jobs (issue 8: census on all cores with flat memory) ----------------------------------
+
+#[test]
+fn parallel_census_equals_the_single_thread_one() {
+    // 40 folders of the standard DDS set plus unreadable files; the expected output is the
+    // one-thread run (the order the census contract fixes: folders sorted, files by path), and
+    // each folder's lines are checked against the fixtures' own descriptions.
+    let dir = temp_dir("jobs");
+    let set = standard_set();
+    for k in 0..40 {
+        let sub = dir.join(format!("g{k:02}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        write_fixtures(&sub, &set);
+        std::fs::write(sub.join("junk.bin"), [k as u8; 7]).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let one = run(&["census", d, "--jobs", "1"]);
+    assert_eq!(one.status.code(), Some(0));
+    let lines = String::from_utf8(one.stdout.clone()).unwrap();
+    assert_eq!(lines.lines().count(), 40 * (set.len() + 1));
+    // Every texture line names its folder's fixture with the size it was written with.
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let file = v["file"].as_str().unwrap();
+        if file.ends_with("junk.bin") {
+            assert!(v["error"].is_string());
+            continue;
+        }
+        let fx = set.iter().find(|f| file.ends_with(&f.file)).unwrap();
+        assert_eq!(v["width"], fx.desc.width, "{file}");
+    }
+    for jobs in ["2", "3", "7"] {
+        let many = bin()
+            .args(["census", d, "--jobs", jobs])
+            .env("TEXSCOPE_STATS", "1")
+            .output()
+            .unwrap();
+        assert_eq!(many.status.code(), Some(0));
+        assert!(
+            many.stdout == one.stdout,
+            "--jobs {jobs} changed the output"
+        );
+        // Flat memory: 40 folders of small files stay far below the 64 MiB base of issue 8.
+        if let (_, Some(kib)) = read_stats(&many.stderr) {
+            assert!(kib < 64 << 10, "--jobs {jobs}: peak RSS {kib} KiB");
+        }
+    }
+    // Refused: zero and non-numbers.
+    for bad in ["0", "x"] {
+        assert_eq!(run(&["census", d, "--jobs", bad]).status.code(), Some(2));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

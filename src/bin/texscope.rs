@@ -8,6 +8,8 @@
 // In a folder of its own so cargo does not take it for a second binary.
 #[path = "texscope/bench.rs"]
 mod bench;
+#[path = "texscope/jobs.rs"]
+mod jobs;
 #[path = "texscope/stats.rs"]
 mod stats;
 
@@ -32,6 +34,8 @@ const USAGE: &str = "usage:
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
+Any command takes --jobs N: folders opened at once (default: one per core); output order is
+the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
@@ -106,6 +110,8 @@ struct Request {
     command: Command,
     paths: Vec<PathBuf>,
     options: OpenOptions,
+    /// Folder groups opened at once (`--jobs N`; one per core by default).
+    jobs: usize,
 }
 
 fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
@@ -117,6 +123,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut mip = None;
     let mut slice = None;
     let mut format = None;
+    let mut jobs = None;
     let mut it = rest.iter();
     let number = |flag: &str, v: Option<&String>| -> std::result::Result<u32, String> {
         let v = v.ok_or(format!("{flag} needs a number"))?;
@@ -141,6 +148,10 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 "the slice",
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
+            "--jobs" => match number("--jobs", it.next())? {
+                0 => return Err("--jobs needs at least 1".into()),
+                n => jobs = Some(n as usize),
+            },
             "--frostbite-profile" => {
                 let name = it.next().ok_or_else(|| {
                     format!(
@@ -188,7 +199,9 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let command = match cmd.as_str() {
         "census" | "info" => {
             if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
-                return Err(format!("{cmd} takes only paths and --frostbite-profile"));
+                return Err(format!(
+                    "{cmd} takes only paths, --jobs and the version/profile options"
+                ));
             }
             if cmd == "census" {
                 Command::Census
@@ -214,6 +227,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         command,
         paths,
         options,
+        jobs: jobs.unwrap_or_else(jobs::default_jobs),
     })
 }
 
@@ -439,21 +453,31 @@ fn write_exr(path: &Path, img: &Image) -> std::result::Result<(), String> {
 }
 
 /// Exports the chosen surfaces of every texture of `cat`; returns the number of files written.
-fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) -> usize {
+fn export(
+    cat: &Catalog,
+    (out, mip, slice, format): (&Path, Pick, Pick, OutFormat),
+    err: &mut Vec<u8>,
+) -> usize {
+    // Messages go to `err` (written to stderr in group order by the caller); a Vec never fails.
+    macro_rules! say {
+        ($($a:tt)*) => {{
+            let _ = writeln!(err, $($a)*);
+        }};
+    }
     let mut written = 0;
     let mut order: Vec<usize> = (0..cat.textures.len()).collect();
     order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
     for i in order {
         let t = &cat.textures[i];
         if let Some(e) = &t.error {
-            eprintln!("{}: {}: not exported: {e}", t.file, t.name);
+            say!("{}: {}: not exported: {e}", t.file, t.name);
             continue;
         }
         let mips: Vec<usize> = match mip {
             Pick::All => (0..t.mips.len()).collect(),
             Pick::One(m) if (m as usize) < t.mips.len() => vec![m as usize],
             Pick::One(m) => {
-                eprintln!(
+                say!(
                     "{}: {}: has {} mip(s); there is no mip {m}",
                     t.file,
                     t.name,
@@ -469,9 +493,10 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                 Pick::All => (0..count).collect(),
                 Pick::One(s) if s < count => vec![s],
                 Pick::One(s) => {
-                    eprintln!(
+                    say!(
                         "{}: {}: mip {m} has {count} slice(s); there is no slice {s}",
-                        t.file, t.name
+                        t.file,
+                        t.name
                     );
                     continue;
                 }
@@ -510,13 +535,13 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                     Err(e) => {
                         // Core errors already name the file; say it once.
                         let e = e.strip_prefix(&format!("{}: ", t.file)).unwrap_or(&e);
-                        eprintln!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
+                        say!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
                     }
                 }
             }
         }
         if clamped {
-            eprintln!(
+            say!(
                 "{}: {}: {} holds floats; the PNG clamps them to 0..1 (use --format exr to keep them)",
                 t.file,
                 t.name,
@@ -525,6 +550,48 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
         }
     }
     written
+}
+
+/// What one group gives: its stdout text, its stderr text and the files it exported.
+struct GroupOutput {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    written: usize,
+}
+
+/// Renders the command's output for one opened group (run on a worker thread).
+fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> GroupOutput {
+    let mut g = GroupOutput {
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        written: 0,
+    };
+    // Writes to a Vec cannot fail.
+    match command {
+        Command::Census => {
+            for (_, line) in census_lines(cat, errors) {
+                let _ = writeln!(g.stdout, "{line}");
+            }
+        }
+        Command::Info => {
+            let _ = info(cat, &mut g.stdout);
+            for (_, e) in errors {
+                let _ = writeln!(g.stdout, "{e}");
+            }
+        }
+        Command::Export {
+            out,
+            mip,
+            slice,
+            format,
+        } => {
+            g.written = export(cat, (out, *mip, *slice, *format), &mut g.stderr);
+            for (_, e) in errors {
+                let _ = writeln!(g.stderr, "{e}");
+            }
+        }
+    }
+    g
 }
 
 /// `--ue-version`, taken out of the arguments before the command is parsed (it applies to all).
@@ -580,6 +647,7 @@ fn main() -> ExitCode {
         command,
         paths,
         options,
+        jobs,
     } = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -597,44 +665,26 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut written = 0;
-    let mut report = |out: &mut std::io::BufWriter<std::io::StdoutLock>,
-                      cat: &Catalog,
-                      errors: &[(String, String)]|
-     -> std::io::Result<()> {
-        match &command {
-            Command::Census => {
-                for (_, line) in census_lines(cat, errors) {
-                    writeln!(out, "{line}")?;
-                }
-            }
-            Command::Info => {
-                info(cat, out)?;
-                for (_, e) in errors {
-                    writeln!(out, "{e}")?;
-                }
-            }
-            Command::Export {
-                out: dir,
-                mip,
-                slice,
-                format,
-            } => {
-                written += export(cat, dir, *mip, *slice, *format);
-                for (_, e) in errors {
-                    eprintln!("{e}");
-                }
-            }
-        }
-        Ok(())
-    };
     let empty = open(Vec::new(), &OpenOptions::default());
-    let mut result = report(&mut out, &empty, &path_errors);
-    for files in groups.values() {
-        if result.is_err() {
-            break;
-        }
-        let (cat, errors) = open_group(files, &options);
-        result = report(&mut out, &cat, &errors);
+    let first = report(&command, &empty, &path_errors);
+    let groups: Vec<&Vec<PathBuf>> = groups.values().collect();
+    let mut result = Ok(());
+    let mut sink = |g: GroupOutput| {
+        written += g.written;
+        let _ = std::io::stderr().write_all(&g.stderr);
+        result = out.write_all(&g.stdout);
+        result.is_ok()
+    };
+    if sink(first) {
+        jobs::ordered(
+            groups.len(),
+            jobs,
+            |i| {
+                let (cat, errors) = open_group(groups[i], &options);
+                report(&command, &cat, &errors)
+            },
+            sink,
+        );
     }
     let result = result.and_then(|_| out.flush());
     if let Command::Export { out, .. } = &command {
