@@ -641,35 +641,7 @@ fn unity_version_option_reads_files_that_say_none() {
 
 mod unity_fixtures;
 
-const SPARSE_SIDE: u32 = 1024;
-/// Past 4 GiB, not aligned to anything, so a 32-bit offset anywhere would miss it.
-const SPARSE_OFFSET: u64 = (4 << 30) + (512 << 20) + 12_345;
-
-/// Writes `big.assets` + sparse `big.resS` into `dir`; returns the texture's bytes and the
-/// serialized file's length.
-fn sparse_unity(dir: &Path) -> (Vec<u8>, u64) {
-    use std::io::{Seek, SeekFrom, Write};
-    use unity_fixtures::{unity_serialized, UnityTex};
-    let n = (SPARSE_SIDE * SPARSE_SIDE * 4) as usize;
-    let mut rng = texscope::unreal::fixture::Rng(0x5EED_4617);
-    let mut pixels = vec![0u8; n];
-    rng.fill(&mut pixels);
-    let tex = UnityTex {
-        width: SPARSE_SIDE as i32,
-        height: SPARSE_SIDE as i32,
-        format: 4, // RGBA32 (seed 004)
-        mips: 1,
-        image: &[],
-        stream: Some(("big.resS", SPARSE_OFFSET, n as u32)),
-    };
-    let assets = unity_serialized("2020.3.0f1", 22, &tex);
-    std::fs::write(dir.join("big.assets"), &assets).unwrap();
-    let mut f = std::fs::File::create(dir.join("big.resS")).unwrap();
-    f.set_len(SPARSE_OFFSET + n as u64 + (1 << 20)).unwrap();
-    f.seek(SeekFrom::Start(SPARSE_OFFSET)).unwrap();
-    f.write_all(&pixels).unwrap();
-    (pixels, assets.len() as u64)
-}
+use unity_fixtures::{sparse_unity, SPARSE_SIDE};
 
 /// (read_bytes, peak_rss_kib) from the `texscope stats:` line of stderr.
 fn read_stats(stderr: &[u8]) -> (u64, Option<u64>) {
@@ -692,7 +664,7 @@ fn read_stats(stderr: &[u8]) -> (u64, Option<u64>) {
 #[test]
 fn sparse_4gib_file_reads_only_headers_and_the_mip() {
     let dir = temp_dir("sparse4g");
-    let (pixels, header_len) = sparse_unity(&dir);
+    let (pixels, header_len) = sparse_unity(&dir).unwrap();
     let mip_bytes = pixels.len() as u64;
     // Sniffing reads at most the first 4 KiB of every file (the .resS too) before it knows
     // what the file is; 64 KiB of slack covers that with room.

@@ -29,7 +29,7 @@ const USAGE: &str = "usage:
   texscope census PATH...      one JSON object per line per texture (or per file with no texture)
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
-                               [--format png|exr|raw]
+                               [--format png|exr|raw|rgba]
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
@@ -92,6 +92,8 @@ enum OutFormat {
     Png,
     Exr,
     Raw,
+    /// Decoded 8-bit RGBA, rows top first, no header (what benchmarks and scripts compare).
+    Rgba,
 }
 
 enum Command {
@@ -174,7 +176,10 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                     Some("png") => OutFormat::Png,
                     Some("exr") => OutFormat::Exr,
                     Some("raw") => OutFormat::Raw,
-                    other => return Err(format!("--format is png, exr or raw, not {other:?}")),
+                    Some("rgba") => OutFormat::Rgba,
+                    other => {
+                        return Err(format!("--format is png, exr, raw or rgba, not {other:?}"))
+                    }
                 })
             }
             "--unity-version" => {
@@ -506,6 +511,7 @@ fn export(
                     OutFormat::Png => "png",
                     OutFormat::Exr => "exr",
                     OutFormat::Raw => "raw",
+                    OutFormat::Rgba => "rgba",
                 };
                 let file_name = safe_name(&format!(
                     "{}__{}__mip{m}__s{s}.{ext}",
@@ -518,6 +524,16 @@ fn export(
                         .read_surface(i, m, s)
                         .map_err(|e| e.to_string())
                         .and_then(|(b, ..)| std::fs::write(&path, b).map_err(|e| e.to_string())),
+                    OutFormat::Rgba => cat
+                        .decode(i, m, s, DecodeOptions::default())
+                        .map_err(|e| e.to_string())
+                        .and_then(|img| {
+                            let bytes = match &img.pixels {
+                                Pixels::Rgba8(p) => std::fs::write(&path, p),
+                                _ => std::fs::write(&path, img.to_rgba8()),
+                            };
+                            bytes.map_err(|e| e.to_string())
+                        }),
                     OutFormat::Png | OutFormat::Exr => cat
                         .decode(i, m, s, DecodeOptions::default())
                         .map_err(|e| e.to_string())
