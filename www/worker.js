@@ -37,8 +37,8 @@ async function handle(req) {
       return { textures: session.textures(), problems: session.problems() };
     case 'profiles':
       return { value: frostbiteProfiles() };
-    case 'readStats': // [bytes, reads] of dropped files so far (tests/browser/ranges.test.mjs)
-      return { value: Array.from(readStats()) };
+    case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
+      return { value: [...readStats(), (await ready).memory.buffer.byteLength] };
     case 'panic':
       session.debugPanic();
       return { value: null };
