@@ -643,6 +643,22 @@ mod unity_fixtures;
 
 use unity_fixtures::{sparse_unity, SPARSE_SIDE};
 
+/// The CLI run with TEXSCOPE_STATS=1; it must succeed.
+fn with_stats(args: &[&str]) -> Output {
+    let out = bin()
+        .args(args)
+        .env("TEXSCOPE_STATS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// (read_bytes, peak_rss_kib) from the `texscope stats:` line of stderr.
 fn read_stats(stderr: &[u8]) -> (u64, Option<u64>) {
     let text = String::from_utf8_lossy(stderr);
@@ -669,20 +685,6 @@ fn sparse_4gib_file_reads_only_headers_and_the_mip() {
     // Sniffing reads at most the first 4 KiB of every file (the .resS too) before it knows
     // what the file is; 64 KiB of slack covers that with room.
     const SLACK: u64 = 64 << 10;
-    let with_stats = |args: &[&str]| {
-        let out = bin()
-            .args(args)
-            .env("TEXSCOPE_STATS", "1")
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
     let d = dir.to_str().unwrap();
     // info: the header ranges only.
     let info = with_stats(&["info", d]);
@@ -774,6 +776,62 @@ fn parallel_census_equals_the_single_thread_one() {
     // Refused: zero and non-numbers.
     for bad in ["0", "x"] {
         assert_eq!(run(&["census", d, "--jobs", bad]).status.code(), Some(2));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sparse_ubulk_mip_past_4gib_is_read_alone() {
+    // A UE5 classic BC1 2048x2048 texture (src/unreal/fixture.rs) whose three streamed mips sit
+    // in a sparse 4.25 GiB .ubulk from 4,563,402,759 on. `--format raw` must give the stored
+    // bytes of mip 0 exactly (written into the sparse file here), reading only the package
+    // headers and that mip (TEXSCOPE_STATS; 64 KiB of slack for sniffing, as above).
+    use std::io::{Seek, SeekFrom, Write};
+    use texscope::unreal::fixture::{classic_texture_bulk_form, BulkForm, Rng};
+    const BASE: u64 = (4 << 30) + (256 << 20) + 7;
+    let dir = temp_dir("sparseubulk");
+    let (files, mips) = classic_texture_bulk_form(
+        "T_Far",
+        texscope::PixelFormat::BC1,
+        (2048, 2048),
+        (12, 3),
+        BulkForm::Far(BASE),
+        &mut Rng(0xB16_B0D7),
+    );
+    std::fs::write(dir.join("T_Far.uasset"), &files.uasset).unwrap();
+    std::fs::write(dir.join("T_Far.uexp"), &files.uexp).unwrap();
+    let mut f = std::fs::File::create(dir.join("T_Far.ubulk")).unwrap();
+    f.set_len(BASE + files.ubulk.len() as u64).unwrap();
+    f.seek(SeekFrom::Start(BASE)).unwrap();
+    f.write_all(&files.ubulk).unwrap();
+    drop(f);
+    let headers = (files.uasset.len() + files.uexp.len()) as u64;
+    let out_dir = dir.join("out");
+    let out = with_stats(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--format",
+        "raw",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out_dir.join("T_Far.uasset__T_Far__mip0__s0.raw")).unwrap();
+    assert!(
+        got == mips[0],
+        "mip 0 differs from the bytes stored past 4 GiB"
+    );
+    let (read, rss) = read_stats(&out.stderr);
+    let mip = mips[0].len() as u64;
+    eprintln!(
+        "sparse ubulk: read {read} bytes (headers {headers}, mip {mip}), peak RSS {rss:?} KiB"
+    );
+    assert!(
+        read <= headers + mip + (64 << 10),
+        "read {read} bytes; headers {headers} + mip {mip}"
+    );
+    if cfg!(target_os = "linux") {
+        let rss = rss.expect("VmHWM on Linux") << 10;
+        assert!(rss < (64 << 20) + 2 * mip, "peak RSS {rss}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

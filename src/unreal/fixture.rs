@@ -114,6 +114,8 @@ struct Builder {
     /// Streamed rows go to the end of the .uexp (PayloadAtEndOfFile alone) instead of a .ubulk.
     stream_at_end: bool,
     tail: Vec<u8>,
+    /// Where the .ubulk's first byte lies in the real file (0; past 4 GiB for a sparse test).
+    ubulk_base: u64,
 }
 
 impl Builder {
@@ -127,6 +129,7 @@ impl Builder {
             stream_cooked: 0,
             stream_at_end: false,
             tail: Vec::new(),
+            ubulk_base: 0,
         }
     }
     fn name(&mut self, s: &str) -> i32 {
@@ -201,7 +204,7 @@ impl Builder {
             return;
         }
         self.rows.push(Row {
-            offset: self.ubulk.len() as u64,
+            offset: self.ubulk_base + self.ubulk.len() as u64,
             size: bytes.len() as u64,
             flags: STREAMED | self.stream_flags,
             raw: None,
@@ -537,6 +540,9 @@ pub enum BulkForm {
     Separate { extra_flags: u32, cooked_index: u8 },
     /// PayloadAtEndOfFile alone: after the export data in the .uexp (no .ubulk).
     AtEndOfFile,
+    /// A plain separate file whose rows point this many bytes further: `files.ubulk` holds the
+    /// bytes that belong at that offset of the real .ubulk (a sparse file past 4 GiB, issue 8).
+    Far(u64),
 }
 
 /// [`classic_texture`] with the streamed mips in `form`; `files.ubulk` holds the separate
@@ -559,6 +565,7 @@ pub fn classic_texture_bulk_form(
             b.stream_cooked = cooked_index;
         }
         BulkForm::AtEndOfFile => b.stream_at_end = true,
+        BulkForm::Far(base) => b.ubulk_base = base,
     }
     classic_build(
         b,
