@@ -76,6 +76,7 @@ def main():
         "texscope native, 1 thread": lambda out: [texscope, "export", "--format", "rgba",
                                                   "--jobs", "1", "--out", out] + folders,
         "texscope native, all cores": lambda out: [texscope, "export", "--format", "rgba",
+                                                   "--jobs", str(os.cpu_count() or 1),
                                                    "--out", out] + folders,
         "texscope wasm (node)": lambda out: ["node", os.path.join(HERE, "bench-unitypy-wasm.mjs"),
                                              out] + folders,

@@ -34,8 +34,8 @@ const USAGE: &str = "usage:
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
-Any command takes --jobs N: folders opened at once (default: one per core); output order is
-the same for any N.
+Any command takes --jobs N: folders opened at once (default: one per core; 1 for export, whose
+files of equal names from two folders would otherwise race); output order is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
@@ -222,6 +222,12 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         },
         other => return Err(format!("unknown command '{other}'")),
     };
+    // Export defaults to one folder at a time: two folders can give the same output name (same
+    // file and texture names), and which one is written last must not depend on timing.
+    let jobs = jobs.unwrap_or_else(|| match command {
+        Command::Export { .. } => 1,
+        _ => jobs::default_jobs(),
+    });
     let options = OpenOptions {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
@@ -232,7 +238,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         command,
         paths,
         options,
-        jobs: jobs.unwrap_or_else(jobs::default_jobs),
+        jobs,
     })
 }
 
