@@ -1,7 +1,7 @@
 // The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
 // dedicated worker because the core reads files synchronously (FileReaderSync), and so that
 // parsing and decoding never freeze the page.
-import init, { Session, demoFiles, frostbiteProfiles, takePanic } from './pkg/texscope.js';
+import init, { Session, demoFiles, frostbiteProfiles, readStats, takePanic } from './pkg/texscope.js';
 
 const ready = init();
 let session = null;
@@ -37,6 +37,8 @@ async function handle(req) {
       return { textures: session.textures(), problems: session.problems() };
     case 'profiles':
       return { value: frostbiteProfiles() };
+    case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
+      return { value: [...readStats(), (await ready).memory.buffer.byteLength] };
     case 'panic':
       session.debugPanic();
       return { value: null };
