@@ -122,9 +122,9 @@ pub(super) fn decode(
 }
 
 /// Converts every `N`-byte texel of `data` to four output channels with `px`. One copy of this
-/// loop per format (the closure inlined): measured in wasm (node, CPU time, 2048x2048) it replaced a
-/// call through a function pointer per texel: R8 707 -> 5037, RGBA8 677 -> 7182 (a copy), BGRA8 521 ->
-/// 2789, RGB565 423 -> 917 MB/s (medians, same run).
+/// loop per format (the closure inlined): measured in wasm (node, CPU time, 2048x2048) it replaced
+/// a call through a function pointer per texel: R8 707 -> 5037, RGBA8 677 -> 7182 (a copy),
+/// BGRA8 521 -> 2789, RGB565 423 -> 917 MB/s (medians, same run).
 #[inline(always)]
 fn map<const N: usize, T: Copy>(out: &mut [T], data: &[u8], px: impl Fn([u8; N]) -> [T; 4]) {
     for (o, t) in out.chunks_exact_mut(4).zip(data.chunks_exact(N)) {
