@@ -136,7 +136,7 @@ pub(super) fn copy_block<T: Copy>(
 /// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (16 texels as little-endian
 /// RGBA u32, row by row) into `out`, one row of blocks at a time: a whole block's row of 4 texels
 /// is one 16-byte copy, and only the last column and row of blocks are clipped.
-fn rows<const B: usize>(
+pub(super) fn rows<const B: usize>(
     w: usize,
     data: &[u8],
     out: &mut [u8],
