@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 # setup.sh installs wasm-bindgen-cli here when it is not already on PATH.
 export PATH="$HOME/.cache/texscope/bin:$HOME/.cargo/bin:$PATH"
 
+# No `-C target-feature=+simd128`: measured no faster on the decoders (README "Decode benchmark").
 # Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
 # ~118 KB gzipped and break the 300 KB budget (issue 8); the page names brotli files as such.
 cargo build --release --lib --target wasm32-unknown-unknown --no-default-features
