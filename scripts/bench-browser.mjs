@@ -1,5 +1,6 @@
 // Runs bench.html (from dist/) in headless Debian chromium and prints its JSON lines, the same shape
-// `texscope bench` prints. Used by scripts/bench.sh. Args: --side N --runs N [--formats A,B].
+// `texscope bench` prints. Used by scripts/bench.sh. Args: --side N --runs N [--formats A,B]
+// [--dist DIR] (another build's dist/, to compare two builds in one run).
 import { chromium } from 'playwright-core';
 import { join, resolve } from 'node:path';
 import { serve } from '../tests/browser/server.mjs';
@@ -10,7 +11,7 @@ const side = opt('--side', '2048');
 const runs = opt('--runs', '5');
 const formats = opt('--formats', '');
 const root = resolve(import.meta.dirname, '..');
-const server = await serve(join(root, 'dist'));
+const server = await serve(resolve(opt('--dist', join(root, 'dist'))));
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],

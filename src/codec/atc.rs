@@ -7,7 +7,7 @@
 //! The RGBA variants put an 8-byte alpha block first. Not the texture2ddecoder 0.1.2 crate: its black-trick colour
 //! is (c0 - c1) / 4 with wrap-around, which disagrees with the reference.
 
-use super::bc::copy_block;
+use super::bc::rows;
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
@@ -15,7 +15,8 @@ use crate::io::Result;
 pub(super) fn decode(
     format: PixelFormat,
     w: u32,
-    h: u32,
+    // The height is the image's: `rows` writes as many rows as it holds.
+    _h: u32,
     data: &[u8],
     img: &mut Image,
 ) -> Result<bool> {
@@ -28,32 +29,35 @@ pub(super) fn decode(
     let Pixels::Rgba8(out) = &mut img.pixels else {
         return Ok(false);
     };
-    let (w, h) = (w as usize, h as usize);
-    let bw = w.div_ceil(4);
-    for by in 0..h.div_ceil(4) {
-        for bx in 0..bw {
-            let i = (by * bw + bx) * bytes;
-            let block = &data[i..i + bytes];
-            let mut px = [255u8; 64];
-            colour(&block[bytes - 8..], &mut px);
-            let alpha = u64::from_le_bytes(block[..8].try_into().unwrap_or([0; 8]));
-            match format {
-                ATCRGBAExplicit => {
-                    for t in 0..16 {
-                        let a = ((alpha >> (4 * t)) & 15) as u8;
-                        px[t * 4 + 3] = (a << 4) | a;
-                    }
+    // Whole rows of blocks straight into the image (bc::rows) instead of a scratch block copied
+    // per block: measured in wasm (node, CPU time, 2048x2048, medians of two runs each) ATCRGB
+    // 516/729 -> 758/849 MB/s; the two RGBA variants within the noise (alpha ramp dominates).
+    let block = |b: &[u8]| -> [u32; 16] {
+        let mut px = [255u8; 64];
+        colour(&b[bytes - 8..], &mut px);
+        let alpha = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
+        match format {
+            ATCRGBAExplicit => {
+                for t in 0..16 {
+                    let a = ((alpha >> (4 * t)) & 15) as u8;
+                    px[t * 4 + 3] = (a << 4) | a;
                 }
-                ATCRGBAInterpolated => {
-                    let ramp = alpha_ramp(alpha as u8, (alpha >> 8) as u8);
-                    for t in 0..16 {
-                        px[t * 4 + 3] = ramp[((alpha >> (16 + 3 * t)) & 7) as usize];
-                    }
-                }
-                _ => {}
             }
-            copy_block(out, w, h, bx, by, &px);
+            ATCRGBAInterpolated => {
+                let ramp = alpha_ramp(alpha as u8, (alpha >> 8) as u8);
+                for t in 0..16 {
+                    px[t * 4 + 3] = ramp[((alpha >> (16 + 3 * t)) & 7) as usize];
+                }
+            }
+            _ => {}
         }
+        std::array::from_fn(|t| {
+            u32::from_le_bytes([px[t * 4], px[t * 4 + 1], px[t * 4 + 2], px[t * 4 + 3]])
+        })
+    };
+    match bytes {
+        8 => rows::<8>(w as usize, data, out, |b| block(b)),
+        _ => rows::<16>(w as usize, data, out, |b| block(b)),
     }
     Ok(true)
 }

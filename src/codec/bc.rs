@@ -1,5 +1,17 @@
-//! BC1-BC7 through bcdec_rs (measured bit-exact against `dds` on random blocks, all BC6H modes, and
-//! 4 GB/s BC1 natively: shared/notes/crates-and-toolchain.md).
+//! BC1-BC7. The 8-bit formats (BC1, BC2, BC3, BC4, BC5, BC7) are decoded here, a row of blocks at a
+//! time straight into the image; BC4S/BC5S/BC6H (float output) go through bcdec_rs (measured
+//! bit-exact against `dds` on random blocks, all BC6H modes: shared/notes/crates-and-toolchain.md).
+//!
+//! Why hand-written (issue 3 targets: BC1 >= 2.5 GB/s and BC7 >= 0.7 GB/s of RGBA in Chromium):
+//! bcdec_rs decodes a block into a 64-byte scratch that was then copied into the image, reads BC7
+//! through a bit-stream reader with a branch per field, and re-checks bounds at every texel.
+//! Measured in one run, bcdec_rs path -> this file, wasm in node (V8, CPU time of `decode()` on
+//! the bench's 2048x2048 random surfaces, medians, loaded machine): BC1 783/910 -> 1502/1858,
+//! BC2 697/918 -> 1597/1610, BC3 608/723 -> 1106/1438, BC4 670/776 -> 1607/1921, BC5 592/623 ->
+//! 916/1253, BC7 180/178 -> 581/748 MB/s; natively BC7 CPU time of 21 decodes 1.06 s -> 0.43 s.
+//! The palette rounding is bcdec_rs's (exact rounding of the 5/6-bit interpolation for BC1, its own
+//! alpha rounding for BC3 and BC4), so images are unchanged: tests/codec_bc_fast.rs holds every
+//! 8-bit format bit-exact against bcdec_rs, tests/codec_reference.rs against the `dds` crate.
 
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
@@ -19,46 +31,39 @@ pub(super) fn decode(
         _ => return Ok(false),
     };
     let (w, h) = (w as usize, h as usize);
-    let bw = w.div_ceil(4);
-    let bh = h.div_ceil(4);
     match &mut img.pixels {
-        Pixels::Rgba8(out) => {
-            for by in 0..bh {
-                for bx in 0..bw {
-                    let i = (by * bw + bx) * bytes;
-                    let block = &data[i..i + bytes];
-                    let mut px = [0u8; 64];
-                    match format {
-                        BC1 => bcdec_rs::bc1(block, &mut px, 16),
-                        BC2 => bcdec_rs::bc2(block, &mut px, 16),
-                        BC3 => bcdec_rs::bc3(block, &mut px, 16),
-                        BC7 => bcdec_rs::bc7(block, &mut px, 16),
-                        BC4 => {
-                            let mut r = [0u8; 16];
-                            bcdec_rs::bc4(block, &mut r, 4, false);
-                            for (t, v) in r.iter().enumerate() {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[*v, 0, 0, 255]);
-                            }
-                        }
-                        BC5 => {
-                            let mut rg = [0u8; 32];
-                            bcdec_rs::bc5(block, &mut rg, 8, false);
-                            for t in 0..16 {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[
-                                    rg[t * 2],
-                                    rg[t * 2 + 1],
-                                    0,
-                                    255,
-                                ]);
-                            }
-                        }
-                        _ => unreachable!("float formats decode below"),
-                    }
-                    copy_block(out, w, h, bx, by, &px);
+        Pixels::Rgba8(out) => match format {
+            BC1 => rows::<8>(w, data, out, |b| bc1(b, false)),
+            BC2 => rows::<16>(w, data, out, |b| {
+                let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
+                let a = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+                for (t, p) in px.iter_mut().enumerate() {
+                    *p |= (((a >> (4 * t)) as u32 & 15) * 17) << 24;
                 }
-            }
-        }
+                px
+            }),
+            BC3 => rows::<16>(w, data, out, |b| {
+                let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
+                let a = alpha(b[..8].try_into().expect("8 bytes"), false);
+                for (p, a) in px.iter_mut().zip(a) {
+                    *p |= (a as u32) << 24;
+                }
+                px
+            }),
+            BC4 => rows::<8>(w, data, out, |b| {
+                alpha(b, true).map(|r| r as u32 | 0xff00_0000)
+            }),
+            BC5 => rows::<16>(w, data, out, |b| {
+                let r = alpha(b[..8].try_into().expect("8 bytes"), true);
+                let g = alpha(b[8..].try_into().expect("8 bytes"), true);
+                std::array::from_fn(|t| r[t] as u32 | (g[t] as u32) << 8 | 0xff00_0000)
+            }),
+            BC7 => rows::<16>(w, data, out, bc7),
+            _ => unreachable!("float formats decode below"),
+        },
         Pixels::Rgba32F(out) => {
+            let bw = w.div_ceil(4);
+            let bh = h.div_ceil(4);
             for by in 0..bh {
                 for bx in 0..bw {
                     let i = (by * bw + bx) * bytes;
@@ -126,4 +131,367 @@ pub(super) fn copy_block<T: Copy>(
         let o = (y * w + x0) * 4;
         out[o..o + cols * 4].copy_from_slice(&px[row * 16..row * 16 + cols * 4]);
     }
+}
+
+/// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (16 texels as little-endian
+/// RGBA u32, row by row) into `out`, one row of blocks at a time: a whole block's row of 4 texels
+/// is one 16-byte copy, and only the last column and row of blocks are clipped.
+pub(super) fn rows<const B: usize>(
+    w: usize,
+    data: &[u8],
+    out: &mut [u8],
+    block: impl Fn(&[u8; B]) -> [u32; 16],
+) {
+    let bw = w.div_ceil(4);
+    let pitch = w * 4;
+    let full = w / 4;
+    for (src, dst) in data.chunks_exact(bw * B).zip(out.chunks_mut(pitch * 4)) {
+        let lines = dst.len() / pitch;
+        let (src_full, src_rest) = src.split_at(full * B);
+        if lines == 4 {
+            let (r0, rest) = dst.split_at_mut(pitch);
+            let (r1, rest) = rest.split_at_mut(pitch);
+            let (r2, r3) = rest.split_at_mut(pitch);
+            let dsts = r0[..full * 16]
+                .chunks_exact_mut(16)
+                .zip(r1[..full * 16].chunks_exact_mut(16))
+                .zip(r2[..full * 16].chunks_exact_mut(16))
+                .zip(r3[..full * 16].chunks_exact_mut(16));
+            for (b, (((d0, d1), d2), d3)) in src_full.chunks_exact(B).zip(dsts) {
+                let px = block(b.try_into().expect("B bytes"));
+                for (d, q) in [d0, d1, d2, d3].into_iter().zip(px.chunks_exact(4)) {
+                    d.copy_from_slice(&row_bytes(q));
+                }
+            }
+        } else {
+            for (bx, b) in src_full.chunks_exact(B).enumerate() {
+                let px = block(b.try_into().expect("B bytes"));
+                for (l, q) in px.chunks_exact(4).take(lines).enumerate() {
+                    let o = l * pitch + bx * 16;
+                    dst[o..o + 16].copy_from_slice(&row_bytes(q));
+                }
+            }
+        }
+        if let Some(b) = src_rest.get(..B) {
+            // The clipped last column: fewer than 4 texels a line.
+            let px = block(b.try_into().expect("B bytes"));
+            let cols = w - full * 4;
+            for (l, q) in px.chunks_exact(4).take(lines).enumerate() {
+                let o = l * pitch + full * 16;
+                dst[o..o + cols * 4].copy_from_slice(&row_bytes(q)[..cols * 4]);
+            }
+        }
+    }
+}
+
+/// Four texels as RGBA bytes.
+#[inline(always)]
+fn row_bytes(q: &[u32]) -> [u8; 16] {
+    let mut o = [0u8; 16];
+    for (d, v) in o.chunks_exact_mut(4).zip(q) {
+        d.copy_from_slice(&v.to_le_bytes());
+    }
+    o
+}
+
+/// A BC1 colour block (also the colour half of BC2/BC3, which always use four colours:
+/// `four`). Palette arithmetic of bcdec_rs (see the module comment): 5/6-bit endpoints expanded with
+/// rounding, thirds and halves rounded from the 5/6-bit sums.
+#[inline(always)]
+fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
+    let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
+    let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
+    let (r0, g0, b0) = (c0 >> 11, (c0 >> 5) & 63, c0 & 31);
+    let (r1, g1, b1) = (c1 >> 11, (c1 >> 5) & 63, c1 & 31);
+    let rgb = |r: u32, g: u32, b: u32| r | g << 8 | b << 16 | 0xff00_0000;
+    let e5 = |v: u32| (v * 527 + 23) >> 6;
+    let e6 = |v: u32| (v * 259 + 33) >> 6;
+    let mut pal = [
+        rgb(e5(r0), e6(g0), e5(b0)),
+        rgb(e5(r1), e6(g1), e5(b1)),
+        0,
+        0,
+    ];
+    if c0 > c1 || four {
+        let t5 = |a: u32, b: u32| ((2 * a + b) * 351 + 61) >> 7;
+        let t6 = |a: u32, b: u32| ((2 * a + b) * 2763 + 1039) >> 11;
+        pal[2] = rgb(t5(r0, r1), t6(g0, g1), t5(b0, b1));
+        pal[3] = rgb(t5(r1, r0), t6(g1, g0), t5(b1, b0));
+        if four {
+            // BC2/BC3 add their alpha on top.
+            pal = pal.map(|c| c & 0x00ff_ffff);
+        }
+    } else {
+        let h5 = |a: u32, b: u32| ((a + b) * 1053 + 125) >> 8;
+        let h6 = |a: u32, b: u32| ((a + b) * 4145 + 1019) >> 11;
+        pal[2] = rgb(h5(r0, r1), h6(g0, g1), h5(b0, b1));
+    }
+    let idx = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+    std::array::from_fn(|t| pal[(idx >> (2 * t)) as usize & 3])
+}
+
+/// A BC3 alpha / BC4 / BC5 channel block: two 8-bit endpoints and 3-bit indices. `bc4` selects
+/// BC4's rounding (nearest, 16-bit fixed point) over BC3's ((n + 1) / 7), both as bcdec_rs.
+#[inline(always)]
+fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
+    let (a0, a1) = (b[0] as u32, b[1] as u32);
+    let mut pal = [a0, a1, 0, 0, 0, 0, 0, 255];
+    if a0 > a1 {
+        for k in 1..7 {
+            pal[k + 1] = if bc4 {
+                // k/7 in 16-bit fixed point, as bcdec_rs (9363 * k, rounded per its table).
+                const W7: [u32; 7] = [0, 9363, 18724, 28086, 37450, 46812, 56173];
+                (W7[7 - k] * a0 + W7[k] * a1 + 32768) >> 16
+            } else {
+                ((7 - k as u32) * a0 + k as u32 * a1 + 1) / 7
+            };
+        }
+    } else {
+        for k in 1..5 {
+            pal[k + 1] = if bc4 {
+                const W5: [u32; 5] = [0, 13107, 26215, 39321, 52429];
+                (W5[5 - k] * a0 + W5[k] * a1 + 32768) >> 16
+            } else {
+                ((5 - k as u32) * a0 + k as u32 * a1 + 1) / 5
+            };
+        }
+        pal[6] = 0;
+    }
+    let idx = u64::from_le_bytes(*b) >> 16;
+    std::array::from_fn(|t| pal[(idx >> (3 * t)) as usize & 7] as u8)
+}
+
+/// One BC7 mode's field widths (BC7 format specification: Microsoft "BC7 Format Mode Reference",
+/// the same in the Khronos Data Format Specification's BPTC section).
+struct Mode {
+    /// Subsets.
+    ns: u8,
+    /// Partition, rotation and index-selection bits.
+    pb: u8,
+    rb: u8,
+    isb: u8,
+    /// Colour and alpha bits an endpoint (alpha 0: opaque).
+    cb: u8,
+    ab: u8,
+    /// A P-bit for every endpoint, or one shared by a subset's two endpoints.
+    epb: bool,
+    spb: bool,
+    /// Primary and secondary index bits.
+    ib: u8,
+    ib2: u8,
+}
+
+#[rustfmt::skip]
+const MODES: [Mode; 8] = [
+    Mode { ns: 3, pb: 4, rb: 0, isb: 0, cb: 4, ab: 0, epb: true, spb: false, ib: 3, ib2: 0 },
+    Mode { ns: 2, pb: 6, rb: 0, isb: 0, cb: 6, ab: 0, epb: false, spb: true, ib: 3, ib2: 0 },
+    Mode { ns: 3, pb: 6, rb: 0, isb: 0, cb: 5, ab: 0, epb: false, spb: false, ib: 2, ib2: 0 },
+    Mode { ns: 2, pb: 6, rb: 0, isb: 0, cb: 7, ab: 0, epb: true, spb: false, ib: 2, ib2: 0 },
+    Mode { ns: 1, pb: 0, rb: 2, isb: 1, cb: 5, ab: 6, epb: false, spb: false, ib: 2, ib2: 3 },
+    Mode { ns: 1, pb: 0, rb: 2, isb: 0, cb: 7, ab: 8, epb: false, spb: false, ib: 2, ib2: 2 },
+    Mode { ns: 1, pb: 0, rb: 0, isb: 0, cb: 7, ab: 7, epb: true, spb: false, ib: 4, ib2: 0 },
+    Mode { ns: 2, pb: 6, rb: 0, isb: 0, cb: 5, ab: 5, epb: true, spb: false, ib: 2, ib2: 0 },
+];
+
+/// Interpolation weights for 2-, 3- and 4-bit indices (BC7 specification), indexed by bits - 2.
+const WEIGHTS: [[u32; 16]; 3] = [
+    [0, 21, 43, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [0, 9, 18, 27, 37, 46, 55, 64, 0, 0, 0, 0, 0, 0, 0, 0],
+    [0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64],
+];
+
+/// The BC7 partition tables for 2 and 3 subsets, packed 2 bits a texel (texel t in bits 2t..2t+2),
+/// and the anchor texels of each partition as a mask (texel 0 always; then the second and third
+/// subsets' anchors). Values of the BC7 specification's partition and anchor-index tables, packed
+/// by a one-off script from bcdec_rs 0.2.1's transcription of them (its note: Khronos's copy has
+/// errors); tests/codec_bc_fast.rs decodes every partition of every multi-subset mode bit-exact
+/// against the `dds` crate's own tables.
+#[rustfmt::skip]
+const PARTITIONS: [[u32; 64]; 2] = [
+    [
+        0x50505050, 0x40404040, 0x54545454, 0x54505040, 0x50404000, 0x55545450, 0x55545040, 0x54504000,
+        0x50400000, 0x55555450, 0x55544000, 0x54400000, 0x55555440, 0x55550000, 0x55555500, 0x55000000,
+        0x55150100, 0x00004054, 0x15010000, 0x00405054, 0x00004050, 0x15050100, 0x05010000, 0x40505054,
+        0x00404050, 0x05010100, 0x14141414, 0x05141450, 0x01155440, 0x00555500, 0x15014054, 0x05414150,
+        0x44444444, 0x55005500, 0x11441144, 0x05055050, 0x05500550, 0x11114444, 0x41144114, 0x44111144,
+        0x15055054, 0x01055040, 0x05041050, 0x05455150, 0x14414114, 0x50050550, 0x41411414, 0x00141400,
+        0x00041504, 0x00105410, 0x10541000, 0x04150400, 0x50410514, 0x41051450, 0x05415014, 0x14054150,
+        0x41050514, 0x41505014, 0x40011554, 0x54150140, 0x50505500, 0x00555050, 0x15151010, 0x54540404,
+    ],
+    [
+        0xaa685050, 0x6a5a5040, 0x5a5a4200, 0x5450a0a8, 0xa5a50000, 0xa0a05050, 0x5555a0a0, 0x5a5a5050,
+        0xaa550000, 0xaa555500, 0xaaaa5500, 0x90909090, 0x94949494, 0xa4a4a4a4, 0xa9a59450, 0x2a0a4250,
+        0xa5945040, 0x0a425054, 0xa5a5a500, 0x55a0a0a0, 0xa8a85454, 0x6a6a4040, 0xa4a45000, 0x1a1a0500,
+        0x0050a4a4, 0xaaa59090, 0x14696914, 0x69691400, 0xa08585a0, 0xaa821414, 0x50a4a450, 0x6a5a0200,
+        0xa9a58000, 0x5090a0a8, 0xa8a09050, 0x24242424, 0x00aa5500, 0x24924924, 0x24499224, 0x50a50a50,
+        0x500aa550, 0xaaaa4444, 0x66660000, 0xa5a0a5a0, 0x50a050a0, 0x69286928, 0x44aaaa44, 0x66666600,
+        0xaa444444, 0x54a854a8, 0x95809580, 0x96969600, 0xa85454a8, 0x80959580, 0xaa141414, 0x96960000,
+        0xaaaa1414, 0xa05050a0, 0xa0a5a5a0, 0x96000000, 0x40804080, 0xa9a8a9a8, 0xaaaaaa44, 0x2a4a5254,
+    ],
+];
+
+#[rustfmt::skip]
+const ANCHORS: [[u16; 64]; 2] = [
+    [
+        0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x8001,
+        0x8001, 0x8001, 0x8001, 0x8001, 0x8001, 0x0005, 0x0101, 0x0005, 0x0005, 0x0101, 0x0101, 0x8001,
+        0x0005, 0x0101, 0x0005, 0x0005, 0x0101, 0x0101, 0x0005, 0x0005, 0x8001, 0x8001, 0x0041, 0x0101,
+        0x0005, 0x0101, 0x8001, 0x8001, 0x0005, 0x0101, 0x0005, 0x0005, 0x0005, 0x8001, 0x8001, 0x0041,
+        0x0041, 0x0005, 0x0041, 0x0101, 0x8001, 0x8001, 0x0005, 0x0005, 0x8001, 0x8001, 0x8001, 0x8001,
+        0x8001, 0x0005, 0x0005, 0x8001,
+    ],
+    [
+        0x8009, 0x0109, 0x8101, 0x8009, 0x8101, 0x8009, 0x8009, 0x8101, 0x8101, 0x8101, 0x8041, 0x8041,
+        0x8041, 0x8021, 0x8009, 0x0109, 0x8009, 0x0109, 0x8101, 0x8009, 0x8009, 0x0109, 0x8041, 0x0501,
+        0x0029, 0x8101, 0x0141, 0x0441, 0x8101, 0x8021, 0x8401, 0x8101, 0x8101, 0x8009, 0x8009, 0x0421,
+        0x0441, 0x0501, 0x0301, 0x8401, 0x8041, 0x8009, 0x8101, 0x8021, 0x8009, 0x8041, 0x8041, 0x8101,
+        0x8009, 0x8009, 0x8021, 0x8021, 0x8021, 0x8101, 0x8021, 0x8401, 0x8021, 0x8401, 0x8101, 0xa001,
+        0x8009, 0x9001, 0x8009, 0x0109,
+    ],
+];
+
+/// `n` bits of `v` from bit `pos` (n <= 32).
+#[inline(always)]
+fn bits(v: u128, pos: u32, n: u32) -> u32 {
+    ((v >> pos) as u32) & ((1u64 << n) - 1) as u32
+}
+
+/// Four 16-bit lanes (R, G, B, A from the low end): the channels of an endpoint, worked on at once.
+const LANES: u64 = 0x0001_0001_0001_0001;
+const LOW8: u64 = 0x00ff_00ff_00ff_00ff;
+
+/// Expands `n`-bit lanes (4..8) to 8 bits by repeating their top bits (BC7 specification); the
+/// bits a right shift carries in from the next lane land above bit 7 and are masked off.
+#[inline(always)]
+fn expand(v: u64, n: u32) -> u64 {
+    ((v << (8 - n)) | (v >> (2 * n - 8))) & LOW8
+}
+
+/// The BC7 interpolation `((64 - w) * e0 + w * e1 + 32) >> 6` (BC7 specification) of all four
+/// lanes at once (no lane exceeds 64 * 255 + 32 < 2^16), packed to RGBA8.
+#[inline(always)]
+fn lerp(e0: u64, e1: u64, w: u64) -> u32 {
+    let x = (((64 - w) * e0 + w * e1 + 32 * LANES) >> 6) & LOW8;
+    let y = x | x >> 8;
+    (y & 0xffff) as u32 | (y >> 16) as u32 & 0xffff_0000
+}
+
+/// One BC7 block: read once as a u128, its fields taken at the offsets the mode table gives,
+/// endpoints held as four 16-bit lanes, weights applied with the specification's integer formula.
+/// An invalid mode (first byte 0) decodes to transparent black, as the specification says and
+/// `dds` does.
+fn bc7(b: &[u8; 16]) -> [u32; 16] {
+    let v = u128::from_le_bytes(*b);
+    // One copy of the decoder per mode, its field widths constants (loops unrolled): measured
+    // natively on the bench's 2048x2048 random blocks, CPU time of 21 decodes 0.58 s -> 0.43 s.
+    match b[0].trailing_zeros() {
+        0 => bc7_mode::<0>(v),
+        1 => bc7_mode::<1>(v),
+        2 => bc7_mode::<2>(v),
+        3 => bc7_mode::<3>(v),
+        4 => bc7_mode::<4>(v),
+        5 => bc7_mode::<5>(v),
+        6 => bc7_mode::<6>(v),
+        7 => bc7_mode::<7>(v),
+        _ => [0; 16],
+    }
+}
+
+#[inline(always)]
+fn bc7_mode<const MODE: usize>(v: u128) -> [u32; 16] {
+    let m = &MODES[MODE];
+    let mut pos = MODE as u32 + 1;
+    macro_rules! take {
+        ($n:expr) => {{
+            let n = $n as u32;
+            let x = bits(v, pos, n);
+            pos += n;
+            x as u64
+        }};
+    }
+    let partition = take!(m.pb) as usize;
+    let rotation = take!(m.rb) as usize;
+    let swap = take!(m.isb) == 1;
+    let ends = 2 * m.ns as usize;
+    // Endpoints [subset * 2 + end], lanes R, G, B, A; the block stores them channel-major.
+    let mut ep = [0u64; 6];
+    for c in 0..3 {
+        for e in ep.iter_mut().take(ends) {
+            *e |= take!(m.cb) << (16 * c);
+        }
+    }
+    if m.ab > 0 {
+        for e in ep.iter_mut().take(ends) {
+            *e |= take!(m.ab) << 48;
+        }
+    }
+    let (mut cb, mut ab) = (m.cb as u32, m.ab as u32);
+    if m.epb || m.spb {
+        let mut p = 0;
+        for (i, e) in ep.iter_mut().take(ends).enumerate() {
+            if m.epb || i % 2 == 0 {
+                p = take!(1);
+            }
+            *e = (*e << 1) | (p * LANES);
+        }
+        cb += 1;
+        ab += (ab > 0) as u32;
+    }
+    for e in ep.iter_mut().take(ends) {
+        let rgb = expand(*e, cb) & 0x0000_ffff_ffff_ffff;
+        let a = if ab > 0 {
+            expand(*e, ab) & 0xffff_0000_0000_0000
+        } else {
+            255 << 48
+        };
+        *e = rgb | a;
+    }
+    let (subsets, anchors) = match m.ns {
+        1 => (0, 1u16),
+        n => (
+            PARTITIONS[n as usize - 2][partition],
+            ANCHORS[n as usize - 2][partition],
+        ),
+    };
+    let ib = m.ib as u32;
+    let wt = &WEIGHTS[ib as usize - 2];
+    let mut px = [0u32; 16];
+    if m.ib2 == 0 {
+        // One index a texel for all four channels; at most 63 index bits in these modes, so one
+        // u64 shifted along.
+        let mut idx = (v >> pos) as u64;
+        for (t, p) in px.iter_mut().enumerate() {
+            let n = ib - (anchors >> t & 1) as u32;
+            let w = wt[(idx & ((1 << n) - 1)) as usize] as u64;
+            idx >>= n;
+            let s = (subsets >> (2 * t)) as usize & 3;
+            *p = lerp(ep[2 * s], ep[2 * s + 1], w);
+        }
+    } else {
+        // Modes 4 and 5: colour and alpha indices (swapped by the index-selection bit), then the
+        // rotation bits swap alpha with one colour channel.
+        let ib2 = m.ib2 as u32;
+        let wt2 = &WEIGHTS[ib2 as usize - 2];
+        let mut i1 = v >> pos;
+        let mut i2 = v >> (pos + 16 * ib - 1);
+        for (t, p) in px.iter_mut().enumerate() {
+            let (n1, n2) = (ib - (t == 0) as u32, ib2 - (t == 0) as u32);
+            let w1 = wt[(i1 as u32 & ((1 << n1) - 1)) as usize] as u64;
+            let w2 = wt2[(i2 as u32 & ((1 << n2) - 1)) as usize] as u64;
+            i1 >>= n1;
+            i2 >>= n2;
+            let (wc, wa) = if swap { (w2, w1) } else { (w1, w2) };
+            let c = lerp(ep[0], ep[1], wc) & 0x00ff_ffff | lerp(ep[0], ep[1], wa) & 0xff00_0000;
+            *p = match rotation {
+                0 => c,
+                r => {
+                    // Swap byte 3 (alpha) with byte r - 1.
+                    let s = 8 * (r as u32 - 1);
+                    let (a, x) = (c >> 24, (c >> s) & 255);
+                    (c & !(255 << s) & 0x00ff_ffff) | a << s | x << 24
+                }
+            };
+        }
+    }
+    px
 }

@@ -23,109 +23,113 @@ pub(super) fn decode(
     if format.is_block_compressed() {
         return Ok(false);
     }
-    let texels = data[..n * bpp].chunks_exact(bpp);
+    let data = &data[..n * bpp];
     let u16le = |b: &[u8], i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
     let u32le = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     let f16le = |b: &[u8], i: usize| f16::from_bits(u16le(b, i)).to_f32();
     let f32le = |b: &[u8], i: usize| f32::from_bits(u32le(b, i));
     match &mut img.pixels {
-        Pixels::Rgba8(out) => {
-            let px: fn(&[u8]) -> [u8; 4] = match format {
-                R8 => |t| [t[0], 0, 0, 255],
-                A8 => |t| [0, 0, 0, t[0]],
-                L8 => |t| [t[0], t[0], t[0], 255],
-                LA8 => |t| [t[0], t[0], t[0], t[1]],
-                RG8 => |t| [t[0], t[1], 0, 255],
-                RGB8 => |t| [t[0], t[1], t[2], 255],
-                BGR8 => |t| [t[2], t[1], t[0], 255],
-                RGBA8 => |t| [t[0], t[1], t[2], t[3]],
-                BGRA8 => |t| [t[2], t[1], t[0], t[3]],
-                ARGB8 => |t| [t[1], t[2], t[3], t[0]],
-                BGRX8 => |t| [t[2], t[1], t[0], 255],
-                RGB565 => |t| {
-                    let v = u16::from_le_bytes([t[0], t[1]]);
-                    [expand(v >> 11, 5), expand(v >> 5, 6), expand(v, 5), 255]
-                },
-                BGRA5551 => |t| {
-                    let v = u16::from_le_bytes([t[0], t[1]]);
-                    [
-                        expand(v >> 10, 5),
-                        expand(v >> 5, 5),
-                        expand(v, 5),
-                        if v >> 15 == 1 { 255 } else { 0 },
-                    ]
-                },
-                ARGB4444 => |t| {
-                    let v = u16::from_le_bytes([t[0], t[1]]);
-                    [
-                        expand(v >> 8, 4),
-                        expand(v >> 4, 4),
-                        expand(v, 4),
-                        expand(v >> 12, 4),
-                    ]
-                },
-                RGBA4444 => |t| {
-                    let v = u16::from_le_bytes([t[0], t[1]]);
-                    [
-                        expand(v >> 12, 4),
-                        expand(v >> 8, 4),
-                        expand(v >> 4, 4),
-                        expand(v, 4),
-                    ]
-                },
-                _ => return Ok(false),
-            };
-            for (o, t) in out.chunks_exact_mut(4).zip(texels) {
-                o.copy_from_slice(&px(t));
-            }
-        }
-        Pixels::Rgba16(out) => {
-            for (o, t) in out.chunks_exact_mut(4).zip(texels) {
-                let v = match format {
-                    R16 => [u16le(t, 0), 0, 0, 65535],
-                    RG16 => [u16le(t, 0), u16le(t, 2), 0, 65535],
-                    RGBA16 => [u16le(t, 0), u16le(t, 2), u16le(t, 4), u16le(t, 6)],
-                    RGB10A2 => {
-                        let v = u32le(t, 0);
-                        [
-                            expand16(v, 10),
-                            expand16(v >> 10, 10),
-                            expand16(v >> 20, 10),
-                            expand16(v >> 30, 2),
-                        ]
-                    }
-                    _ => return Ok(false),
-                };
-                o.copy_from_slice(&v);
-            }
-        }
-        Pixels::Rgba32F(out) => {
-            for (o, t) in out.chunks_exact_mut(4).zip(texels) {
-                let v = match format {
-                    R16F => [f16le(t, 0), 0.0, 0.0, 1.0],
-                    RG16F => [f16le(t, 0), f16le(t, 2), 0.0, 1.0],
-                    RGBA16F => [f16le(t, 0), f16le(t, 2), f16le(t, 4), f16le(t, 6)],
-                    R32F => [f32le(t, 0), 0.0, 0.0, 1.0],
-                    RG32F => [f32le(t, 0), f32le(t, 4), 0.0, 1.0],
-                    RGB32F => [f32le(t, 0), f32le(t, 4), f32le(t, 8), 1.0],
-                    RGBA32F => [f32le(t, 0), f32le(t, 4), f32le(t, 8), f32le(t, 12)],
-                    RGB9E5 => rgb9e5(u32le(t, 0)),
-                    RG11B10F => {
-                        let v = u32le(t, 0);
-                        [
-                            small_float(v & 0x7ff, 6),
-                            small_float((v >> 11) & 0x7ff, 6),
-                            small_float(v >> 22, 5),
-                            1.0,
-                        ]
-                    }
-                    _ => return Ok(false),
-                };
-                o.copy_from_slice(&v);
-            }
-        }
+        Pixels::Rgba8(out) => match format {
+            R8 => map::<1, _>(out, data, |t| [t[0], 0, 0, 255]),
+            A8 => map::<1, _>(out, data, |t| [0, 0, 0, t[0]]),
+            L8 => map::<1, _>(out, data, |t| [t[0], t[0], t[0], 255]),
+            LA8 => map::<2, _>(out, data, |t| [t[0], t[0], t[0], t[1]]),
+            RG8 => map::<2, _>(out, data, |t| [t[0], t[1], 0, 255]),
+            RGB8 => map::<3, _>(out, data, |t| [t[0], t[1], t[2], 255]),
+            BGR8 => map::<3, _>(out, data, |t| [t[2], t[1], t[0], 255]),
+            RGBA8 => out.copy_from_slice(data),
+            BGRA8 => map::<4, _>(out, data, |t| [t[2], t[1], t[0], t[3]]),
+            ARGB8 => map::<4, _>(out, data, |t| [t[1], t[2], t[3], t[0]]),
+            BGRX8 => map::<4, _>(out, data, |t| [t[2], t[1], t[0], 255]),
+            RGB565 => map::<2, _>(out, data, |t| {
+                let v = u16::from_le_bytes(t);
+                [expand(v >> 11, 5), expand(v >> 5, 6), expand(v, 5), 255]
+            }),
+            BGRA5551 => map::<2, _>(out, data, |t| {
+                let v = u16::from_le_bytes(t);
+                [
+                    expand(v >> 10, 5),
+                    expand(v >> 5, 5),
+                    expand(v, 5),
+                    if v >> 15 == 1 { 255 } else { 0 },
+                ]
+            }),
+            ARGB4444 => map::<2, _>(out, data, |t| {
+                let v = u16::from_le_bytes(t);
+                [
+                    expand(v >> 8, 4),
+                    expand(v >> 4, 4),
+                    expand(v, 4),
+                    expand(v >> 12, 4),
+                ]
+            }),
+            RGBA4444 => map::<2, _>(out, data, |t| {
+                let v = u16::from_le_bytes(t);
+                [
+                    expand(v >> 12, 4),
+                    expand(v >> 8, 4),
+                    expand(v >> 4, 4),
+                    expand(v, 4),
+                ]
+            }),
+            _ => return Ok(false),
+        },
+        Pixels::Rgba16(out) => match format {
+            R16 => map::<2, _>(out, data, |t| [u16le(&t, 0), 0, 0, 65535]),
+            RG16 => map::<4, _>(out, data, |t| [u16le(&t, 0), u16le(&t, 2), 0, 65535]),
+            RGBA16 => map::<8, _>(out, data, |t| {
+                [u16le(&t, 0), u16le(&t, 2), u16le(&t, 4), u16le(&t, 6)]
+            }),
+            RGB10A2 => map::<4, _>(out, data, |t| {
+                let v = u32::from_le_bytes(t);
+                [
+                    expand16(v, 10),
+                    expand16(v >> 10, 10),
+                    expand16(v >> 20, 10),
+                    expand16(v >> 30, 2),
+                ]
+            }),
+            _ => return Ok(false),
+        },
+        Pixels::Rgba32F(out) => match format {
+            R16F => map::<2, _>(out, data, |t| [f16le(&t, 0), 0.0, 0.0, 1.0]),
+            RG16F => map::<4, _>(out, data, |t| [f16le(&t, 0), f16le(&t, 2), 0.0, 1.0]),
+            RGBA16F => map::<8, _>(out, data, |t| {
+                [f16le(&t, 0), f16le(&t, 2), f16le(&t, 4), f16le(&t, 6)]
+            }),
+            R32F => map::<4, _>(out, data, |t| [f32le(&t, 0), 0.0, 0.0, 1.0]),
+            RG32F => map::<8, _>(out, data, |t| [f32le(&t, 0), f32le(&t, 4), 0.0, 1.0]),
+            RGB32F => map::<12, _>(out, data, |t| {
+                [f32le(&t, 0), f32le(&t, 4), f32le(&t, 8), 1.0]
+            }),
+            RGBA32F => map::<16, _>(out, data, |t| {
+                [f32le(&t, 0), f32le(&t, 4), f32le(&t, 8), f32le(&t, 12)]
+            }),
+            RGB9E5 => map::<4, _>(out, data, |t| rgb9e5(u32::from_le_bytes(t))),
+            RG11B10F => map::<4, _>(out, data, |t| {
+                let v = u32::from_le_bytes(t);
+                [
+                    small_float(v & 0x7ff, 6),
+                    small_float((v >> 11) & 0x7ff, 6),
+                    small_float(v >> 22, 5),
+                    1.0,
+                ]
+            }),
+            _ => return Ok(false),
+        },
     }
     Ok(true)
+}
+
+/// Converts every `N`-byte texel of `data` to four output channels with `px`. One copy of this
+/// loop per format (the closure inlined): measured in wasm (node, CPU time, 2048x2048) it replaced
+/// a call through a function pointer per texel: R8 707 -> 5037, RGBA8 677 -> 7182 (a copy),
+/// BGRA8 521 -> 2789, RGB565 423 -> 917 MB/s (medians, same run).
+#[inline(always)]
+fn map<const N: usize, T: Copy>(out: &mut [T], data: &[u8], px: impl Fn([u8; N]) -> [T; 4]) {
+    for (o, t) in out.chunks_exact_mut(4).zip(data.chunks_exact(N)) {
+        o.copy_from_slice(&px(t.try_into().expect("N bytes")));
+    }
 }
 
 /// YUY2 (Y0 U Y1 V per pair of texels) to RGB with the integer BT.601 studio-range conversion
@@ -160,21 +164,30 @@ fn yuy2(w: usize, h: usize, data: &[u8], img: &mut Image) {
 }
 
 /// Widens the low `bits` bits of `v` to 8 bits by bit replication (exact for 0 and full scale).
+#[inline(always)]
 fn expand(v: u16, bits: u32) -> u8 {
     let v = (v & ((1 << bits) - 1)) as u32;
     ((v * 255 * 2 + ((1 << bits) - 1)) / (2 * ((1 << bits) - 1))) as u8
 }
 
 /// Widens the low `bits` bits of `v` to 16 bits, rounding to nearest.
+#[inline(always)]
 fn expand16(v: u32, bits: u32) -> u16 {
     let max = (1u32 << bits) - 1;
     let v = v & max;
     ((v * 65535 * 2 + max) / (2 * max)) as u16
 }
 
+/// 2^k for -126 <= k <= 127, built from its bits: `powi` is a libm call per texel in wasm
+/// (RGB9E5 and R11G11B10F ran at 147 and 61 MB/s in node before).
+#[inline(always)]
+fn pow2(k: i32) -> f32 {
+    f32::from_bits(((k + 127) as u32) << 23)
+}
+
 /// DXGI R9G9B9E5_SHAREDEXP: three 9-bit mantissas, one 5-bit exponent with bias 15.
 fn rgb9e5(v: u32) -> [f32; 4] {
-    let scale = 2f32.powi(((v >> 27) as i32) - 15 - 9);
+    let scale = pow2(((v >> 27) as i32) - 15 - 9);
     [
         (v & 0x1ff) as f32 * scale,
         ((v >> 9) & 0x1ff) as f32 * scale,
@@ -188,7 +201,7 @@ fn small_float(v: u32, mbits: u32) -> f32 {
     let m = v & ((1 << mbits) - 1);
     let e = (v >> mbits) & 0x1f;
     match e {
-        0 => m as f32 * 2f32.powi(-14 - mbits as i32),
+        0 => m as f32 * pow2(-14 - mbits as i32),
         31 => {
             if m == 0 {
                 f32::INFINITY
@@ -196,7 +209,7 @@ fn small_float(v: u32, mbits: u32) -> f32 {
                 f32::NAN
             }
         }
-        _ => (1.0 + m as f32 / (1 << mbits) as f32) * 2f32.powi(e as i32 - 15),
+        _ => (1.0 + m as f32 / (1 << mbits) as f32) * pow2(e as i32 - 15),
     }
 }
 
@@ -213,6 +226,14 @@ mod tests {
         assert_eq!(expand(8, 4), 136);
         assert_eq!(expand16(1023, 10), 65535);
         assert_eq!(expand16(3, 2), 65535);
+    }
+
+    #[test]
+    fn pow2_is_powi() {
+        // The IEEE 754 binary32 value of 2^k (exact), as the standard library computes it.
+        for k in -126..=127 {
+            assert_eq!(pow2(k), 2f32.powi(k));
+        }
     }
 
     #[test]

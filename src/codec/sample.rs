@@ -117,7 +117,52 @@ pub fn vector_fingerprint(name: &str, file: &[u8]) -> Option<String> {
     )))
 }
 
-/// A square surface of seeded random blocks, decoded again and again by the benchmark.
+/// Distinct legal blocks an ASTC bench surface is tiled from (in random order, so the branch
+/// predictor cannot learn the sequence).
+const ASTC_POOL: usize = 1024;
+
+/// `len` bytes of legal ASTC blocks of `format`: random 128-bit candidates, kept when our decoder
+/// gives the error colour (opaque magenta in LDR, NaN in HDR: ASTC specification, "Illegal
+/// encodings") for none of their texels (so also no HDR endpoint mode in an LDR block), so the mix of partition counts, endpoint modes, weight grids and dual planes
+/// is what random legal encodings give. Random bytes alone are mostly illegal, and the error-colour
+/// fast path would be what the bench measured. Candidates are decoded as one-block surfaces.
+fn legal_astc(format: PixelFormat, len: usize, seed: u64, pool_size: usize) -> Vec<u8> {
+    let PixelFormat::ASTC { w, h, .. } = format else {
+        return random_bytes(len, seed);
+    };
+    let (w, h) = (w as u32, h as u32);
+    let limits = Limits::default();
+    let mut pool: Vec<[u8; 16]> = Vec::with_capacity(pool_size);
+    let mut round = 0u64;
+    while pool.len() < pool_size && round < 64 {
+        let candidates = random_bytes(16 * pool_size, seed.wrapping_mul(0x9E37_79B9) ^ round);
+        round += 1;
+        for c in candidates.chunks_exact(16) {
+            let legal = match decode_surface(format, w, h, c, &limits).map(|i| i.pixels) {
+                Ok(Pixels::Rgba8(p)) => p.chunks_exact(4).all(|t| t != [255, 0, 255, 255]),
+                Ok(Pixels::Rgba32F(p)) => p.iter().all(|v| !v.is_nan()),
+                _ => false,
+            };
+            if legal && pool.len() < pool_size {
+                pool.push(c.try_into().expect("16 bytes"));
+            }
+        }
+    }
+    if pool.is_empty() {
+        return random_bytes(len, seed);
+    }
+    let order = random_bytes(2 * len.div_ceil(16), seed ^ 0xA57C);
+    let mut out = Vec::with_capacity(len);
+    for k in order.chunks_exact(2) {
+        let i = u16::from_le_bytes([k[0], k[1]]) as usize % pool.len();
+        out.extend_from_slice(&pool[i]);
+    }
+    out.truncate(len);
+    out
+}
+
+/// A square surface of seeded random blocks (legal blocks for ASTC, see [`legal_astc`]), decoded
+/// again and again by the benchmark.
 pub struct Surface {
     pub format: PixelFormat,
     pub side: u32,
@@ -126,7 +171,11 @@ pub struct Surface {
 
 impl Surface {
     pub fn new(format: PixelFormat, side: u32, seed: u64) -> Surface {
-        let data = random_bytes(format.surface_size(side, side) as usize, seed);
+        let len = format.surface_size(side, side) as usize;
+        let data = match format {
+            PixelFormat::ASTC { .. } => legal_astc(format, len, seed, ASTC_POOL),
+            _ => random_bytes(len, seed),
+        };
         Surface { format, side, data }
     }
 
@@ -167,6 +216,29 @@ mod tests {
         assert_eq!(digest(&img), h);
         assert_eq!(random_bytes(13, 5).len(), 13);
         assert_ne!(random_bytes(8, 1), random_bytes(8, 2));
+    }
+
+    #[test]
+    fn astc_bench_blocks_are_legal() {
+        // Every texel of the bench surface decodes to something other than the error colour
+        // (ASTC specification: magenta in LDR, NaN in HDR), for a large and a small footprint.
+        for (w, h, hdr) in [(4, 4, false), (12, 12, false), (6, 6, true)] {
+            // A small pool: the debug build decodes every candidate.
+            let f = PixelFormat::ASTC { w, h, hdr };
+            let data = legal_astc(f, f.surface_size(96, 96) as usize, 7, 32);
+            let errors = match decode_surface(f, 96, 96, &data, &Limits::default())
+                .unwrap()
+                .pixels
+            {
+                Pixels::Rgba8(p) => p
+                    .chunks_exact(4)
+                    .filter(|t| *t == [255, 0, 255, 255])
+                    .count(),
+                Pixels::Rgba32F(p) => p.iter().filter(|v| v.is_nan()).count(),
+                Pixels::Rgba16(_) => unreachable!(),
+            };
+            assert_eq!(errors, 0, "{w}x{h} hdr {hdr}");
+        }
     }
 
     #[test]
