@@ -2,11 +2,14 @@
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
 import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram } from './view.js';
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
-import { readQuery, showNotice } from './safety.js';
+import { readQuery, showNotice, allowSourceOrigins } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
 import { walkEntries, droppedFiles } from './open.js';
 import { blockMode, hasBlockMode } from './blocks.js';
 import { encodePng, encodeExr, zipStore, download } from './export.js';
+
+// First of all, before any request: only this server and the origins ?src= names may be fetched.
+allowSourceOrigins(parseSources(location.search, location.href).urls);
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -1340,7 +1343,7 @@ async function fetchFile(url, onBytes) {
   try {
     res = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
   } catch (e) {
-    throw new Error(`${url} could not be fetched (${e.message}); the server refused, or the page's security policy does not allow that origin`);
+    throw new Error(await fetchFailure(url, e));
   }
   if (!res.ok) throw new Error(`${url} could not be fetched: the server answered ${res.status}`);
   const total = Number(res.headers.get('content-length')) || 0;
@@ -1357,6 +1360,22 @@ async function fetchFile(url, onBytes) {
     onBytes(got, total);
   }
   return new File(chunks, urlFileName(url));
+}
+
+// Why a fetch failed: the browser says only "Failed to fetch". A second, opaque (no-cors) request
+// to the same URL tells a server that answered but does not allow other sites to read it (CORS)
+// from one that could not be reached.
+async function fetchFailure(url, e) {
+  let answered = false;
+  try {
+    await fetch(url, { mode: 'no-cors', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    answered = true;
+  } catch { /* not reachable either */ }
+  if (answered) {
+    return `${url} could not be read: its server answered but does not allow other sites to read the file (no Access-Control-Allow-Origin header). Its owner must allow it (CORS), or download the file and drop it here.`;
+  }
+  const mixed = location.protocol === 'https:' && url.startsWith('http:') ? ', or this https page may not fetch an http address (use https)' : '';
+  return `${url} could not be fetched (${e.message}): the server could not be reached${mixed}.`;
 }
 
 async function openSources() {
@@ -1379,6 +1398,7 @@ async function openSources() {
 // applyQuery (below) waits for this before it selects the texture, mip and slice the address names.
 const sourcesOpened = restoreFromHash().then(openSources).catch((e) => {
   $('progress').hidden = true;
+  el.srcNote.textContent = el.srcNote.textContent.replace(/^Opening/, 'Could not open');
   fail(e.message);
 });
 // A link pasted into this tab's address bar changes only the hash.
