@@ -657,12 +657,66 @@ function texelAt(clientX, clientY) {
 }
 
 let drag = null;
+// Touch (pointer events): one finger pans (the drag above), two fingers pinch: the zoom follows
+// the distance between them and the texel under their midpoint stays under it as it moves; a
+// double tap fits the image. `touches` holds each finger's last position (viewport pixels).
+const touches = new Map();
+let pinch = null; // at the pinch's start: finger distance, zoom and the texel under the midpoint
+let lastTap = null; // { time, x, y } of the last single tap
+const DOUBLE_TAP_MS = 350;
+const DOUBLE_TAP_PX = 30;
+function pinchGeometry() {
+  const [[ax, ay], [bx, by]] = [...touches.values()];
+  const r = el.viewport.getBoundingClientRect();
+  return { dist: Math.hypot(bx - ax, by - ay), mid: [(ax + bx) / 2 - r.left, (ay + by) / 2 - r.top] };
+}
 el.viewport.addEventListener('pointerdown', (e) => {
   if (!state.image || e.button !== 0) return;
+  if (e.pointerType === 'touch') {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (touches.size === 2) {
+      drag = null; // the first finger's pan becomes a pinch
+      const g = pinchGeometry();
+      const { w, h } = viewportSize();
+      const texel = [state.center[0] + (g.mid[0] - w / 2) / state.zoom, state.center[1] + (g.mid[1] - h / 2) / state.zoom];
+      pinch = { dist: g.dist, zoom: state.zoom, texel };
+      el.viewport.setPointerCapture?.(e.pointerId);
+      return;
+    }
+    if (touches.size > 2) return;
+  }
   drag = { x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
   el.viewport.setPointerCapture?.(e.pointerId);
 });
+function endTouch(e) {
+  if (!touches.delete(e.pointerId)) return false;
+  if (pinch) {
+    if (touches.size < 2) pinch = null;
+    drag = null;
+    lastTap = null;
+    return true; // a pinch is neither a pan nor a tap
+  }
+  return false;
+}
+el.viewport.addEventListener('pointercancel', (e) => {
+  endTouch(e);
+  if (drag?.id === e.pointerId) { drag = null; el.viewport.classList.remove('dragging'); }
+});
 el.viewport.addEventListener('pointermove', (e) => {
+  if (pinch && touches.has(e.pointerId)) {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    // From the start of the pinch each time (no rounding builds up): the zoom is the start zoom
+    // times the spread, and the start texel goes under the fingers' midpoint.
+    const g = pinchGeometry();
+    const { w, h } = viewportSize();
+    const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, pinch.dist > 0 ? pinch.zoom * (g.dist / pinch.dist) : state.zoom));
+    state.fit = false;
+    state.zoom = z;
+    state.center = [pinch.texel[0] - (g.mid[0] - w / 2) / z, pinch.texel[1] - (g.mid[1] - h / 2) / z];
+    applyZoom();
+    return;
+  }
+  if (touches.has(e.pointerId)) touches.set(e.pointerId, [e.clientX, e.clientY]);
   if (drag && drag.id === e.pointerId) {
     const dx = e.clientX - drag.x;
     const dy = e.clientY - drag.y;
@@ -677,10 +731,21 @@ el.viewport.addEventListener('pointermove', (e) => {
   hover(texelAt(e.clientX, e.clientY));
 });
 el.viewport.addEventListener('pointerup', (e) => {
+  if (endTouch(e)) return;
   if (!drag || drag.id !== e.pointerId) return;
   const wasDrag = drag.moved;
   drag = null;
   el.viewport.classList.remove('dragging');
+  if (!wasDrag && e.pointerType === 'touch') {
+    const now = performance.now();
+    const near = lastTap && Math.hypot(e.clientX - lastTap.x, e.clientY - lastTap.y) < DOUBLE_TAP_PX;
+    if (near && now - lastTap.time < DOUBLE_TAP_MS) {
+      lastTap = null;
+      setFit();
+      return;
+    }
+    lastTap = { time: now, x: e.clientX, y: e.clientY };
+  }
   if (!wasDrag) {
     const t = texelAt(e.clientX, e.clientY);
     if (t) setPin(t);
@@ -847,7 +912,8 @@ function drawOverlay() {
 // ---- keyboard ------------------------------------------------------------------------------
 const SHORTCUTS = [
   ['+ / −', 'zoom in / out (or the mouse wheel)'], ['0 or F', 'fit to view'], ['1', 'actual size (1:1)'],
-  ['drag', 'pan'], ['click', 'pin the texel under the mouse'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
+  ['drag', 'pan'], ['click', 'pin the texel under the mouse'],
+  ['pinch / one finger / double tap', 'touch: zoom / pan / fit'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
   ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
   ['E / Shift+E', 'exposure +/− 1 EV'], ['W', 'auto exposure (brightest value to 1)'], ['M', 'next tonemap'], ['N', 'normal-map view'],
   ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],
@@ -1141,6 +1207,21 @@ for (const b of document.querySelectorAll('[data-export]')) {
   });
 }
 document.addEventListener('click', (e) => { if (!$('export-menu').contains(e.target)) $('export-menu').hidden = true; });
+
+// ---- drawers on narrow screens (style.css shows the toggles below 1100 / 900 px) -------------
+function setDrawer(name, open) {
+  document.body.classList.toggle(`show-${name}`, open);
+  $(`${name}-toggle`).setAttribute('aria-expanded', String(open));
+  if (open) setDrawer(name === 'list' ? 'info' : 'list', false); // one drawer at a time
+}
+for (const name of ['list', 'info']) {
+  $(`${name}-toggle`).addEventListener('click', () => setDrawer(name, !document.body.classList.contains(`show-${name}`)));
+}
+// Choosing a texture, or touching the view, closes the list drawer.
+// (Capture: the row is re-rendered by the selection before the event would bubble up.)
+el.list.addEventListener('click', (e) => { if (e.target.closest('.tex')) setDrawer('list', false); }, true);
+el.viewport.addEventListener('pointerdown', () => { setDrawer('list', false); setDrawer('info', false); });
+window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { setDrawer('list', false); setDrawer('info', false); } });
 
 // ---- demos: files the core generates, opened like dropped files ----------------------------
 const DEMOS = [

@@ -38,9 +38,12 @@ export function route(path, body) {
   return new URL(path, server.url).href;
 }
 
-/** A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. */
-export async function openPage(t, query = '') {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+/**
+ * A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. `options`
+ * are extra browser.newPage options (e.g. another viewport, hasTouch).
+ */
+export async function openPage(t, query = '', options = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, ...options });
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
