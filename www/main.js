@@ -4,6 +4,7 @@ import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogr
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
 import { readQuery, showNotice, allowSourceOrigins } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
+import { ThumbLoader, thumbMip } from './thumbs.js';
 import { walkEntries, droppedFiles } from './open.js';
 import { blockMode, hasBlockMode } from './blocks.js';
 import { encodePng, encodeExr, zipStore, download } from './export.js';
@@ -292,6 +293,81 @@ function renderRow(i, row) {
 
 const vlist = new VirtualList(el.list, renderRow);
 
+// ---- the thumbnail grid: the same entries, filters and states as the list ------------------
+const CELL = { width: 112, height: 152, overscan: 2 };
+const thumbs = new ThumbLoader((index, mip) => call({ op: 'thumb', texture: index, mip }), drawThumb);
+let gridMode = false;
+
+function thumbPlaceholder(box, text, cls = '') {
+  const p = document.createElement('div');
+  p.className = `thumb-none ${cls}`;
+  p.textContent = text;
+  box.replaceChildren(p);
+}
+
+function drawThumb(cell, thumb) {
+  const box = cell.querySelector('.thumb-box');
+  if (!box) return;
+  if (thumb.error) {
+    thumbPlaceholder(box, 'no preview', 'bad');
+    box.title = thumb.error;
+    return;
+  }
+  const c = document.createElement('canvas');
+  c.className = 'thumb';
+  c.width = thumb.width;
+  c.height = thumb.height;
+  c.getContext('2d').putImageData(new ImageData(thumb.data, thumb.width, thumb.height), 0, 0);
+  box.replaceChildren(c);
+}
+
+function renderCell(i, cell) {
+  const t = state.textures[i];
+  const c = t.census;
+  const st = entryState(t);
+  cell.dataset.index = String(i);
+  cell.tabIndex = 0;
+  cell.classList.toggle('selected', state.current?.index === i);
+  cell.setAttribute('aria-selected', String(state.current?.index === i));
+  cell.title = `${c.name} — ${c.format} ${c.width}×${c.height}\n${c.file}${st.detail ? `\n${st.detail}` : ''}`;
+  const box = document.createElement('div');
+  box.className = 'thumb-box';
+  const name = document.createElement('div');
+  name.className = 'cell-name';
+  name.textContent = c.name;
+  const badge = document.createElement('span');
+  badge.className = `badge ${st.cls}`;
+  badge.dataset.testid = 'cell-state';
+  badge.textContent = st.text;
+  cell.replaceChildren(box, name, badge);
+  delete cell.dataset.thumbKey;
+  if (st.cls === 'bad') thumbPlaceholder(box, st.detail, 'bad');
+  else {
+    const { mip, why } = thumbMip(t);
+    if (mip === null) thumbPlaceholder(box, st.cls === 'wait' ? st.detail : `${c.format} · ${why}`, st.cls);
+    else thumbs.want(cell, i, mip);
+  }
+  cell.onclick = () => selectFromUi({ index: i, mip: firstPresentMip(t), slice: 0 });
+  cell.onkeydown = (e) => { if (e.key === 'Enter') cell.click(); };
+}
+
+const vgrid = new VirtualList($('texture-grid'), renderCell, { ...CELL, className: 'cell' });
+
+function setGridMode(on) {
+  gridMode = on;
+  document.body.classList.toggle('grid-mode', on);
+  $('texture-grid').hidden = !on;
+  el.list.hidden = on;
+  $('mode-grid').setAttribute('aria-pressed', String(on));
+  $('mode-list').setAttribute('aria-pressed', String(!on));
+  const pos = state.current ? listed.indexOf(state.current.index) : -1;
+  const v = on ? vgrid : vlist;
+  v.setItems(listed);
+  if (pos >= 0) v.reveal(pos);
+}
+$('mode-list').addEventListener('click', () => setGridMode(false));
+$('mode-grid').addEventListener('click', () => setGridMode(true));
+
 function fillFilterOptions(select, values, any) {
   const keep = select.value;
   select.replaceChildren(new Option(any, ''));
@@ -309,7 +385,7 @@ function applyFilters() {
   listed = indices;
   $('filter-error').textContent = error;
   $('filter-error').hidden = !error;
-  vlist.setItems(listed);
+  (gridMode ? vgrid : vlist).setItems(listed);
   const n = state.textures.length;
   el.count.textContent = n ? (listed.length === n ? String(n) : `${listed.length} of ${n}`) : '';
 }
@@ -318,6 +394,7 @@ for (const id of ['filter-name', 'filter-engine', 'filter-format', 'filter-size'
 }
 
 function renderList() {
+  thumbs.reset(); // a new catalog: indices may name other textures
   fillFilterOptions($('filter-engine'), state.textures.map((t) => t.census.engine), 'Any engine');
   fillFilterOptions($('filter-format'), state.textures.map((t) => t.census.format), 'Any format');
   applyFilters();
@@ -425,9 +502,10 @@ async function show({ index, mip, slice }) {
   if (mip < 0 || mip >= t.mips.length) throw new Error(`${t.census.name} has ${t.mips.length} mips; there is no mip ${mip}`);
   const seq = ++showSeq;
   state.current = { index, mip, slice, file: t.census.file, name: t.census.name };
-  vlist.refresh();
+  const v = gridMode ? vgrid : vlist;
+  v.refresh();
   const pos = listed.indexOf(index);
-  if (pos >= 0) vlist.reveal(pos);
+  if (pos >= 0) v.reveal(pos);
   renderControls(t, mip, slice);
   renderInfo(t, mip);
   setState('loading');
@@ -917,7 +995,7 @@ const SHORTCUTS = [
   ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
   ['E / Shift+E', 'exposure +/− 1 EV'], ['W', 'auto exposure (brightest value to 1)'], ['M', 'next tonemap'], ['N', 'normal-map view'],
   ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],
-  ['[ / ]', 'previous / next mip'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
+  ['[ / ]', 'previous / next mip'], ['#', 'textures as a list / as a grid of thumbnails'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
 ];
 (() => {
   const table = $('help-table');
@@ -974,6 +1052,7 @@ window.addEventListener('keydown', (e) => {
   else if (k === 'x' || k === 'X') el.badOverlay.click();
   else if ((k === 'c' || k === 'C') && !el.cross.hidden) el.cross.click();
   else if ((k === 't' || k === 'T') && !el.tiles.hidden) el.tiles.click();
+  else if (k === '#') setGridMode(!gridMode);
   else if (k === '[') stepMip(-1);
   else if (k === ']') stepMip(1);
   else if (k === 'l' || k === 'L') $('share').click();
@@ -1380,9 +1459,31 @@ window.texscope = {
       rows: el.list.querySelectorAll('.tex').length,
     };
   },
+  // The grid (issue 7): mode, cells in the DOM, every thumbnail request sent (texture index, mip)
+  // and the cache size.
+  thumbs() {
+    return {
+      grid: gridMode, cells: $('texture-grid').querySelectorAll('.cell').length,
+      drawn: $('texture-grid').querySelectorAll('canvas.thumb').length,
+      requested: thumbs.log.map((r) => ({ ...r, name: state.textures[r.index]?.census.name })),
+      cached: thumbs.cache.size, inflight: thumbs.inflight.size, limit: thumbs.limit,
+    };
+  },
+  // RGBA of thumbnail texel (x, y) of texture `index` (from the cache), or null.
+  thumbPixel(index, x, y) {
+    const m = thumbMip(state.textures[index]).mip;
+    const th = thumbs.cache.get(`${index}:${m}`);
+    if (!th || th.error || x >= th.width || y >= th.height) return null;
+    const i = (y * th.width + x) * 4;
+    return { width: th.width, height: th.height, rgba: Array.from(th.data.subarray(i, i + 4)) };
+  },
+  setThumbCacheLimit(n) {
+    thumbs.setLimit(n);
+  },
   // Test hook: replaces the catalog with `entries` (census-like records) to exercise the list alone.
   injectList(entries) {
-    state.textures = entries.map((c) => ({ census: c, mips: [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0 }));
+    // `mipList` (optional) stands for the Session's per-mip records, e.g. to show a waiting entry.
+    state.textures = entries.map((c) => ({ census: c, mips: c.mipList ?? [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0 }));
     state.problems = [];
     state.current = null;
     renderList();

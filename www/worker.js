@@ -2,6 +2,7 @@
 // dedicated worker because the core reads files synchronously (FileReaderSync), and so that
 // parsing and decoding never freeze the page.
 import init, { Session, demoFiles, frostbiteProfiles, takePanic } from './pkg/texscope.js';
+import { thumbnail } from './thumbs.js';
 
 const ready = init();
 let session = null;
@@ -43,6 +44,11 @@ async function handle(req) {
     case 'decode': {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };
+    }
+    case 'thumb': {
+      // The grid's thumbnail: one small mip (the page picks it) reduced here to a few KiB.
+      const t = thumbnail(session.decode(req.texture, req.mip, 0));
+      return { result: t, transfer: [t.data.buffer] };
     }
     case 'exportDds': {
       const bytes = session.exportDds(req.texture);
