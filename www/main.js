@@ -1292,6 +1292,7 @@ function setDrawer(name, open) {
   document.body.classList.toggle(`show-${name}`, open);
   $(`${name}-toggle`).setAttribute('aria-expanded', String(open));
   if (open) setDrawer(name === 'list' ? 'info' : 'list', false); // one drawer at a time
+  if (open && name === 'list' && gridMode) vgrid.refresh(); // thumbnails wait for a visible drawer
 }
 for (const name of ['list', 'info']) {
   $(`${name}-toggle`).addEventListener('click', () => setDrawer(name, !document.body.classList.contains(`show-${name}`)));

@@ -127,8 +127,10 @@ export class ThumbLoader {
   pump() {
     while (this.inflight.size < this.parallel && this.queue.length) {
       const q = this.queue.pop(); // newest first: what the user scrolled to last
-      // Scrolled away (the cell was recycled or removed): not worth decoding now.
+      // Scrolled away (the cell was recycled or removed), or in a closed drawer: not worth
+      // decoding now (the page re-renders the cells when the drawer opens).
       if (!q.cell.isConnected || q.cell.dataset.thumbKey !== q.key) continue;
+      if (q.cell.checkVisibility && !q.cell.checkVisibility({ visibilityProperty: true })) continue;
       this.inflight.add(q.key);
       this.log.push({ index: q.index, mip: q.mip });
       const gen = this.generation;

@@ -62,24 +62,27 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
   const { page, problems } = await openPage(t);
   // 60 RGBA8 files of 128² with 3 mips (128, 64, 32): the thumbnail must come from mip 1.
   const files = Array.from({ length: 60 }, (_, i) => ({ name: `tex_${String(i).padStart(2, '0')}.dds`, mimeType: 'application/octet-stream', buffer: rgba8Dds(128, 128, 3) }));
+  // And one 192² file with a single mip: its thumbnail is mip 0 halved (96², each texel the mean
+  // of a 2x2 box, rounded).
+  files.push({ name: 'big_192.dds', mimeType: 'application/octet-stream', buffer: rgba8Dds(192, 192, 1) });
   await page.setInputFiles('[data-testid=file-input]', files);
   await waitState(page, 'ready');
   // And the UE demo without its .ubulk: mips 0-1 (512², 256²) missing, 2-9 inline.
   await page.evaluate(() => window.texscope.openDemo('ue-classic', { without: ['T_Bricks_D.ubulk'] }));
   await waitState(page, 'ready');
   await page.fill('[data-testid=filter-name]', '');
-  await page.selectOption('[data-testid=sort]', 'name'); // T_Bricks_D first, then tex_00..tex_59
+  await page.selectOption('[data-testid=sort]', 'name'); // T_Bricks_D, big_192, then tex_00..tex_59
   await page.click('[data-testid=mode-grid]');
   await settle(page);
   let s = await thumbs(page);
   const onScreen = await page.$$eval('[data-testid=texture-grid] .cell', (els) => els.map((e) => e.title.split(' — ')[0]));
   t.diagnostic(`cells in the DOM ${s.cells}, thumbnails requested ${s.requested.length}`);
-  assert.ok(s.cells < 61, `not every texture has a cell (${s.cells})`);
+  assert.ok(s.cells < 62, `not every texture has a cell (${s.cells})`);
   // Only cells that were built were asked for, each once, each from the expected mip.
   assert.equal(s.requested.length, new Set(s.requested.map((r) => r.name)).size, 'each thumbnail once');
   for (const r of s.requested) {
     assert.ok(onScreen.includes(r.name), `${r.name} requested but never on screen`);
-    assert.equal(r.mip, r.name === 'T_Bricks_D' ? 3 : 1, `${r.name} from mip ${r.mip}`);
+    assert.equal(r.mip, { T_Bricks_D: 3, big_192: 0 }[r.name] ?? 1, `${r.name} from mip ${r.mip}`);
   }
   assert.ok(s.requested.some((r) => r.name === 'T_Bricks_D'));
   assert.equal(s.drawn, s.requested.length);
@@ -89,6 +92,12 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
     const p = await page.evaluate(([i, x, y]) => window.texscope.thumbPixel(i, x, y), [idx, x, y]);
     assert.deepEqual([p.width, p.height, p.rgba], [64, 64, rgba8Texel(x, y, 1)], `texel (${x}, ${y})`);
   }
+  const big = await page.evaluate(() => window.texscope.textures().findIndex((c) => c.name === 'big_192'));
+  for (const [x, y] of [[0, 0], [7, 40], [95, 95]]) {
+    const box = [0, 1, 2, 3].map((c) => Math.round([[0, 0], [1, 0], [0, 1], [1, 1]].reduce((a, [dx, dy]) => a + rgba8Texel(2 * x + dx, 2 * y + dy, 0)[c], 0) / 4));
+    const p = await page.evaluate(([i, x, y]) => window.texscope.thumbPixel(i, x, y), [big, x, y]);
+    assert.deepEqual([p.width, p.height, p.rgba], [96, 96, box], `big_192 thumbnail texel (${x}, ${y})`);
+  }
   await page.screenshot({ path: join(OUT, 'grid-thumbnails.png') });
 
   // Scrolling to the end asks for the newly shown cells only; scrolling back hits the cache.
@@ -96,7 +105,7 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
   await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = g.scrollHeight; });
   await settle(page);
   s = await thumbs(page);
-  assert.ok(s.requested.length > before && s.requested.length <= 61, `${s.requested.length} requests`);
+  assert.ok(s.requested.length > before && s.requested.length <= 62, `${s.requested.length} requests`);
   assert.ok(s.requested.some((r) => r.name === 'tex_59'));
   const after = s.requested.length;
   await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = 0; });

@@ -140,3 +140,22 @@ for (const [w, h, name] of [[1024, 768, 'landscape'], [768, 1024, 'portrait']]) 
     assert.deepEqual(problems, []);
   });
 }
+
+test('tablet portrait: the grid in the closed drawer loads no thumbnail until the drawer opens', async (t) => {
+  const { page, problems } = await openPage(t, '', { viewport: { width: 768, height: 1024 }, hasTouch: true });
+  await openDemo(page, 'ue-classic');
+  await openDemo(page, 'hdr');
+  await page.keyboard.press('#');
+  let s = await page.evaluate(() => window.texscope.thumbs());
+  assert.equal(s.grid, true);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal((await page.evaluate(() => window.texscope.thumbs())).requested.length, 0, 'nothing decoded for a closed drawer');
+  await page.tap('[data-testid=list-toggle]');
+  await page.waitForFunction(() => window.texscope.thumbs().drawn === 2, null, { timeout: 30000 });
+  s = await page.evaluate(() => window.texscope.thumbs());
+  // src/demo.rs: T_Bricks_D 512² (10 mips: mip 3 is 64²); sky_hdr 256x128 (mip 2 is 64x32).
+  assert.deepEqual(s.requested.map((r) => `${r.name}@${r.mip}`).sort(), ['T_Bricks_D@3', 'sky_hdr@2']);
+  assert.deepEqual(await page.evaluate(overflowing), []);
+  await page.screenshot({ path: join(OUT, 'tablet-portrait-grid.png') });
+  assert.deepEqual(problems, []);
+});
