@@ -712,7 +712,9 @@ $('zoom-fit').addEventListener('click', setFit);
 $('zoom-1').addEventListener('click', () => setZoom(1));
 $('zoom-in').addEventListener('click', () => setZoom(state.zoom * 2));
 $('zoom-out').addEventListener('click', () => setZoom(state.zoom / 2));
-window.addEventListener('resize', () => applyZoom());
+// The viewport also changes size without the window doing so (the grid widens the sidebar, the
+// bar wraps): keep the fit and the centre then too.
+new ResizeObserver(() => applyZoom()).observe(el.viewport);
 
 el.viewport.addEventListener('wheel', (e) => {
   if (!state.image) return;

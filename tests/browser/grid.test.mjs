@@ -78,6 +78,8 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
   const onScreen = await page.$$eval('[data-testid=texture-grid] .cell', (els) => els.map((e) => e.title.split(' — ')[0]));
   t.diagnostic(`cells in the DOM ${s.cells}, thumbnails requested ${s.requested.length}`);
   assert.ok(s.cells < 62, `not every texture has a cell (${s.cells})`);
+  // 360 px sidebar (less its padding) holds three 112 px columns.
+  assert.deepEqual(await page.$$eval('[data-testid=texture-grid] .cell', (els) => [...new Set(els.map((e) => e.style.left))].sort()), ['0px', '112px', '224px']);
   // Only cells that were built were asked for, each once, each from the expected mip.
   assert.equal(s.requested.length, new Set(s.requested.map((r) => r.name)).size, 'each thumbnail once');
   for (const r of s.requested) {
@@ -128,5 +130,27 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
   await page.waitForFunction(() => window.texscope.view()?.texture === 'tex_03' && document.body.dataset.state === 'ready');
   assert.equal(await page.getAttribute('[data-testid=texture-grid] .cell[title^="tex_03 "]', 'aria-selected'), 'true');
   await page.screenshot({ path: join(OUT, 'grid-selected.png') });
+  assert.deepEqual(problems, []);
+});
+
+test('grid: switching widens the sidebar and the image stays fitted in the smaller view', async (t) => {
+  const { page, problems } = await openPage(t);
+  await page.evaluate(() => window.texscope.openDemo('ue-classic'));
+  await waitState(page, 'ready');
+  const fitted = () => page.evaluate(() => {
+    const v = document.querySelector('[data-testid=viewport]').getBoundingClientRect();
+    const c = window.texscope.display().canvasBox;
+    // Centred (within a pixel) and inside the viewport.
+    return { centred: Math.abs(c.x + c.width / 2 - (v.x + v.width / 2)) <= 1 && Math.abs(c.y + c.height / 2 - (v.y + v.height / 2)) <= 1,
+      inside: c.x >= v.x && c.x + c.width <= v.x + v.width, width: v.width };
+  });
+  const a = await fitted();
+  await page.click('[data-testid=mode-grid]');
+  await page.waitForFunction((w) => document.querySelector('[data-testid=viewport]').getBoundingClientRect().width < w, a.width);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const b = await fitted();
+  assert.ok(a.centred && a.inside && b.centred && b.inside, JSON.stringify([a, b]));
+  assert.equal(await page.$eval('#sidebar', (e) => e.getBoundingClientRect().width), 360, 'three columns of 112 px cells fit');
+  assert.ok(b.width < a.width);
   assert.deepEqual(problems, []);
 });
