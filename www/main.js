@@ -2,7 +2,7 @@
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
 import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram } from './view.js';
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
-import { readQuery, showNotice, allowSourceOrigins } from './safety.js';
+import { readQuery, showNotice, allowSourceOrigins, sourceOrigins } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
 import { ThumbLoader, thumbMip } from './thumbs.js';
 import { walkEntries, droppedFiles } from './open.js';
@@ -1551,6 +1551,9 @@ async function fetchFile(url, onBytes) {
 // to the same URL tells a server that answered but does not allow other sites to read it (CORS)
 // from one that could not be reached.
 async function fetchFailure(url, e) {
+  if (!sourceOrigins([url]).length) {
+    return `${url} could not be fetched: its host name is not a plain name or address, so the page's security policy does not allow it.`;
+  }
   let answered = false;
   try {
     await fetch(url, { mode: 'no-cors', credentials: 'omit', referrerPolicy: 'no-referrer' });
