@@ -294,7 +294,7 @@ function renderRow(i, row) {
 const vlist = new VirtualList(el.list, renderRow);
 
 // ---- the thumbnail grid: the same entries, filters and states as the list ------------------
-const CELL = { width: 112, height: 152, overscan: 2 };
+const CELL = { width: 112, height: 152, overscan: 1 };
 const thumbs = new ThumbLoader((index, mip) => call({ op: 'thumb', texture: index, mip }), drawThumb);
 let gridMode = false;
 
