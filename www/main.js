@@ -528,6 +528,8 @@ async function show({ index, mip, slice }) {
     state.blocks = blocks;
     const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
     state.image = image;
+    // What view() reports: the selection this image belongs to (state.current changes at once).
+    state.shown = { file: t.census.file, texture: t.census.name, index, mip, slice, format: t.census.format };
     state.hist = histogram(image);
     state.grid = grid;
     if (!sameSize) {
@@ -1383,14 +1385,11 @@ function resolveTexture(spec) {
 }
 
 window.texscope = {
+  // What is on screen (a selection still decoding shows once its image has arrived).
   view() {
-    const c = state.current;
-    if (!c || !state.image) return null;
-    const t = state.textures[c.index];
-    return {
-      file: t.census.file, texture: t.census.name, index: c.index, mip: c.mip, slice: c.slice,
-      width: state.image.width, height: state.image.height, format: t.census.format,
-    };
+    const s = state.shown;
+    if (!s || !state.image) return null;
+    return { ...s, width: state.image.width, height: state.image.height };
   },
   async select({ texture, mip, slice } = {}) {
     const index = resolveTexture(texture);

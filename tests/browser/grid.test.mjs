@@ -11,6 +11,11 @@ import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
 const thumbs = (page) => page.evaluate(() => window.texscope.thumbs());
+// Scrolls the grid, then waits two frames so the cells of the new position are built.
+const scrollGrid = (page, top) => page.$eval('[data-testid=texture-grid]', (g, top) => {
+  g.scrollTop = top === 'end' ? g.scrollHeight : top;
+  return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+}, top);
 // Every queued thumbnail for the cells on screen has arrived.
 const settle = (page) => page.waitForFunction(() => {
   const s = window.texscope.thumbs();
@@ -104,22 +109,22 @@ test('grid: thumbnails from the smallest mip >= 64 px, only for visible cells, c
 
   // Scrolling to the end asks for the newly shown cells only; scrolling back hits the cache.
   const before = s.requested.length;
-  await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = g.scrollHeight; });
+  await scrollGrid(page, 'end');
   await settle(page);
   s = await thumbs(page);
   assert.ok(s.requested.length > before && s.requested.length <= 62, `${s.requested.length} requests`);
   assert.ok(s.requested.some((r) => r.name === 'tex_59'));
   const after = s.requested.length;
-  await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = 0; });
+  await scrollGrid(page, 0);
   await settle(page);
   s = await thumbs(page);
   assert.equal(s.requested.length, after, 'the first cells came from the cache');
   // A small cache stays small: limit 10, scroll to the end and back.
   await page.evaluate(() => window.texscope.setThumbCacheLimit(10));
   assert.ok((await thumbs(page)).cached <= 10);
-  await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = g.scrollHeight; });
+  await scrollGrid(page, 'end');
   await settle(page);
-  await page.$eval('[data-testid=texture-grid]', (g) => { g.scrollTop = 0; });
+  await scrollGrid(page, 0);
   await settle(page);
   s = await thumbs(page);
   assert.ok(s.cached <= 10, `cache ${s.cached}`);
