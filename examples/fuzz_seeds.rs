@@ -234,6 +234,24 @@ fn unreal_seeds(out: &mut Out, rng: &mut Rng) {
                 ("T_Fuzz.ubulk", &f.ubulk),
             ],
         );
+        // UE4 records: 4.26 (u16 codec offsets, RawGPU) and 4.27 (u32, ZippedGPU tiles).
+        for (minor, zlib_tiles) in [(26, false), (27, true)] {
+            let form = ue::Ue4Form {
+                minor,
+                versioned: false,
+                zlib_tiles,
+            };
+            let f = ue::virtual_texture_ue4("T_Fuzz", &spec, form, rng).files;
+            out.put(
+                "ue_vt",
+                &format!("vt4{minor}_{i}"),
+                &[
+                    ("T_Fuzz.uasset", &f.uasset),
+                    ("T_Fuzz.uexp", &f.uexp),
+                    ("T_Fuzz.ubulk", &f.ubulk),
+                ],
+            );
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! generated fixtures were written with; exported PNG/EXR/raw files equal `decode_surface` (or
 //! the stored bytes) of exactly those fixtures, read back with the png and exr crates.
 
+mod common;
+use common::samples;
 mod dds_fixtures;
 
 use std::path::{Path, PathBuf};
@@ -398,15 +400,6 @@ fn export_names_replace_refused_characters() {
 // Frosty's per-game enum dumps in shared/samples/frostbite/renderformat/*.tsv (read here, not
 // from our tables); expected pixels are the images the Frostbite fixture was built from
 // (src/frostbite/fixture.rs).
-
-fn samples() -> PathBuf {
-    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
-}
 
 /// The enum name at `ordinal` in one of the renderformat .tsv files (`value<TAB>name` rows).
 fn tsv_name(file: &str, ordinal: u32) -> String {

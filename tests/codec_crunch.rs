@@ -16,6 +16,8 @@
 //!
 //! Skipped with a message if the samples folder is absent.
 
+mod common;
+use common::samples;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,14 +25,8 @@ use texscope::codec::crunch::{Crunch, Variant};
 use texscope::io::{BytesSource, SourceRef};
 use texscope::{ErrorKind, Limits, Pixels};
 
-fn dir() -> Option<PathBuf> {
-    let tail = "unity/UniversalGameExtraction_texture2ddecoder/resources/tests";
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/samples")
-        .join(tail);
-    [rel, Path::new("/work/shared/samples").join(tail)]
-        .into_iter()
-        .find(|p| p.exists())
+fn dir() -> PathBuf {
+    samples().join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests")
 }
 
 /// (file, sha256 prefix of the blocks of levels 0..9) from texture2ddecoder 1.0.6, see above.
@@ -242,10 +238,7 @@ fn hex16(b: &[u8]) -> String {
 
 #[test]
 fn every_level_of_every_crn_matches_the_reference_blocks() {
-    let Some(d) = dir() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let d = dir();
     for (stem, want) in REFERENCE {
         let data = std::fs::read(d.join(format!("textures/{stem}.crn"))).unwrap();
         let crn = Crunch::new(&data).unwrap();
@@ -422,10 +415,7 @@ const PSNR: [(&str, &[usize], &[usize], [f64; 10]); 13] = [
 
 #[test]
 fn every_level_reaches_its_psnr_through_the_catalog() {
-    let Some(d) = dir() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let d = dir();
     let src = ferris(&d);
     for (stem, ch, src_ch, floor) in PSNR {
         let path = d.join(format!("textures/{stem}.crn"));
@@ -463,10 +453,7 @@ fn every_level_reaches_its_psnr_through_the_catalog() {
 
 #[test]
 fn bad_headers_give_clear_errors() {
-    let Some(d) = dir() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let d = dir();
     let data = std::fs::read(d.join("textures/CRUNCH_DXT1.crn")).unwrap();
     // Truncated inside the header, and inside the data.
     let e = Crunch::new(&data[..40]).err().unwrap();
@@ -555,10 +542,7 @@ fn fix_header_crc(d: &mut [u8]) {
 
 #[test]
 fn every_prefix_of_a_crn_gives_an_error_or_a_texture_never_a_panic() {
-    let Some(d) = dir() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let d = dir();
     for stem in ["CRUNCH_DXT5", "UNITYCRUNCH_ETC2A"] {
         let data = std::fs::read(d.join(format!("textures/{stem}.crn"))).unwrap();
         for cut in (0..data.len()).step_by(997) {

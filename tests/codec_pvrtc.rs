@@ -10,6 +10,8 @@
 //! - images smaller than the 2x2 block minimum: the top-left corner of the minimum-size decode of
 //!   the same blocks (PVRTC specification: such mips are stored as the minimum grid).
 
+mod common;
+use common::{psnr, samples};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use texscope::codec::{decode_surface, PixelFormat as PF, Pixels};
@@ -110,25 +112,6 @@ fn non_power_of_two_is_a_clear_error() {
     assert_eq!(e.kind, ErrorKind::Truncated);
 }
 
-fn samples() -> Option<PathBuf> {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    [rel, PathBuf::from("/work/shared/samples")]
-        .into_iter()
-        .find(|p| p.exists())
-}
-
-fn psnr(a: &[u8], b: &[u8], channels: &[usize]) -> f64 {
-    let (mut se, mut n) = (0f64, 0f64);
-    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for &c in channels {
-            let d = pa[c] as f64 - pb[c] as f64;
-            se += d * d;
-            n += 1.0;
-        }
-    }
-    10.0 * (255.0 * 255.0 / (se / n)).log10()
-}
-
 fn sha(p: &[u8]) -> String {
     Sha256::digest(p)
         .iter()
@@ -145,10 +128,7 @@ fn swap_bgra(mut p: Vec<u8>) -> Vec<u8> {
 
 #[test]
 fn real_files_match_texture2ddecoder_and_reach_its_psnr() {
-    let Some(root) = samples() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let root = samples();
     let unity = root.join("unity");
     let t2d = unity.join("UniversalGameExtraction_texture2ddecoder/resources/tests");
     let file = std::fs::File::open(t2d.join("ferris_512.png")).unwrap();

@@ -14,16 +14,11 @@
 //!
 //! Skipped with a message if the samples folder is absent.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{psnr, samples};
+use std::path::Path;
 use texscope::codec::{decode_surface, PixelFormat as PF, Pixels};
 use texscope::io::Limits;
-
-fn samples() -> Option<PathBuf> {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    [rel, PathBuf::from("/work/shared/samples")]
-        .into_iter()
-        .find(|p| p.exists())
-}
 
 fn rgba8(format: PF, w: u32, h: u32, data: &[u8]) -> Vec<u8> {
     match decode_surface(format, w, h, data, &Limits::default())
@@ -34,18 +29,6 @@ fn rgba8(format: PF, w: u32, h: u32, data: &[u8]) -> Vec<u8> {
         Pixels::Rgba16(p) => p.iter().map(|&v| (v >> 8) as u8).collect(),
         Pixels::Rgba32F(p) => p.iter().map(|&v| (v * 255.0).round() as u8).collect(),
     }
-}
-
-fn psnr(a: &[u8], b: &[u8], channels: &[usize]) -> f64 {
-    let (mut se, mut n) = (0f64, 0f64);
-    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        for &c in channels {
-            let d = pa[c] as f64 - pb[c] as f64;
-            se += d * d;
-            n += 1.0;
-        }
-    }
-    10.0 * (255.0 * 255.0 / (se / n)).log10()
 }
 
 /// Level 0 of a KTX2 file without supercompression: the level index starts at byte 80
@@ -73,10 +56,7 @@ fn ferris_png(dir: &Path) -> Vec<u8> {
 
 #[test]
 fn etc_eac_atc_files_reach_reference_psnr() {
-    let Some(root) = samples() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let root = samples();
     let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
     let src = ferris_png(&dir);
     let rgb: &[usize] = &[0, 1, 2];
@@ -114,10 +94,7 @@ fn etc_eac_atc_files_reach_reference_psnr() {
 
 #[test]
 fn atc_matches_assetripper_decode() {
-    let Some(root) = samples() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let root = samples();
     let dir = root.join("unity/AssetRipper_TextureDecoder/TestFiles/Atc");
     for (name, format) in [
         ("atc_rgb4", PF::ATCRGB),
@@ -135,10 +112,7 @@ fn atc_matches_assetripper_decode() {
 #[test]
 fn astc_ktx2_files_equal_astcenc_decode() {
     use sha2::{Digest, Sha256};
-    let Some(root) = samples() else {
-        eprintln!("samples not found: skipped");
-        return;
-    };
+    let root = samples();
     let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
     let src = ferris_png(&dir);
     // (footprint, astcenc's RGBA PSNR against the PNG in dB, SHA-256 of astcenc's RGBA8 decode)

@@ -2,9 +2,10 @@
 //! (the image-rs `dds` crate), over generated fixtures of every decodable format and shape, the
 //! real .dds samples, and broken files.
 
+mod common;
+use common::samples;
 mod dds_fixtures;
 
-use std::path::PathBuf;
 
 use dds_fixtures::{desc, standard_set, Fixture};
 use texscope::dds::{self, Desc};
@@ -218,15 +219,6 @@ fn native_format_and_metadata() {
         Fixture::simple("d.dds", PixelFormat::RGBA16F, 4, 4, 1).bytes(),
     );
     assert_eq!(c.textures[0].native_format, NativeFormat::Id(113));
-}
-
-fn samples() -> PathBuf {
-    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! headers and chunks are generated here by src/frostbite/fixture.rs from the seed's layout; every
 //! decode is compared with the image the fixture's bytes were made from.
 
-use std::path::PathBuf;
+mod common;
+use common::samples;
 use std::sync::{Arc, Mutex};
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
 use texscope::frostbite::fixture::{self, Fixture, Packing, Spec};
@@ -13,15 +14,6 @@ use texscope::model::{ColorSpace, Storage};
 use texscope::{
     open, Catalog, ErrorKind, OpenOptions, PixelFormat, Source, SourceRef, TextureKind,
 };
-
-fn samples() -> PathBuf {
-    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
-}
 
 fn src(name: &str, bytes: Vec<u8>) -> SourceRef {
     BytesSource::shared(name, bytes)

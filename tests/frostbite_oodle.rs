@@ -3,21 +3,14 @@
 //! size (4 bytes; 8 for leviathan), then one raw Oodle stream decoding to 5,345,280 bytes (notes).
 #![cfg(feature = "oodle")]
 
+mod common;
+use common::samples;
 use std::path::PathBuf;
 use texscope::frostbite::cas::{
     write_header, CasSource, BLOCK_OODLE_KRAKEN, BLOCK_OODLE_LEVIATHAN, BLOCK_OODLE_SELKIE,
 };
 use texscope::io::{read_range, BytesSource};
 use texscope::{Limits, Source};
-
-fn samples() -> PathBuf {
-    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
-}
 
 #[test]
 fn oodle_streams_decode_as_cas_blocks_and_agree() {

@@ -1,10 +1,11 @@
 //! Loose .ktx2: the real samples (texture2ddecoder's test set) and generated files of every
 //! decodable format with mips, arrays, cubes and volumes.
 
+mod common;
+use common::samples;
 mod dds_fixtures;
 mod ktx_fixtures;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use dds_fixtures::random_bytes;
@@ -12,15 +13,6 @@ use ktx_fixtures::{ktx1, ktx2};
 use texscope::io::{BytesSource, FileSource};
 use texscope::model::{mip_dims, ColorSpace, NativeFormat, RowOrder};
 use texscope::{open, OpenOptions, PixelFormat, TextureKind};
-
-fn samples() -> PathBuf {
-    let rel = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
-}
 
 #[test]
 fn real_ktx2_samples() {

@@ -31,6 +31,11 @@
 //!   took 5-30 s and 1.7-4.2 GB.
 //! - unity/: 192 files, 204,480 cases in 65 s; Ok 16,790, Err Truncated 2,473, Unsupported 25,028
 //!   (no Unity opener yet: most files are "not recognised"); no panic; slowest 60 ms; peak 5.2 MB.
+//! - fixture/T_VT4 (UE4.27 VT record, ZippedGPU tiles; debug, `TEXSCOPE_SWEEP_ONLY=T_VT4`): 3 files,
+//!   3,195 cases in 9.8 s; decodes Ok 3,265, Err Malformed 799, Truncated 123, Unsupported 588;
+//!   no panic; slowest case 213 ms; peak 0.1 MB. Before the TileIndexPerMip coverage check
+//!   (src/unreal/vt.rs) a Height mutated to 65,376 made a 160x65,376 grid of fallback cells:
+//!   5.7 s and 42 MB for one case.
 //! - frostbite/: 11 files, 11,715 cases in 0.9 s; all "not recognised"; no panic.
 //! - unreal/: NOT finished (stopped by a 15 min timeout) — after 340,000 of about 370,000 cases
 //!   (matya, retoc and uassetapi-testassets up to EngineResources/FilmGrains) Ok 287,470, Err
@@ -38,6 +43,8 @@
 //!   Slowest case and peak were not printed (the run stopped before its summary); the retoc UE5
 //!   packages cost ~20 ms a case (a 2048-wide mip 0 decoded each time).
 
+mod common;
+use common::samples;
 mod ktx_fixtures;
 mod unity_fixtures;
 
@@ -126,15 +133,6 @@ struct Group {
     /// Folder and stem, e.g. `unreal/retoc-tests/UE5.4/Randy`; `TEXSCOPE_SWEEP_ONLY` filters on it.
     label: String,
     files: Vec<File>,
-}
-
-fn samples() -> PathBuf {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -290,6 +288,16 @@ fn fixture_groups() -> Vec<Group> {
     v.push(ue_group(
         "T_VT",
         ue_fixture::virtual_texture("T_VT", &vt, &mut rng).files,
+    ));
+    // UE4.27 record form with ZippedGPU tiles: both record forms are tried on every mutation.
+    let ue4 = ue_fixture::Ue4Form {
+        minor: 27,
+        versioned: false,
+        zlib_tiles: true,
+    };
+    v.push(ue_group(
+        "T_VT4",
+        ue_fixture::virtual_texture_ue4("T_VT4", &vt, ue4, &mut rng).files,
     ));
     v.push(fb_group(&Spec::new("fb_raw_bc1", 0, 54, 64, 32)));
     let mut cube = Spec::new("fb_cas_cube", 1, 66, 32, 32);

@@ -7,6 +7,8 @@
 //! reference decoder. The input format is the fuzz targets' (fuzz/src/lib.rs): files separated
 //! by `SEP`, each `name NUL bytes`; the `codec` folder holds `format index, w - 1, h - 1, bytes`.
 
+mod common;
+use common::samples;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -163,15 +165,6 @@ fn every_regression_input_fails_cleanly() {
         assert!(took < bound, "{} took {took:?}", path.display());
     }
     assert!(panics.is_empty(), "panicked: {panics:?}");
-}
-
-fn samples() -> PathBuf {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples")
-    }
 }
 
 /// Opens `bytes` as one file and decodes every texture's mip 0; returns the time taken and

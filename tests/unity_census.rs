@@ -5,6 +5,8 @@
 //! Files are opened one folder at a time, as a user drops a Data folder, so `level0` pairs with
 //! its own `level0.resS`.
 
+mod common;
+use common::samples;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,14 +14,6 @@ use std::sync::Arc;
 use texscope::io::{FileSource, SourceRef};
 use texscope::model::NativeFormat;
 use texscope::{Catalog, DecodeOptions, ErrorKind, PixelFormat, Texture};
-
-fn samples() -> PathBuf {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unity");
-    if rel.exists() {
-        return rel;
-    }
-    PathBuf::from("/work/shared/samples/unity")
-}
 
 /// The two raw decoder test-vector folders hold no Unity containers.
 const SKIP: [&str; 2] = [
@@ -104,7 +98,7 @@ struct Tally {
 
 #[test]
 fn census_matches_unitypy() {
-    let root = samples();
+    let root = samples().join("unity");
     assert!(
         root.exists(),
         "shared samples not found at {}",
@@ -334,7 +328,9 @@ fn stripped_layout_table_matches_every_type_tree(cats: &[(String, Catalog)]) {
 /// decoding says which file to drop; dropping it later (Catalog::add) completes the texture.
 #[test]
 fn missing_ress_names_the_file_and_resolves_when_dropped_later() {
-    let dir = samples().join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let dir = samples()
+        .join("unity")
+        .join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
     let cat = open_folder(&[dir.join("level0")]);
     assert_eq!(cat.textures.len(), 1);
     let t = &cat.textures[0];
@@ -371,7 +367,7 @@ fn missing_ress_names_the_file_and_resolves_when_dropped_later() {
 /// panic, and whatever is listed either decodes or fails with an error naming the file.
 #[test]
 fn truncated_samples_give_errors_not_panics() {
-    let root = samples();
+    let root = samples().join("unity");
     for rel in [
         "Valheim-Modding_Jotunn/JotunnLib/Unity/AssetBundles/jotunn", // UnityFS, LZMA
         "Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data", // WebData + LZ4HC
@@ -480,7 +476,7 @@ struct FormatDiff {
 ///   a PSNR floor of 30 dB (UnityPy uses different decoders: astc-encoder, texture2ddecoder).
 #[test]
 fn pixels_match_unitypy() {
-    let root = samples();
+    let root = samples().join("unity");
     let Some((out, index)) = unitypy_pixels(&root) else {
         return;
     };
@@ -639,7 +635,9 @@ fn diff_max(a: &[u8], b: &[u8]) -> u8 {
 /// unmodified file (UnityPy: 32x32 RGBA32 UISprite, its RGBA sha256).
 #[test]
 fn user_chosen_unity_version_reads_a_file_that_says_none() {
-    let dir = samples().join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let dir = samples()
+        .join("unity")
+        .join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
     let mut data = std::fs::read(dir.join("sharedassets0.assets")).unwrap();
     let at = data
         .windows(13)
@@ -754,6 +752,7 @@ fn gzip_and_brotli_wrapped_webgl_data_list_and_decode_like_the_plain_file() {
     use std::io::Write;
     let plain = std::fs::read(
         samples()
+            .join("unity")
             .join("Unity-Technologies_UnityDataTools/TestCommon/Data/WebBundles/HelloWorld.data"),
     )
     .unwrap();
@@ -832,7 +831,7 @@ impl texscope::Source for Counting {
 #[test]
 fn dropping_the_ress_later_reuses_what_is_open() {
     use std::io::Write;
-    let root = samples();
+    let root = samples().join("unity");
     let dir = root.join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
     // Sources are used on one thread (the core's SourceRef is not Send either).
     #[allow(clippy::arc_with_non_send_sync)]

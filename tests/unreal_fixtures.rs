@@ -6,6 +6,17 @@ use texscope::unreal::fixture::{self, Rng, VtFixture, VtSpec};
 use texscope::unreal::vt::TileRect;
 use texscope::{decode_surface, Catalog, Layout, Limits, PixelFormat, Storage};
 
+/// The zen form (.uzenasset) with the shared .ubulk.
+fn open_zen(name: &str, files: &fixture::PackageFiles) -> Catalog {
+    texscope::open(
+        vec![
+            BytesSource::shared(format!("{name}.uzenasset"), files.uzenasset.clone()),
+            BytesSource::shared(format!("{name}.ubulk"), files.ubulk.clone()),
+        ],
+        &Default::default(),
+    )
+}
+
 fn open(name: &str, files: &fixture::PackageFiles, with_ubulk: bool) -> Catalog {
     let mut srcs: Vec<texscope::SourceRef> = vec![
         BytesSource::shared(format!("{name}.uasset"), files.uasset.clone()),
@@ -126,6 +137,41 @@ fn check_whole_mip(cat: &Catalog, fx: &VtFixture, spec: &VtSpec, layer: usize, m
     assert_eq!(missing, holes);
 }
 
+/// Every mip of both layers of a 160x96 (5x3 tiles of 32) VT, then the 3x2-tile rectangle at
+/// tile `at` of mip 0: it decodes alone, equals that part of the whole mip, and reports the
+/// `missing` cells.
+fn check_layers_and_rect(
+    cat: &Catalog,
+    fx: &VtFixture,
+    spec: &VtSpec,
+    at: (u32, u32),
+    missing: &[(u32, u32)],
+) {
+    for layer in 0..2 {
+        for mip in 0..4 {
+            check_whole_mip(cat, fx, spec, layer, mip);
+        }
+        let r = TileRect {
+            x: at.0,
+            y: at.1,
+            w: 3,
+            h: 2,
+        };
+        let part = cat.decode_tiles(0, 0, layer as u32, Some(r)).unwrap();
+        assert_eq!(part.origin, (at.0 * 32, at.1 * 32));
+        let want = crop(
+            &expected(fx, spec, layer, 0),
+            160,
+            at.0 * 32,
+            at.1 * 32,
+            96,
+            64,
+        );
+        assert!(part.image.to_rgba8() == want, "layer {layer} rectangle");
+        assert_eq!(part.missing, missing);
+    }
+}
+
 fn crop(img: &[u8], w: u32, x: u32, y: u32, cw: u32, ch: u32) -> Vec<u8> {
     let mut out = Vec::new();
     for r in y..y + ch {
@@ -164,23 +210,7 @@ fn two_layer_sparse_vt_reassembles_exactly() {
     );
     let cell = vt.tile(0, 1, 2, 1).unwrap();
     assert!(cell.present && cell.length == 1600);
-    for layer in 0..2 {
-        for mip in 0..4 {
-            check_whole_mip(&cat, &fx, &spec, layer, mip);
-        }
-        // Any rectangle of tiles decodes alone and equals that part of the whole mip.
-        let r = TileRect {
-            x: 1,
-            y: 1,
-            w: 3,
-            h: 2,
-        };
-        let part = cat.decode_tiles(0, 0, layer as u32, Some(r)).unwrap();
-        assert_eq!(part.origin, (32, 32));
-        let want = crop(&expected(&fx, &spec, layer, 0), 160, 32, 32, 96, 64);
-        assert!(part.image.to_rgba8() == want, "layer {layer} rectangle");
-        assert_eq!(part.missing, vec![(1, 1)]);
-    }
+    check_layers_and_rect(&cat, &fx, &spec, (1, 1), &[(1, 1)]);
     // Without the .ubulk every tile shows the fallback colour and the file is named.
     let cat = open("T_VT", &fx.files, false);
     let got = cat.decode_tiles(0, 0, 0, None).unwrap();
@@ -379,13 +409,7 @@ fn zen_form_of_a_vt_decodes_like_the_legacy_form() {
     };
     let fx = fixture::virtual_texture("T_Zen", &spec, &mut Rng(11));
     let legacy = open("T_Zen", &fx.files, true);
-    let zen = texscope::open(
-        vec![
-            BytesSource::shared("T_Zen.uzenasset", fx.files.uzenasset.clone()),
-            BytesSource::shared("T_Zen.ubulk", fx.files.ubulk.clone()),
-        ],
-        &Default::default(),
-    );
+    let zen = open_zen("T_Zen", &fx.files);
     assert!(zen.problems.is_empty(), "{:?}", zen.problems);
     assert!(zen.textures[0].is_virtual());
     for layer in 0..2 {
@@ -649,4 +673,303 @@ fn hostile_legacy_vt_tables_give_errors_or_missing_tiles() {
         .to_rgba8()
         .chunks(4)
         .all(|p| p == [64, 128, 191, 255]));
+}
+
+// ---- UE4 (4.20-4.27) packages: fixture::Ue4Form, classic and virtual ----
+
+fn open_opts(name: &str, files: &fixture::PackageFiles, version: Option<&str>) -> Catalog {
+    let srcs: Vec<texscope::SourceRef> = vec![
+        BytesSource::shared(format!("{name}.uasset"), files.uasset.clone()),
+        BytesSource::shared(format!("{name}.uexp"), files.uexp.clone()),
+        BytesSource::shared(format!("{name}.ubulk"), files.ubulk.clone()),
+    ];
+    let opts = texscope::OpenOptions {
+        unreal_version: version.map(Into::into),
+        ..Default::default()
+    };
+    texscope::open(srcs, &opts)
+}
+
+fn meta<'a>(t: &'a texscope::Texture, key: &str) -> Option<&'a str> {
+    t.metadata
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+fn ue4(minor: u32) -> fixture::Ue4Form {
+    fixture::Ue4Form {
+        minor,
+        versioned: false,
+        zlib_tiles: false,
+    }
+}
+
+#[test]
+fn ue4_classic_packages_decode_every_mip() {
+    // UE4.20-4.27 cooked Texture2D (notes §1.1 -7 summary, §3.1 i64 absolute SkipOffset, §3.2
+    // per-mip bCooked + FByteBulkData header + SizeZ, §4 0x501 with offset fix-up before 4.26,
+    // 0x10501 from 4.26). Expected pixels: each mip's generated blocks through the shared decoder.
+    for minor in [20, 25, 27] {
+        let mut rng = Rng(minor as u64);
+        let (files, mips) = fixture::classic_texture_bulk_form(
+            "T_Classic4",
+            PixelFormat::BC1,
+            (256, 128),
+            (9, 3),
+            fixture::BulkForm::Ue4(ue4(minor)),
+            &mut rng,
+        );
+        let cat = open("T_Classic4", &files, true);
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        let t = &cat.textures[0];
+        assert!(t.error.is_none(), "4.{minor}: {:?}", t.error);
+        assert_eq!((t.width, t.height, t.mips.len()), (256, 128, 9));
+        let guess = meta(t, "Engine (guessed from layout)").unwrap();
+        assert!(guess.contains("UE4.20+ texture layout"), "{guess}");
+        for (i, m) in t.mips.iter().enumerate() {
+            let note = if i < 3 { "T_Classic4.ubulk" } else { "inline" };
+            assert_eq!(m.location_note, note, "4.{minor} mip {i}");
+            let want =
+                decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default()).unwrap();
+            assert!(cat.decode(0, i, 0, Default::default()).unwrap() == want);
+        }
+    }
+}
+
+/// The two-layer spec without fallback colours (UE4 stores none; the reader uses 0,0,0,0).
+fn ue4_spec() -> VtSpec {
+    let mut spec = two_layer_spec();
+    spec.fallback = vec![[0.0; 4]; 2];
+    spec
+}
+
+#[test]
+fn ue4_vt_forms_reassemble_exactly() {
+    // UE4.25 (u16 codec offsets, bulk offsets fixed up by BulkDataStartOffset), 4.26 (u16,
+    // NoOffsetFixUp) and 4.27 (u32) records, unversioned as cooked packages are: the form is
+    // found by the chunk records' consistency. Expected pixels: the reference decode of the block
+    // image the tiles were cut from; holes are zero-length tiles (UE4's builder) in layer colour 0.
+    let spec = ue4_spec();
+    for (minor, form) in [(25, "UE4.23-4.26"), (26, "UE4.23-4.26"), (27, "UE4.27")] {
+        let fx = fixture::virtual_texture_ue4("T_VT4x", &spec, ue4(minor), &mut Rng(minor as u64));
+        let cat = open("T_VT4x", &fx.files, true);
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        let t = &cat.textures[0];
+        assert!(t.error.is_none(), "4.{minor}: {:?}", t.error);
+        let Layout::Virtual(vt) = &t.layout else {
+            panic!("not virtual")
+        };
+        assert!(vt.record_form.starts_with(form), "{}", vt.record_form);
+        assert!(vt.record_form.contains("consistent"), "{}", vt.record_form);
+        assert_eq!(meta(t, "VT record form"), Some(vt.record_form.as_str()));
+        assert!(vt.legacy.is_some() && vt.chunks.iter().all(|c| c.hash.is_empty()));
+        assert_eq!((t.width, t.height, t.slices), (160, 96, 2));
+        for (k, c) in vt.chunks.iter().enumerate() {
+            assert_eq!(c.size, fx.chunk_sizes[k]);
+        }
+        // No chunk header in UE4: the first tile of chunk 0 is at 0; its BC5 layer after 800
+        // bytes of DXT1 (10 * 10 blocks * 8).
+        let cell = vt.tile(0, 1, 0, 0).unwrap();
+        assert_eq!((cell.offset, cell.length, cell.present), (800, 1600, true));
+        assert_eq!(vt.tile(0, 0, 1, 1).unwrap().tile_index, None);
+        check_layers_and_rect(&cat, &fx, &spec, (2, 1), &[(4, 2)]);
+    }
+}
+
+#[test]
+fn ue4_zipped_gpu_tiles_inflate_to_the_same_pixels() {
+    // UE4's builder can store each tile layer as one zlib stream (ZippedGPU, codec 5; its
+    // ValidateCompression inflates each to the packed P x P size). Expected pixels: the block
+    // image the tiles were cut from, as for RawGPU.
+    let spec = ue4_spec();
+    let form = fixture::Ue4Form {
+        zlib_tiles: true,
+        ..ue4(26)
+    };
+    let fx = fixture::virtual_texture_ue4("T_Z", &spec, form, &mut Rng(11));
+    let cat = open("T_Z", &fx.files, true);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual: {:?}", cat.textures[0].error)
+    };
+    assert!(vt.chunks.iter().all(|c| c.codecs == [5, 5]));
+    // Random blocks barely compress, but the spans now differ from the 800/1600-byte tiles.
+    let cell = vt.tile(0, 0, 0, 0).unwrap();
+    assert!(cell.present && cell.length != 800);
+    check_layers_and_rect(&cat, &fx, &spec, (2, 1), &[(4, 2)]);
+    // The overlay's grid: mip 0 has 5x3 cells, the two holes absent, spans as stored.
+    let cells = cat.vt_tiles(0, 0, 0).unwrap();
+    assert_eq!(cells.len(), 15);
+    assert_eq!(cells.iter().filter(|c| c.present).count(), 13);
+    assert!(cells.iter().filter(|c| c.present).all(|c| c.length > 800));
+    // A corrupted stream: a clean error naming the tile.
+    let mut bad = fx.files.clone();
+    bad.ubulk[2..40].fill(0xAB);
+    let cat = open("T_Z", &bad, true);
+    let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
+    assert!(e.contains("ZippedGPU") && e.contains("(0, 0)"), "{e}");
+}
+
+#[test]
+fn ue4_zen_vt_decodes_like_its_legacy_twin() {
+    // Notes §2: UE4.26/4.27 zen export data equals the legacy .uexp minus its tag, bulk headers
+    // keeping legacy offsets. Expected: every mip and layer equal to the legacy package's decode
+    // (itself checked against the block image above), and the same record form found.
+    let spec = ue4_spec();
+    for minor in [26, 27] {
+        let fx = fixture::virtual_texture_ue4("T_Z4", &spec, ue4(minor), &mut Rng(4));
+        let legacy = open("T_Z4", &fx.files, true);
+        let zen = open_zen("T_Z4", &fx.files);
+        assert!(zen.problems.is_empty(), "{:?}", zen.problems);
+        let t = &zen.textures[0];
+        let Layout::Virtual(vt) = &t.layout else {
+            panic!("4.{minor} zen: not virtual: {:?}", t.error)
+        };
+        let Layout::Virtual(lvt) = &legacy.textures[0].layout else {
+            panic!("not virtual")
+        };
+        assert_eq!(vt.record_form, lvt.record_form);
+        assert!(meta(t, "Engine (guessed from layout)")
+            .unwrap()
+            .contains("zen"));
+        for layer in 0..2u32 {
+            for mip in 0..4 {
+                let a = legacy.decode_tiles(0, mip, layer, None).unwrap();
+                let b = zen.decode_tiles(0, mip, layer, None).unwrap();
+                assert!(
+                    a.image == b.image && a.missing == b.missing,
+                    "4.{minor} {layer}/{mip}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ue4_vt_form_from_version_fields_and_override() {
+    let spec = ue4_spec();
+    let fx27 = fixture::virtual_texture_ue4("T_V", &spec, ue4(27), &mut Rng(1));
+    let fx26 = fixture::virtual_texture_ue4("T_V", &spec, ue4(26), &mut Rng(1));
+    let form = |c: &Catalog| match &c.textures[0].layout {
+        Layout::Virtual(vt) => vt.record_form.clone(),
+        _ => panic!("not virtual: {:?}", c.textures[0].error),
+    };
+    // A version-stamped package (SavedByEngineVersion 4.27 / 4.25, FileVersionUE4 522 / 518)
+    // picks the form without trying the other.
+    for (minor, want) in [
+        (27, "UE4.27 (UE4.27, SavedByEngineVersion)"),
+        (25, "UE4.23-4.26 (UE4.25, SavedByEngineVersion)"),
+    ] {
+        let f = fixture::Ue4Form {
+            minor,
+            versioned: true,
+            zlib_tiles: false,
+        };
+        let fx = fixture::virtual_texture_ue4("T_V", &spec, f, &mut Rng(2));
+        let cat = open_opts("T_V", &fx.files, None);
+        assert_eq!(form(&cat), want);
+        check_whole_mip(&cat, &fx, &spec, 1, 0);
+    }
+    // --ue-version consistent with the data: read in that form.
+    let cat = open_opts("T_V", &fx27.files, Some("4.27"));
+    assert_eq!(form(&cat), "UE4.27 (UE4.27, forced)");
+    check_whole_mip(&cat, &fx27, &spec, 0, 2);
+    // The wrong form forced: a clean error naming the form, never a garbage decode.
+    for (fx, v, wrong) in [(&fx27, "4.26", "UE4.23-4.26"), (&fx26, "4.27", "UE4.27")] {
+        let cat = open_opts("T_V", &fx.files, Some(v));
+        let t = &cat.textures[0];
+        let e = t
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("{v}: read as {:?}", t.layout));
+        assert!(
+            e.contains("reads in no record form") && e.contains(&format!("as {wrong}: ")),
+            "{e}"
+        );
+        assert!(cat.decode_tiles(0, 0, 0, None).is_err());
+    }
+    // A version without virtual textures.
+    let cat = open_opts("T_V", &fx27.files, Some("4.22"));
+    let e = cat.textures[0].error.clone().unwrap();
+    assert!(e.contains("no virtual textures"), "{e}");
+}
+
+/// Position of the chunk records: the chunk count after the last LayerTypes FString ("PF_BC5").
+fn ue4_chunk_records(uexp: &[u8]) -> usize {
+    let pat = b"\x07\x00\x00\x00PF_BC5\x00";
+    uexp.windows(pat.len()).rposition(|w| w == pat).unwrap() + pat.len()
+}
+
+#[test]
+fn hostile_ue4_vt_records_give_clean_errors() {
+    let spec = ue4_spec();
+    let fx = fixture::virtual_texture_ue4("T_H", &spec, ue4(26), &mut Rng(9));
+    let at = ue4_chunk_records(&fx.files.uexp);
+    // Count 2, then chunk 0: SizeInBytes, CodecPayloadSize, 2 x (u8 codec, u16 offset), header.
+    assert_eq!(fx.files.uexp[at..at + 4], 2u32.to_le_bytes());
+    let texture_error = |files: &fixture::PackageFiles| {
+        let cat = open("T_H", files, true);
+        cat.textures[0].error.clone().unwrap_or_default()
+    };
+    // SizeInBytes disagreeing with the bulk header: neither form is consistent.
+    let mut bad = fx.files.clone();
+    bad.uexp[at + 4..at + 8].copy_from_slice(&1234u32.to_le_bytes());
+    let e = texture_error(&bad);
+    assert!(
+        e.contains("reads in no record form") && e.contains("1234"),
+        "{e}"
+    );
+    // A codec type past EVirtualTextureCodec.
+    let mut bad = fx.files.clone();
+    bad.uexp[at + 12] = 9;
+    let e = texture_error(&bad);
+    assert!(e.contains("codec type 9"), "{e}");
+    // Crunch tiles (codec 6, valid in UE4's builder) are named, not decoded as raw blocks.
+    let mut bad = fx.files.clone();
+    bad.uexp[at + 12] = 6;
+    let cat = open("T_H", &bad, true);
+    let e = cat.decode_tiles(0, 0, 0, None).unwrap_err().to_string();
+    assert!(e.contains("codec 6 (Crunch)"), "{e}");
+    assert!(cat.decode_tiles(0, 0, 1, None).is_ok());
+    // A Height that disagrees with TileIndexPerMip (Epic's builder: (Morton(w-1, h-1) + 1) *
+    // NumLayers entries per mip): refused up front instead of a 2,043-row grid of fallback cells.
+    let dims: Vec<u8> = [32u32, 4, 4, 160, 96]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let d = fx.files.uexp.windows(20).position(|w| w == dims).unwrap();
+    let mut bad = fx.files.clone();
+    bad.uexp[d + 16..d + 20].copy_from_slice(&65_376u32.to_le_bytes());
+    let e = texture_error(&bad);
+    assert!(e.contains("TileIndexPerMip gives mip 0 50 entries"), "{e}");
+    // A chunk count far past the data: bounded, clean.
+    let mut bad = fx.files.clone();
+    bad.uexp[at..at + 4].copy_from_slice(&0x4000_0000u32.to_le_bytes());
+    assert!(!texture_error(&bad).is_empty());
+    // A TileOffsetInChunk entry moved so that a tile spans more than one P x P surface: the
+    // decode names the tile instead of decoding the wrong bytes. Mip 0 tile (0, 0) layer 1
+    // starts at 800; make it 700 (layer 0 then spans 700 bytes, layer 1 1700).
+    let n = {
+        let cat = open("T_H", &fx.files, true);
+        let Layout::Virtual(vt) = &cat.textures[0].layout else {
+            panic!("not virtual")
+        };
+        vt.legacy.as_ref().unwrap().tile_offset_in_chunk.len() as u32
+    };
+    let mut pat = n.to_le_bytes().to_vec();
+    pat.extend_from_slice(&0u32.to_le_bytes());
+    pat.extend_from_slice(&800u32.to_le_bytes());
+    let t = fx.files.uexp.windows(12).position(|w| w == pat).unwrap();
+    let mut bad = fx.files.clone();
+    bad.uexp[t + 8..t + 12].copy_from_slice(&700u32.to_le_bytes());
+    let cat = open("T_H", &bad, true);
+    let e = cat.decode_tiles(0, 0, 1, None).unwrap_err().to_string();
+    assert!(e.contains("(0, 0)") && e.contains("1700 bytes"), "{e}");
+    // A truncated .ubulk: the chunk past its end is refused when read, not a panic.
+    let mut short = fx.files.clone();
+    short.ubulk.truncate(fx.chunk_sizes[0] as usize / 2);
+    let cat = open("T_H", &short, true);
+    for mip in 0..4 {
+        let _ = cat.decode_tiles(0, mip, 0, None);
+    }
 }

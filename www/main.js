@@ -1,6 +1,7 @@
 // The page: opening files, the texture list, the view and the test contract (window.texscope).
 // All parsing and decoding happen in the worker; this thread only paints and shows text.
-import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram } from './view.js';
+import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram, displayBytes, badCounts } from './view.js';
+import { GpuView } from './gpu.js';
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
 import { readQuery, showNotice, allowSourceOrigins, sourceOrigins } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
@@ -8,6 +9,8 @@ import { ThumbLoader, thumbMip } from './thumbs.js';
 import { walkEntries, droppedFiles } from './open.js';
 import { blockMode, hasBlockMode } from './blocks.js';
 import { encodePng, encodeExr, zipStore, download } from './export.js';
+import { WorkerPool } from './pool.js';
+import { TileStreamer, streams, previewMip } from './tiles.js';
 
 // First of all, before any request: only this server and the origins ?src= names may be fetched.
 allowSourceOrigins(parseSources(location.search, location.href).urls);
@@ -105,7 +108,25 @@ const state = {
   pin: null, // [x, y] pinned texel
   demo: null, // the demo the open files came from (for share links)
   restore: null, // a share link's view waiting for its files
+  paints: [], // {mip, kind: 'preview'|'full'|'tiles', time}: what was painted when (test hook)
+  openedAt: null, // performance.now() when files were last given to the page
+  decodeDelay: 0, // test hook: ms to hold a full mip back (to see the progressive first paint)
+  gpuOn: null, // draw from the stored blocks on the GPU (issue 8); null: decided on first use
+  gpuSurface: null, // the current surface as uploaded to the GPU (gpu.js), or null: CPU path
 };
+
+// ---- large virtual textures: tiles on screen only, decoded by a pool of workers (tiles.js) ----
+const pool = new WorkerPool(() => ({ files: opened, profile, unityVersion }));
+const streamer = new TileStreamer({
+  run: (req, key) => pool.run(req, key),
+  cancel: (drop) => pool.cancel(drop),
+  before: el.overlay,
+  onComplete: (e) => state.paints.push({ mip: e.level, kind: 'tiles', tiles: e.tiles, time: e.time }),
+});
+function streamView() {
+  const { w, h } = viewportSize();
+  return { zoom: state.zoom, origin: state.origin, w, h, flipY: state.flipY, settings: displaySettings() };
+}
 
 function displaySettings() {
   const { exposure, tonemap, colour, normal, flipGreen, flipY, badOverlay, channels } = state;
@@ -114,7 +135,19 @@ function displaySettings() {
 
 function paintCurrent() {
   if (!state.image) return;
-  state.bad = paint(el.canvas, state.image, displaySettings());
+  if (state.image.streamed) {
+    el.canvas.width = 1;
+    el.canvas.height = 1;
+    el.canvas.getContext('2d').clearRect(0, 0, 1, 1);
+    state.bad = { nan: 0, inf: 0, negative: 0 };
+    streamer.render(streamView());
+  } else if (state.image.preview) {
+    // A progressive preview is a smaller mip painted into the canvas; CSS scales it to the box.
+    state.bad = paint(el.canvas, state.image.preview, displaySettings());
+  } else {
+    state.bad = paintGpu() ?? paint(el.canvas, state.image, displaySettings());
+  }
+  el.canvas.dataset.path = state.gpuSurface && state.image.data ? 'gpu' : 'cpu';
   const b = state.bad;
   el.badLabel.textContent = state.image.precision === 'float' && (b.nan || b.inf || b.negative)
     ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
@@ -158,6 +191,7 @@ async function openFiles(fileList) {
   setState('loading');
   showError('');
   setStatus(`Opening ${files.length} file${files.length > 1 ? 's' : ''}…`);
+  state.openedAt = performance.now();
   try {
     const { textures, problems } = await call({ op: 'add', files });
     opened.push(...files);
@@ -170,6 +204,8 @@ async function openFiles(fileList) {
 
 /** Lists a catalog the worker sent and keeps (or picks) the view. */
 async function showCatalog(textures, problems) {
+  gpuGen++;
+  gpu.clear();
   state.textures = textures;
   state.problems = problems;
   renderList();
@@ -483,7 +519,7 @@ function renderInfo(t, mip) {
   if (c.error) rows.push(['Error', c.error]);
   state.infoJson = {
     census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
-    gpu_bytes: t.gpu_bytes, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
+    gpu_bytes: t.gpu_bytes, bottom_first: t.bottom_first, metadata: Object.fromEntries(t.metadata), notes: t.notes, mips: t.mips,
   };
   el.info.replaceChildren();
   for (const [k, v] of rows) {
@@ -509,47 +545,66 @@ async function show({ index, mip, slice }) {
   renderControls(t, mip, slice);
   renderInfo(t, mip);
   setState('loading');
+  state.selectedAt = performance.now();
   try {
     let image;
-    if (state.cross && t.census.kind === 'cube') {
+    const streamed = !state.cross && streams(t, mip);
+    const pre = state.cross || streamed ? -1 : previewMip(t, mip, slice, viewportSize());
+    if (pre >= 0) {
+      // Progressive display: a small mip first, scaled to the asked mip's box, then the mip itself.
+      const small = await call({ op: 'decode', texture: index, mip: pre, slice });
+      if (seq !== showSeq) return;
+      const m = t.mips[mip];
+      streamer.setTexture(null);
+      state.gpuSurface = null;
+      present({ width: m.width, height: m.height, precision: small.precision, data: null, preview: small, previewMip: pre }, null, null);
+      state.paints.push({ mip: pre, kind: 'preview', time: performance.now() });
+    }
+    if (streamed) {
+      const layout = await call({ op: 'vtLayout', texture: index });
+      const m = t.mips[mip];
+      image = { width: m.width, height: m.height, precision: t.precision, data: null, streamed: true, layout };
+    } else if (state.cross && t.census.kind === 'cube') {
       const base = slice - (slice % 6);
       const faces = [];
       for (let f = 0; f < 6; f++) faces.push(await call({ op: 'decode', texture: index, mip, slice: base + f }));
       image = composeCross(faces);
     } else {
       image = await call({ op: 'decode', texture: index, mip, slice });
+      if (state.decodeDelay) await new Promise((r) => setTimeout(r, state.decodeDelay)); // test hook
     }
     // The grid is an overlay: if the core cannot give it, the image still shows.
     const grid = state.tiles && t.census.virtual ? await call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
-    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
-    const blocks = hasBlockMode(t.census.format) && !image.cross
-      ? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null) : null;
     if (seq !== showSeq) return; // a newer selection won
-    state.blocks = blocks;
-    const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
-    state.image = image;
-    // What view() reports: the selection this image belongs to (state.current changes at once).
-    state.shown = { file: t.census.file, texture: t.census.name, index, mip, slice, format: t.census.format };
-    state.hist = histogram(image);
-    state.grid = grid;
-    if (!sameSize) {
-      state.pin = null;
-      if (!state.fit) state.center = [image.width / 2, image.height / 2];
+    // The GPU path (issue 8) takes the stored blocks of a whole decoded surface; streamed VT mips
+    // and previews stay on the CPU.
+    const onGpu = image.streamed
+      ? { surface: null, info: 'CPU decode: virtual textures are assembled from tiles on the CPU' }
+      : await gpuUpload(t, index, mip, slice, image);
+    if (seq !== showSeq) return;
+    state.gpuSurface = onGpu.surface;
+    setGpuInfo(onGpu.info);
+    streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
+    present(image, grid, null);
+    state.paints.push({ mip, kind: image.streamed ? 'streamed' : 'full', time: performance.now() });
+    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
+    // Asked for after the paint (they are a second read of the mip, unless the GPU upload read
+    // them already), before the view is "ready".
+    if (hasBlockMode(t.census.format) && !image.cross && image.data) {
+      const blocks = onGpu.bytes ?? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
+      if (seq !== showSeq) return;
+      state.blocks = blocks;
+      renderInspector();
     }
-    showError('');
-    el.empty.hidden = true;
-    el.canvas.hidden = false;
-    $('export-button').disabled = false;
-    applyZoom();
-    paintCurrent();
-    renderInspector();
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
     setState('ready');
   } catch (e) {
     if (seq !== showSeq) return;
     state.image = null;
+    state.gpuSurface = null;
     state.hist = null;
+    streamer.setTexture(null);
     renderHistogram();
     el.canvas.hidden = true;
     el.overlay.hidden = true;
@@ -557,6 +612,37 @@ async function show({ index, mip, slice }) {
     fail(e.message);
     throw e;
   }
+}
+
+// Puts `image` on screen (a decoded surface, or a placeholder without data: a progressive preview
+// or a streamed VT mip) with its tile grid and stored blocks.
+function present(image, grid, blocks) {
+  state.blocks = blocks;
+  const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
+  state.image = image;
+  // What view() reports: the selection this image belongs to (callers present only the current
+  // selection's images; state.current itself changes as soon as another is asked for).
+  const c = state.current;
+  const t = state.textures[c.index];
+  state.shown = { file: t.census.file, texture: t.census.name, index: c.index, mip: c.mip, slice: c.slice, format: t.census.format };
+  state.hist = image.data ? histogram(image) : null;
+  state.grid = grid;
+  if (!sameSize) {
+    state.pin = null;
+    if (!state.fit) state.center = [image.width / 2, image.height / 2];
+  }
+  showError('');
+  el.empty.hidden = true;
+  el.canvas.hidden = false;
+  $('export-button').disabled = false;
+  applyZoom();
+  paintCurrent();
+  renderInspector();
+}
+
+// The decoded value of texel (x, y) of the view: a streamed VT mip answers from its cached tiles.
+function valueAt(x, y) {
+  return state.image.streamed ? streamer.texel(x, y) : texel(state.image, x, y);
 }
 
 function selectFromUi(v) {
@@ -582,7 +668,7 @@ el.exposure.addEventListener('input', () => setExposure(Number(el.exposure.value
 // colour value of the surface to 1; NaN, Inf and values <= 0 are ignored.
 function autoExposure() {
   const img = state.image;
-  if (!img) return;
+  if (!img?.data) return;
   const norm = img.precision === 'unorm8' ? 255 : img.precision === 'unorm16' ? 65535 : 1;
   let max = 0;
   const d = img.data;
@@ -644,6 +730,65 @@ function applyBackground() {
 background.addEventListener('change', applyBackground);
 bgColour.addEventListener('input', applyBackground);
 
+// ---- the GPU path (issue 8, www/gpu.js): stored blocks drawn by a shader ---------------------
+const gpu = new GpuView();
+let gpuGen = 0; // bumped when the catalog is rebuilt (texture indices change)
+let gpuSoftware = false; // WebGL is a software renderer: the GPU path starts switched off
+
+function setGpuInfo(text) {
+  $('gpu-info').textContent = text;
+}
+
+// Uploads the stored bytes of the surface shown when the GPU can draw them; else says why not.
+async function gpuUpload(t, index, mip, slice, image) {
+  const fmt = t.census.format;
+  if (state.gpuOn === null) {
+    // A software WebGL (SwiftShader when the browser has no GPU) drew a 2048² view in 1-3 s
+    // where the wasm decode plus displayBytes took 0.3-0.7 s (tests/browser/gpu.test.mjs), so
+    // it starts off there; the toggle still turns it on.
+    gpuSoftware = gpu.software();
+    setToggle($('gpu-toggle'), 'gpuOn', !gpuSoftware);
+  }
+  const why = !state.gpuOn ? (gpuSoftware ? 'WebGL here is a software renderer, slower than the CPU decode (the GPU button uses it anyway)' : 'the GPU path is switched off')
+    : image.cross ? 'the cube cross is put together on the CPU'
+      : t.census.virtual ? 'virtual textures are assembled from tiles on the CPU'
+        : gpu.unsupported(fmt);
+  if (why) return { surface: null, info: `CPU decode: ${why}` };
+  try {
+    const bytes = await call({ op: 'surfaceBytes', texture: index, mip, slice });
+    const s = gpu.upload(`${gpuGen}:${index}:${slice}`, fmt, mip, image.width, image.height, bytes);
+    const what = t.block[0] > 1 || t.block[1] > 1 ? 'blocks' : 'texels';
+    return { surface: s, bytes, info: `GPU: ${fmt} ${what} uploaded${s.cached ? '' : ` (${s.uploadMs.toFixed(1)} ms)`}` };
+  } catch (e) {
+    return { surface: null, info: `CPU decode: ${e.message}` };
+  }
+}
+
+const badCache = new WeakMap();
+// Draws the current surface on the GPU into the view canvas; null when it cannot (CPU path).
+function paintGpu() {
+  const s = state.gpuSurface;
+  if (!s) return null;
+  const t = state.textures[state.current.index];
+  const out = gpu.draw(s, state.image.precision, displaySettings(), t.bottom_first);
+  if (!out) {
+    state.gpuSurface = null;
+    setGpuInfo('CPU decode: the WebGL context was lost');
+    return null;
+  }
+  el.canvas.width = out.width; // also clears it
+  el.canvas.height = out.height;
+  el.canvas.getContext('2d').drawImage(out, 0, 0);
+  if (!badCache.has(state.image)) badCache.set(state.image, badCounts(state.image));
+  return badCache.get(state.image);
+}
+
+$('gpu-toggle').addEventListener('click', () => {
+  gpuSoftware = false; // the user chose
+  setToggle($('gpu-toggle'), 'gpuOn', !state.gpuOn);
+  reshow().catch(() => {});
+});
+
 // ---- zoom, pan, the overlay and the inspector ----------------------------------------------
 // The canvas holds the image at its own resolution and is scaled by CSS (pixelated, i.e. nearest
 // neighbour, from 1:1 up; smooth below). Its box is exactly the image, so screen -> texel is a
@@ -680,6 +825,7 @@ function applyZoom() {
   el.canvas.style.top = `${state.origin[1]}px`;
   el.canvas.dataset.rendering = z >= 1 ? 'pixelated' : 'smooth';
   el.zoomLabel.textContent = `${z >= 1 ? Math.round(z * 100) : (z * 100).toFixed(1)}%`;
+  if (img.streamed) streamer.render(streamView());
   drawOverlay();
 }
 
@@ -841,7 +987,7 @@ const fmtValue = (v, precision) => (precision === 'float' ? v.map((x) => x.toPre
 // the raw decoded value, the block (block formats) and the VT tile.
 function describeTexel(x, y) {
   const img = state.image;
-  const v = texel(img, x, y);
+  const v = valueAt(x, y);
   if (!v) return null;
   const t = state.textures[state.current.index];
   const parts = [`(${x}, ${y})`];
@@ -878,7 +1024,7 @@ function hover(p) {
     return;
   }
   const [x, y] = p;
-  const v = texel(state.image, x, y);
+  const v = valueAt(x, y);
   el.pixelLabel.textContent = v ? `(${x}, ${y})  ${fmtValue(v, state.image.precision)}` : '';
   el.hover.textContent = describeTexel(x, y)?.text ?? '—';
   renderTile(p);
@@ -1211,8 +1357,10 @@ function progress(done, total, text) {
 
 async function exportCurrent(kind) {
   const c = state.current;
-  const img = state.image;
-  if (!c || !img) return;
+  if (!c || !state.image) return;
+  // A streamed or preview view holds no full mip: decode it now (the core's limits refuse sizes
+  // that cannot fit).
+  const img = state.image.data ? state.image : await call({ op: 'decode', texture: c.index, mip: c.mip, slice: c.slice });
   const t = state.textures[c.index];
   const base = `${safeName(t.census.name)}__mip${c.mip}__s${c.slice}`;
   if (kind === 'png-view') {
@@ -1402,7 +1550,33 @@ window.texscope = {
     return this.view();
   },
   pixel(x, y) {
-    return state.image ? texel(state.image, x, y) : null;
+    return state.image ? valueAt(x, y) : null;
+  },
+  // Issue 8 test hooks: what was painted when ({openedAt, selectedAt, events: [{mip, kind, time}]}),
+  // a delay before a full mip is painted, the tile streamer's counters, and a timed decode.
+  paints() {
+    return { openedAt: state.openedAt, selectedAt: state.selectedAt, events: state.paints.map((p) => ({ ...p })) };
+  },
+  clearPaints() {
+    state.paints = [];
+  },
+  setDecodeDelay(ms) {
+    state.decodeDelay = ms;
+  },
+  tiles() {
+    return { ...streamer.info(), poolSize: pool.size, view: state.image?.streamed ? streamer.visible(streamView()) : null };
+  },
+  resetTiles() {
+    streamer.reset();
+    if (state.image?.streamed) streamer.setTexture(streamer.texture);
+  },
+  redraw() {
+    applyZoom();
+  },
+  async timeDecode({ texture, mip = 0, slice = 0 } = {}) {
+    const t0 = performance.now();
+    const img = await call({ op: 'decode', texture: resolveTexture(texture), mip, slice });
+    return { ms: performance.now() - t0, width: img.width, height: img.height };
   },
   textures() {
     return state.textures.map((t) => t.census);
@@ -1442,6 +1616,66 @@ window.texscope = {
   },
   grid() {
     return state.grid;
+  },
+  // The GPU path (issue 8): what the browser offers, which path drew the view and why.
+  gpu() {
+    return { on: state.gpuOn, path: state.gpuSurface ? 'gpu' : 'cpu', info: $('gpu-info').textContent, ...gpu.capabilities() };
+  },
+  async setGpu(on) {
+    if (on !== Boolean(state.gpuOn)) $('gpu-toggle').click();
+    await reshow();
+    return this.gpu();
+  },
+  // Test hook: the WebGL context is lost (as after a driver reset); the view is painted again.
+  async debugLoseGpu() {
+    await gpu.loseContext();
+    paintCurrent();
+    return this.gpu();
+  },
+  // The current view drawn by both paths at 1:1: GPU readPixels and the CPU's displayBytes, as
+  // base64 RGBA rows top first. Null when the GPU path is not drawing this surface.
+  gpuCompare() {
+    const s = state.gpuSurface;
+    if (!s || !state.image) return null;
+    const t = state.textures[state.current.index];
+    if (!gpu.draw(s, state.image.precision, displaySettings(), t.bottom_first)) return null;
+    const b64 = (u8) => {
+      let str = '';
+      for (let i = 0; i < u8.length; i += 0x8000) str += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000));
+      return btoa(str);
+    };
+    const cpu = displayBytes(state.image, displaySettings()).bytes;
+    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer)) };
+  },
+  // Timings (ms) of the current surface, `runs` times: read + CPU decode + transfer (the worker's
+  // decode) against read of the stored bytes, and their upload + one draw (GPU), each run fresh.
+  async gpuBench(runs = 5) {
+    const c = state.current;
+    const t = state.textures[c.index];
+    const out = { decode: [], read: [], upload: [], firstDraw: [], redrawGpu: [], redrawCpu: [] };
+    const lap = (list, t0) => { const now = performance.now(); list.push(now - t0); return now; };
+    for (let i = 0; i < runs; i++) {
+      let t0 = performance.now();
+      const img = await call({ op: 'decode', texture: c.index, mip: c.mip, slice: c.slice });
+      t0 = lap(out.decode, t0);
+      const bytes = await call({ op: 'surfaceBytes', texture: c.index, mip: c.mip, slice: c.slice });
+      t0 = lap(out.read, t0);
+      gpu.forget('bench');
+      const s = gpu.upload('bench', t.census.format, c.mip, img.width, img.height, bytes);
+      t0 = lap(out.upload, t0);
+      gpu.draw(s, img.precision, displaySettings(), t.bottom_first);
+      gpu.finish();
+      t0 = lap(out.firstDraw, t0);
+      // A repaint after a view change (exposure): the shader again, against displayBytes.
+      const changed = { ...displaySettings(), exposure: 1 + i };
+      gpu.draw(s, img.precision, changed, t.bottom_first);
+      gpu.finish();
+      t0 = lap(out.redrawGpu, t0);
+      displayBytes(img, changed);
+      lap(out.redrawCpu, t0);
+    }
+    gpu.forget('bench');
+    return out;
   },
   histogram() {
     return state.hist ?? null;

@@ -82,6 +82,32 @@ function normalBytes(image, mode, flipGreen, out) {
   }
 }
 
+// Per texel of a float image: 0, or 1 NaN, 2 Inf, 3 negative (in that priority), with counts.
+function badMarks(image) {
+  const { data, precision, width, height } = image;
+  const bad = { nan: 0, inf: 0, negative: 0 };
+  if (precision !== 'float') return { mark: null, bad };
+  const mark = new Uint8Array(width * height);
+  const n = width * height * 4;
+  for (let i = 0, p = 0; i < n; i += 4, p++) {
+    for (let c = 0; c < 4; c++) {
+      const v = data[i + c];
+      if (Number.isNaN(v)) { mark[p] = 1; break; }
+      if (v === Infinity || v === -Infinity) mark[p] = 2;
+      else if (v < 0 && !mark[p]) mark[p] = 3;
+    }
+    if (mark[p] === 1) bad.nan++;
+    else if (mark[p] === 2) bad.inf++;
+    else if (mark[p] === 3) bad.negative++;
+  }
+  return { mark, bad };
+}
+
+/** Counts of texels with a NaN, Inf or negative channel (float images; zero otherwise). */
+export function badCounts(image) {
+  return badMarks(image).bad;
+}
+
 /**
  * Display bytes for `image` under `s`: {exposure (EV), tonemap, colour ('srgb': values are
  * sRGB-encoded; 'linear': 8/16-bit values are shown as stored, as texture tools (RenderDoc, the
@@ -96,21 +122,7 @@ export function displayBytes(image, s = {}) {
   const tm = TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
   const n = width * height * 4;
   let out = new Uint8ClampedArray(n);
-  const bad = { nan: 0, inf: 0, negative: 0 };
-  const mark = precision === 'float' ? new Uint8Array(width * height) : null; // 1 nan, 2 inf, 3 negative
-  if (mark) {
-    for (let i = 0, p = 0; i < n; i += 4, p++) {
-      for (let c = 0; c < 4; c++) {
-        const v = data[i + c];
-        if (Number.isNaN(v)) { mark[p] = 1; break; }
-        if (v === Infinity || v === -Infinity) mark[p] = 2;
-        else if (v < 0 && !mark[p]) mark[p] = 3;
-      }
-      if (mark[p] === 1) bad.nan++;
-      else if (mark[p] === 2) bad.inf++;
-      else if (mark[p] === 3) bad.negative++;
-    }
-  }
+  const { mark, bad } = badMarks(image);
   const plain = exposure === 0 && tm === 'clamp';
   if (normal === 'rg' || normal === 'ag') {
     normalBytes(image, normal, flipGreen, out);
@@ -171,6 +183,7 @@ export function paint(canvas, image, settings) {
 
 // The raw decoded value at (x, y): bytes for unorm8, 0-65535 for unorm16, floats for float.
 export function texel(image, x, y) {
+  if (!image.data) return null; // a placeholder (progressive preview, streamed VT) has no values
   if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= image.width || y >= image.height) {
     return null;
   }

@@ -58,6 +58,13 @@ async function handle(req) {
       const bytes = session.surfaceBytes(req.texture, req.mip, req.slice);
       return { result: bytes, transfer: [bytes.buffer] };
     }
+    case 'vtLayout':
+      return { value: session.vtLayout(req.texture) };
+    case 'tiles': {
+      // A rectangle of VT tiles (www/pool.js runs these on every worker of the pool).
+      const img = session.decodeTiles(req.texture, req.mip, req.layer, req.x, req.y, req.w, req.h);
+      return { result: img, transfer: [img.data.buffer] };
+    }
     case 'vtGrid':
       return { value: session.vtGrid(req.texture, req.mip, req.layer) };
     case 'demo': {

@@ -55,6 +55,9 @@ impl<'a> Cursor<'a> {
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.arr::<1>()?[0])
     }
+    pub fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_le_bytes(self.arr()?))
+    }
     pub fn u32(&mut self) -> Result<u32> {
         Ok(u32::from_le_bytes(self.arr()?))
     }

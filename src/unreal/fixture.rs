@@ -1,6 +1,7 @@
 //! Builds cooked UE5 texture packages byte for byte (UE5.2-5.5 legacy layout: .uasset + .uexp +
-//! .ubulk, data-resource table, unversioned summary) from procedural block images, for tests and
-//! demos. No public virtual texture exists (MANIFEST), so the VT reader is tested against these,
+//! .ubulk, data-resource table, unversioned summary) and UE4.20-4.27 ones ([`Ue4Form`]: -7
+//! summary, tagged properties, full FByteBulkData headers, absolute SkipOffset) from procedural
+//! block images, for tests and demos. No public virtual texture exists (MANIFEST), so the VT reader is tested against these,
 //! written from the layout in shared notes unreal-layout.md §1, §3, §5 — not from reading code.
 
 use crate::codec::PixelFormat;
@@ -102,6 +103,37 @@ pub fn compress_chunks(raw: &[u8], chunk: usize) -> Vec<u8> {
     out
 }
 
+/// A UE4 cooked package (4.20-4.27) instead of the UE5.2 form. Where each field comes from:
+/// summary, export and import layout — notes §1.1/§1.2 for LegacyFileVersion -7 (no UE5 fields,
+/// PackageGuid in exports, 28-byte imports); texture tail and i64 absolute SkipOffset — notes
+/// §3.1; per-mip bCooked + FByteBulkData header + SizeX/Y/Z and bIsVirtual — notes §3.2; bulk
+/// flags 0x10501 with NoOffsetFixUp from 4.26, 0x501 with offsets relative to
+/// BulkDataStartOffset before (notes §4, the 4.18 sample's fix-up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ue4Form {
+    /// 20..=27.
+    pub minor: u32,
+    /// Write FileVersionUE4 (522 for 4.26+, 518 before: the last EUnrealEngineObjectUE4Version
+    /// of each release) and SavedByEngineVersion 4.minor, as an uncooked-version-stamped package
+    /// would; cooked packages leave both zero (notes §1.1).
+    pub versioned: bool,
+    /// VTs only: tiles as ZippedGPU (codec 5, one zlib stream per tile layer), as UE4's builder
+    /// writes them with the project setting bVirtualTextureEnableCompressZlib.
+    pub zlib_tiles: bool,
+}
+
+impl Ue4Form {
+    fn file_version(self) -> i32 {
+        if !self.versioned {
+            0
+        } else if self.minor >= 26 {
+            522
+        } else {
+            518
+        }
+    }
+}
+
 /// Writes one export's data and collects names and bulk rows for the header.
 struct Builder {
     names: Vec<String>,
@@ -114,6 +146,12 @@ struct Builder {
     /// Streamed rows go to the end of the .uexp (PayloadAtEndOfFile alone) instead of a .ubulk.
     stream_at_end: bool,
     tail: Vec<u8>,
+    ue4: Option<Ue4Form>,
+    /// UE4: .uexp positions of i64 fields holding a combined-file offset (TotalHeaderSize + the
+    /// .uexp position given), patched once the header size is known.
+    abs_patches: Vec<(usize, u64)>,
+    /// UE4 before 4.26: .uexp positions of i64 .ubulk offsets stored minus BulkDataStartOffset.
+    fixup_patches: Vec<(usize, u64)>,
 }
 
 impl Builder {
@@ -127,7 +165,27 @@ impl Builder {
             stream_cooked: 0,
             stream_at_end: false,
             tail: Vec::new(),
+            ue4: None,
+            abs_patches: Vec::new(),
+            fixup_patches: Vec::new(),
         }
+    }
+
+    fn ue4(form: Ue4Form) -> Self {
+        let mut b = Builder::new();
+        b.ue4 = Some(form);
+        b
+    }
+
+    /// A UE4 FByteBulkData header (notes §4: flags, i32 count, i32 size, i64 offset); the
+    /// offset is patched later.
+    fn ue4_header(&mut self, flags: u32, size: usize) -> usize {
+        self.u32(flags);
+        self.u32(size as u32);
+        self.u32(size as u32);
+        let at = self.uexp.len();
+        self.i64(0);
+        at
     }
     fn name(&mut self, s: &str) -> i32 {
         match self.names.iter().position(|n| n == s) {
@@ -158,8 +216,15 @@ impl Builder {
             self.u32(x);
         }
     }
-    /// An i32 data-resource index followed by the payload (UE5.2+ inline bulk data).
+    /// An i32 data-resource index followed by the payload (UE5.2+ inline bulk data); in UE4 a
+    /// full header whose OffsetInFile is the payload's own combined-file position.
     fn inline(&mut self, bytes: &[u8]) {
+        if self.ue4.is_some() {
+            let at = self.ue4_header(INLINE, bytes.len());
+            self.abs_patches.push((at, self.uexp.len() as u64));
+            self.uexp.extend_from_slice(bytes);
+            return;
+        }
         self.rows.push(Row {
             offset: self.uexp.len() as u64 + 4,
             size: bytes.len() as u64,
@@ -186,6 +251,18 @@ impl Builder {
 
     /// An i32 data-resource index whose payload is appended to the .ubulk.
     fn streamed(&mut self, bytes: &[u8]) {
+        if let Some(form) = self.ue4 {
+            let offset = self.ubulk.len() as u64;
+            if form.minor >= 26 {
+                let at = self.ue4_header(STREAMED, bytes.len());
+                self.uexp[at..at + 8].copy_from_slice(&(offset as i64).to_le_bytes());
+            } else {
+                let at = self.ue4_header(STREAMED & !0x10000, bytes.len());
+                self.fixup_patches.push((at, offset));
+            }
+            self.ubulk.extend_from_slice(bytes);
+            return;
+        }
         if self.stream_at_end {
             // Offset relative to BulkDataStartOffset (no NoOffsetFixUp), which is the end of
             // the export data, where the tail starts.
@@ -215,6 +292,21 @@ impl Builder {
     /// 0500 01000000 01000000"), then FName + relative SkipOffset + 16 placeholder bytes.
     /// Returns the SkipOffset position to patch.
     fn begin_platform_data(&mut self, pf: &str, size_x: u32, size_y: u32, packed: u32) -> usize {
+        if self.ue4.is_some() {
+            // Tagged properties ending at FName "None", then notes §3.1's UE4.18-5.1 tail
+            // "00000000 0100 0100 01000000", the FName and an i64 absolute SkipOffset.
+            self.fname("None");
+            self.uexp
+                .extend_from_slice(&[0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0]);
+            self.fname(pf);
+            let skip_at = self.uexp.len();
+            self.i64(0);
+            self.u32(size_x);
+            self.u32(size_y);
+            self.u32(packed);
+            self.fstring(pf);
+            return skip_at;
+        }
         self.uexp.extend_from_slice(&[0, 0, 0, 0]); // unversioned header stub (no properties)
         self.uexp
             .extend_from_slice(&[0, 0, 0, 0, 5, 0, 5, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
@@ -230,15 +322,21 @@ impl Builder {
     }
 
     fn end_platform_data(&mut self, skip_at: usize) {
-        let rel = (self.uexp.len() - skip_at) as i64;
-        self.uexp[skip_at..skip_at + 8].copy_from_slice(&rel.to_le_bytes());
+        if self.ue4.is_some() {
+            self.abs_patches.push((skip_at, self.uexp.len() as u64));
+        } else {
+            let rel = (self.uexp.len() - skip_at) as i64;
+            self.uexp[skip_at..skip_at + 8].copy_from_slice(&rel.to_le_bytes());
+        }
         self.fname("None");
         self.uexp.extend_from_slice(&0x9E2A_83C1u32.to_le_bytes());
     }
 
     /// Writes the .uasset: UE5 object version 1009 summary (LegacyFileVersion -8, unversioned),
-    /// name map, two imports, one export, depends, data-resource table v2 (notes §1).
+    /// name map, two imports, one export, depends, data-resource table v2 (notes §1); in UE4
+    /// form the -7 summary without UE5 fields and without a data-resource table.
     fn finish(mut self, object: &str, class: &str) -> PackageFiles {
+        let ue4 = self.ue4;
         for n in [
             "/Script/CoreUObject",
             "Package",
@@ -254,19 +352,34 @@ impl Builder {
         let mut patches: Vec<(usize, &str)> = Vec::new();
         let p32 = |h: &mut Vec<u8>, v: i32| h.extend_from_slice(&v.to_le_bytes());
         p32(&mut h, 0x9E2A_83C1u32 as i32);
-        for v in [-8, 0, 0, 0, 0, 0] {
-            p32(&mut h, v); // Legacy, UE3, UE4, UE5, licensee, custom-version count
+        let versions: &[i32] = match ue4 {
+            // Legacy, UE3 (864 as UE4 writes it), UE4, licensee, custom-version count
+            Some(f) => &[-7, 864, f.file_version(), 0, 0],
+            None => &[-8, 0, 0, 0, 0, 0], // Legacy, UE3, UE4, UE5, licensee, custom versions
+        };
+        for &v in versions {
+            p32(&mut h, v);
         }
         patches.push((h.len(), "total"));
         p32(&mut h, 0);
         put_fstring(&mut h, "None");
-        p32(&mut h, 0x8000_2200u32 as i32); // FilterEditorOnly|UnversionedProperties|Cooked
+        // FilterEditorOnly|Cooked, UE5: |UnversionedProperties (UE4 fixtures have tagged ones)
+        p32(
+            &mut h,
+            if ue4.is_some() {
+                0x8000_0200u32
+            } else {
+                0x8000_2200
+            } as i32,
+        );
         p32(&mut h, self.names.len() as i32);
         patches.push((h.len(), "names"));
         p32(&mut h, 0);
-        p32(&mut h, 0); // SoftObjectPathsCount
-        patches.push((h.len(), "names"));
-        p32(&mut h, 0);
+        if ue4.is_none() {
+            p32(&mut h, 0); // SoftObjectPathsCount
+            patches.push((h.len(), "names"));
+            p32(&mut h, 0);
+        }
         p32(&mut h, 0); // GatherableTextData
         p32(&mut h, 0);
         p32(&mut h, 1); // ExportCount
@@ -285,8 +398,13 @@ impl Builder {
         p32(&mut h, 1);
         p32(&mut h, self.names.len() as i32);
         for _ in 0..2 {
-            h.extend_from_slice(&[0; 10]);
-            p32(&mut h, 0); // Branch ""
+            // Saved-by / compatible engine version: Major, Minor, Patch, Changelist, Branch "".
+            let minor = ue4.filter(|f| f.versioned).map_or(0, |f| f.minor as u16);
+            let major = if minor > 0 { 4u16 } else { 0 };
+            h.extend_from_slice(&major.to_le_bytes());
+            h.extend_from_slice(&minor.to_le_bytes());
+            h.extend_from_slice(&[0; 6]);
+            p32(&mut h, 0);
         }
         for _ in 0..4 {
             p32(&mut h, 0); // CompressionFlags, chunks, PackageSource, AdditionalPackagesToCook
@@ -295,12 +413,15 @@ impl Builder {
         p32(&mut h, 0);
         patches.push((h.len(), "bulkstart"));
         h.extend_from_slice(&[0; 8]);
-        for _ in 0..5 {
-            p32(&mut h, 0); // WorldTileInfo, ChunkIds, preload count/offset, NamesReferenced
+        for _ in 0..4 {
+            p32(&mut h, 0); // WorldTileInfo, ChunkIds, preload count/offset
         }
-        h.extend_from_slice(&(-1i64).to_le_bytes()); // PayloadTocOffset
-        patches.push((h.len(), "resources"));
-        p32(&mut h, 0);
+        if ue4.is_none() {
+            p32(&mut h, 0); // NamesReferencedFromExportDataCount
+            h.extend_from_slice(&(-1i64).to_le_bytes()); // PayloadTocOffset
+            patches.push((h.len(), "resources"));
+            p32(&mut h, 0);
+        }
         let mut at = std::collections::HashMap::new();
         at.insert("names", h.len());
         for n in &self.names {
@@ -319,7 +440,9 @@ impl Builder {
             }
             p32(&mut h, idx(&mut self, obj));
             p32(&mut h, 0);
-            p32(&mut h, 0); // bImportOptional
+            if ue4.is_none() {
+                p32(&mut h, 0); // bImportOptional
+            }
         }
         at.insert("exports", h.len());
         p32(&mut h, -2); // ClassIndex -> import 1
@@ -334,11 +457,17 @@ impl Builder {
         for _ in 0..3 {
             p32(&mut h, 0);
         }
-        p32(&mut h, 0); // IsInheritedInstance
+        if ue4.is_some() {
+            h.extend_from_slice(&[0; 16]); // PackageGuid (UE5 < 1005)
+        } else {
+            p32(&mut h, 0); // IsInheritedInstance
+        }
         p32(&mut h, 0); // PackageFlags
         p32(&mut h, 0); // NotAlwaysLoadedForEditorGame
         p32(&mut h, 1); // IsAsset
-        p32(&mut h, 0); // GeneratePublicHash
+        if ue4.is_none() {
+            p32(&mut h, 0); // GeneratePublicHash
+        }
         for _ in 0..5 {
             p32(&mut h, -1);
         }
@@ -347,9 +476,11 @@ impl Builder {
         at.insert("registry", h.len());
         p32(&mut h, 0);
         at.insert("resources", h.len());
-        p32(&mut h, 2);
-        p32(&mut h, self.rows.len() as i32);
-        for r in &self.rows {
+        if ue4.is_none() {
+            p32(&mut h, 2);
+            p32(&mut h, self.rows.len() as i32);
+        }
+        for r in self.rows.iter().filter(|_| ue4.is_none()) {
             p32(&mut h, 0);
             h.push(r.cooked); // CookedIndex
             h.extend_from_slice(&(r.offset as i64).to_le_bytes());
@@ -378,7 +509,21 @@ impl Builder {
         }
         h[serial_size_at..serial_size_at + 8].copy_from_slice(&size.to_le_bytes());
         h[serial_size_at + 8..serial_size_at + 16].copy_from_slice(&(total as i64).to_le_bytes());
-        let uzenasset = self.zen(object, total as u32);
+        let bulk_start = at["bulkstart"] as i64;
+        for (pos, v) in std::mem::take(&mut self.abs_patches) {
+            let v = total as i64 + v as i64;
+            self.uexp[pos..pos + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        for (pos, v) in std::mem::take(&mut self.fixup_patches) {
+            let v = v as i64 - bulk_start;
+            self.uexp[pos..pos + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let uzenasset = match ue4 {
+            Some(f) if f.minor >= 26 => self.zen4(object, total as u32),
+            // IoStore (zen) packages exist from UE4.26.
+            Some(_) => Vec::new(),
+            None => self.zen(object, total as u32),
+        };
         PackageFiles {
             uasset: h,
             uexp: self.uexp,
@@ -386,6 +531,70 @@ impl Builder {
             uzenasset: Vec::new(),
         }
         .with_zen(uzenasset)
+    }
+
+    /// UE4.26/4.27 zen package (notes §2, "UE4.27 zen header"): the 64-byte header, the name
+    /// map as BE-u16-length-prefixed strings, empty hashes and imports, one 72-byte export whose
+    /// CookedSerialOffset is the legacy absolute offset (= `cooked_header_size`), then the
+    /// export data (the .uexp without its tag) right after the (empty) graph data. Bulk headers
+    /// inside keep their legacy offsets, as notes §2 says UE4.26/4.27 zen data does.
+    fn zen4(&mut self, object: &str, cooked_header_size: u32) -> Vec<u8> {
+        let obj = self.name(object) as u32;
+        let mut z = vec![0u8; 64];
+        for n in &self.names {
+            z.extend_from_slice(&(n.len() as u16).to_be_bytes());
+            z.extend_from_slice(n.as_bytes());
+        }
+        let names_end = z.len() as u32;
+        let export_map = names_end;
+        self.zen_export(&mut z, cooked_header_size as u64, obj);
+        let bundles = z.len() as u32;
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // one bundle: first entry 0, 1 entry
+        z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // export 0, Serialize
+        let graph = z.len() as u32;
+        let header = [
+            self.name("None") as u32,
+            0,
+            self.name("None") as u32,
+            0,
+            0x8000_0200,
+            cooked_header_size,
+            64,
+            names_end - 64,
+            names_end,
+            0,
+            names_end,
+            export_map,
+            bundles,
+            graph,
+            0,
+            0,
+        ];
+        self.zen_tail(z, &header)
+    }
+
+    /// One 72-byte zen export-map entry (notes §2): CookedSerialOffset, CookedSerialSize (the
+    /// .uexp without its tag), ObjectName, then Outer, Class, Super, Template and the public
+    /// hash (UE5) / global import index (UE4) all unset, ObjectFlags, FilterFlags, pad.
+    fn zen_export(&self, z: &mut Vec<u8>, cooked_offset: u64, obj: u32) {
+        z.extend_from_slice(&cooked_offset.to_le_bytes());
+        z.extend_from_slice(&(self.uexp.len() as u64 - 4).to_le_bytes());
+        z.extend_from_slice(&obj.to_le_bytes());
+        z.extend_from_slice(&0u32.to_le_bytes());
+        for _ in 0..5 {
+            z.extend_from_slice(&u64::MAX.to_le_bytes());
+        }
+        z.extend_from_slice(&[0; 8]);
+    }
+
+    /// Writes the zen header's u32 fields over the start of `z` and appends the export data
+    /// (the .uexp without its tag).
+    fn zen_tail(&self, mut z: Vec<u8>, header: &[u32]) -> Vec<u8> {
+        for (i, v) in header.iter().enumerate() {
+            z[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        z.extend_from_slice(&self.uexp[..self.uexp.len() - 4]);
+        z
     }
 
     /// UE5.3+ zen package (notes §2): 52-byte header, name batch, padded BulkDataMap, one
@@ -415,14 +624,7 @@ impl Builder {
         }
         let hashes = z.len() as u32;
         let export_map = hashes;
-        z.extend_from_slice(&0u64.to_le_bytes()); // CookedSerialOffset
-        z.extend_from_slice(&(self.uexp.len() as u64 - 4).to_le_bytes());
-        z.extend_from_slice(&obj.to_le_bytes());
-        z.extend_from_slice(&0u32.to_le_bytes());
-        for _ in 0..5 {
-            z.extend_from_slice(&u64::MAX.to_le_bytes()); // Outer, Class, Super, Template, hash
-        }
-        z.extend_from_slice(&[0; 8]); // ObjectFlags, FilterFlags, pad
+        self.zen_export(&mut z, 0, obj);
         let bundles = z.len() as u32;
         z.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]); // export 0, Serialize
         let end = z.len() as u32;
@@ -441,11 +643,7 @@ impl Builder {
             end,
             end,
         ];
-        for (i, v) in header.iter().enumerate() {
-            z[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        z.extend_from_slice(&self.uexp[..self.uexp.len() - 4]);
-        z
+        self.zen_tail(z, &header)
     }
 }
 
@@ -511,6 +709,9 @@ fn classic_build(
     for m in 0..mips {
         let (w, h, _) = mip_dims(width, height, 1, m);
         let bytes = surface(m, w, h);
+        if b.ue4.is_some() {
+            b.u32(1); // bCooked (UE4 FTexture2DMipMap, notes §3.2.5)
+        }
         if m < streamed {
             b.streamed(&bytes);
         } else {
@@ -537,6 +738,9 @@ pub enum BulkForm {
     Separate { extra_flags: u32, cooked_index: u8 },
     /// PayloadAtEndOfFile alone: after the export data in the .uexp (no .ubulk).
     AtEndOfFile,
+    /// A UE4 cooked package of this form (see [`Ue4Form`]): streamed mips in the .ubulk behind
+    /// full FByteBulkData headers.
+    Ue4(Ue4Form),
 }
 
 /// [`classic_texture`] with the streamed mips in `form`; `files.ubulk` holds the separate
@@ -549,8 +753,12 @@ pub fn classic_texture_bulk_form(
     form: BulkForm,
     rng: &mut Rng,
 ) -> (PackageFiles, Vec<Vec<u8>>) {
-    let mut b = Builder::new();
+    let mut b = match form {
+        BulkForm::Ue4(f) => Builder::ue4(f),
+        _ => Builder::new(),
+    };
     match form {
+        BulkForm::Ue4(_) => {}
         BulkForm::Separate {
             extra_flags,
             cooked_index,
@@ -660,7 +868,7 @@ pub fn virtual_texture_with(
     spec: &VtSpec,
     surface: impl FnMut(usize, u32, u32, u32) -> Vec<u8>,
 ) -> VtFixture {
-    vt_build(name, spec, false, surface)
+    vt_build(name, spec, VtMode::Ue5, surface)
 }
 
 /// [`virtual_texture`] with the pre-UE5 ("legacy") addressing (notes §5): TileIndexPerMip and
@@ -671,17 +879,52 @@ pub fn virtual_texture_with(
 /// index). `spec.chunk_of_mip` must not decrease (legacy chunks hold consecutive tile indices).
 pub fn virtual_texture_legacy(name: &str, spec: &VtSpec, rng: &mut Rng) -> VtFixture {
     assert!(spec.chunk_of_mip.windows(2).all(|w| w[0] <= w[1]));
-    vt_build(name, spec, true, |l, _, w, h| {
+    vt_build(name, spec, VtMode::Ue5Legacy, |l, _, w, h| {
         random_surface(spec.layers[l], w, h, rng)
     })
+}
+
+/// A UE4 (4.23-4.27) virtual texture in a UE4 cooked package of `form`. The
+/// FVirtualTextureBuiltData follows Epic's UE4 VirtualTextureBuiltData.cpp Serialize (bCooked,
+/// NumLayers, Width/HeightInBlocks, TileSize, TileBorderSize, NumMips, Width, Height, the three
+/// legacy arrays, NumLayers FString LayerTypes, then the chunks — no TileDataOffsetPerLayer, no
+/// UE5 tables, no LayerFallbackColors) and its UE4 VirtualTextureDataBuilder: tile indices run
+/// over Morton 0..=Morton(w-1, h-1) per mip, NumLayers entries each; chunk data starts with the
+/// codec payloads (none here: CodecPayloadSize 0, every CodecPayloadOffset 0) — no 4-byte chunk
+/// header, which only UE5's builder writes; absent tiles get the next tile's offset (zero
+/// length; the builder's "patch holes" pass). Chunk records: no SHA-1 (CUE4Parse reads it from
+/// UE5), SizeInBytes, CodecPayloadSize, per layer u8 codec (4 RawGPU) + CodecPayloadOffset as
+/// u16 before 4.27 and u32 from 4.27 (CUE4Parse FVirtualTextureDataChunk; Epic's UE4 header
+/// `uint16 CodecPayloadOffset[]`), then a full FByteBulkData header into the .ubulk.
+/// `spec.fallback` is not written (UE4 has none). `spec.chunk_of_mip` must not decrease.
+pub fn virtual_texture_ue4(name: &str, spec: &VtSpec, form: Ue4Form, rng: &mut Rng) -> VtFixture {
+    assert!(spec.chunk_of_mip.windows(2).all(|w| w[0] <= w[1]));
+    assert!((23..=27).contains(&form.minor), "VTs exist from UE4.23");
+    vt_build(name, spec, VtMode::Ue4(form), |l, _, w, h| {
+        random_surface(spec.layers[l], w, h, rng)
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VtMode {
+    Ue5,
+    /// UE5.2 package and records with the pre-UE5 addressing arrays.
+    Ue5Legacy,
+    Ue4(Ue4Form),
 }
 
 fn vt_build(
     name: &str,
     spec: &VtSpec,
-    legacy: bool,
+    mode: VtMode,
     mut surface: impl FnMut(usize, u32, u32, u32) -> Vec<u8>,
 ) -> VtFixture {
+    let legacy = mode != VtMode::Ue5;
+    let ue4 = match mode {
+        VtMode::Ue4(f) => Some(f),
+        _ => None,
+    };
+    let zipped = ue4.is_some_and(|f| f.zlib_tiles);
     let t = spec.tile_size;
     let bdr = spec.border;
     let p = t + 2 * bdr;
@@ -699,7 +942,9 @@ fn vt_build(
         offsets_per_layer.push(acc);
     }
     let nchunks = spec.chunk_of_mip.iter().copied().max().unwrap_or(0) as usize + 1;
-    let mut chunks: Vec<Vec<u8>> = vec![vec![0u8; 4]; nchunks];
+    // UE5: a 4-byte FVirtualTextureChunkHeader opens each chunk; UE4's builder writes none.
+    let header = if ue4.is_some() { 0 } else { 4 };
+    let mut chunks: Vec<Vec<u8>> = vec![vec![0u8; header]; nchunks];
     let mut full = vec![Vec::new(); spec.layers.len()];
     let mut full_dims = Vec::new();
     let mut mip_px = Vec::new();
@@ -731,12 +976,21 @@ fn vt_build(
             let s = wt.max(ht).next_power_of_two();
             s * s
         };
+        // UE4's table covers Morton 0..=Morton(w-1, h-1) only (its MaxTileInMip).
+        let table_len = if ue4.is_some() {
+            crate::unreal::vt::morton(wt - 1, ht - 1) + 1
+        } else {
+            max_address
+        };
         let mut addresses = Vec::new();
         let mut offs = Vec::new();
         let mut next_index = 0u32;
         let mut prev: Option<bool> = None;
         for v in 0..max_address {
             let (x, y) = demorton(v);
+            if legacy && v >= table_len {
+                break;
+            }
             let present = x < wt && y < ht && !spec.holes.contains(&(m, x, y));
             if prev != Some(present) {
                 addresses.push(v);
@@ -755,10 +1009,15 @@ fn vt_build(
                     let row_blocks = (fw / bw) as usize;
                     let (bx0, by0) = ((x * t / bw) as usize, (y * t / bh) as usize);
                     let per_row = (p / bw) as usize * bb;
+                    let mut tile = Vec::new();
                     for r in 0..(p / bh) as usize {
                         let start = ((by0 + r) * row_blocks + bx0) * bb;
-                        chunk.extend_from_slice(&full[l][m as usize][start..start + per_row]);
+                        tile.extend_from_slice(&full[l][m as usize][start..start + per_row]);
                     }
+                    if zipped {
+                        tile = miniz_oxide::deflate::compress_to_vec_zlib(&tile, 6);
+                    }
+                    chunk.extend_from_slice(&tile);
                 }
             }
         }
@@ -766,8 +1025,28 @@ fn vt_build(
     }
     per_mip.push(offset_in_chunk.len() as u32);
     per_chunk.push(offset_in_chunk.len() as u32);
+    if ue4.is_some() {
+        // UE4's "patch holes" pass: walking each chunk backwards, an absent entry takes the
+        // offset that follows it (the chunk's size at its end).
+        for (k, c) in chunks.iter().enumerate() {
+            let mut next = c.len() as u32;
+            for e in offset_in_chunk[per_chunk[k] as usize..per_chunk[k + 1] as usize]
+                .iter_mut()
+                .rev()
+            {
+                if *e == u32::MAX {
+                    *e = next;
+                } else {
+                    next = *e;
+                }
+            }
+        }
+    }
 
-    let mut b = Builder::new();
+    let mut b = match ue4 {
+        Some(f) => Builder::ue4(f),
+        None => Builder::new(),
+    };
     let pf0 = pf_name(spec.layers[0]);
     let skip_at = b.begin_platform_data(pf0, width, height, 1);
     b.u32(0); // FirstMipToSerialize
@@ -779,13 +1058,17 @@ fn vt_build(
     b.u32(1); // HeightInBlocks
     b.u32(t);
     b.u32(bdr);
-    b.u32_array(&offsets_per_layer);
+    if ue4.is_none() {
+        b.u32_array(&offsets_per_layer);
+    }
     b.u32(spec.mips);
     b.u32(width);
     b.u32(height);
     if legacy {
-        for _ in 0..3 {
-            b.u32_array(&[]); // ChunkIndexPerMip, BaseOffsetPerMip, TileOffsetData: empty
+        if ue4.is_none() {
+            for _ in 0..3 {
+                b.u32_array(&[]); // ChunkIndexPerMip, BaseOffsetPerMip, TileOffsetData: empty
+            }
         }
         b.u32_array(&per_chunk);
         b.u32_array(&per_mip);
@@ -808,7 +1091,7 @@ fn vt_build(
     for f in &spec.layers {
         b.fstring(pf_name(*f));
     }
-    for c in &spec.fallback {
+    for c in spec.fallback.iter().filter(|_| ue4.is_none()) {
         for v in c {
             b.uexp.extend_from_slice(&v.to_le_bytes());
         }
@@ -816,12 +1099,17 @@ fn vt_build(
     b.u32(chunks.len() as u32);
     let mut chunk_sizes = Vec::new();
     for c in &chunks {
-        b.uexp.extend_from_slice(&[0; 20]); // SHA-1 of the chunk: not checked by the reader
+        if ue4.is_none() {
+            b.uexp.extend_from_slice(&[0; 20]); // SHA-1 of the chunk: not checked by the reader
+        }
         b.u32(c.len() as u32);
-        b.u32(4); // CodecPayloadSize: header only
+        b.u32(header as u32); // CodecPayloadSize: the header only (UE4: nothing)
         for _ in &spec.layers {
-            b.uexp.push(4); // RawGPU
-            b.u32(4);
+            b.uexp.push(if zipped { 5 } else { 4 }); // ZippedGPU / RawGPU
+            match ue4 {
+                Some(f) if f.minor < 27 => b.uexp.extend_from_slice(&0u16.to_le_bytes()),
+                _ => b.u32(header as u32),
+            }
         }
         b.streamed(c);
         chunk_sizes.push(c.len() as u32);

@@ -199,6 +199,7 @@ fn open_package(
                 )));
             }
             p.engine_guess = format!("{} (forced; detected {})", f.label, p.engine_guess);
+            p.versions.forced = Some((f.major, f.minor));
         }
         p
     };
@@ -662,6 +663,7 @@ fn build_vt(
             layout.chunks.len()
         ),
     );
+    t.add_meta("VT record form", layout.record_form.clone());
     t.notes.push(
         "virtual texture: slices are its layers; decode any mip or rectangle of tiles".into(),
     );

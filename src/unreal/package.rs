@@ -62,6 +62,39 @@ pub struct Package {
     pub package_flags: u32,
     /// UE4 only, when the version was forced: true = the UE4.18/4.19 texture layout.
     pub forced_old_tail: Option<bool>,
+    /// Version facts the summary states (cooked packages: all zero) and the forced version.
+    pub versions: Versions,
+}
+
+/// What a package says about its engine version, when it says anything (notes §1.1: cooked
+/// packages are unversioned, so these are normally zero), plus a user-forced version.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Versions {
+    /// FileVersionUE4 (0 = unversioned).
+    pub file_ue4: i32,
+    /// SavedByEngineVersion major.minor ((0, 0) in cooked files).
+    pub saved_by: (u16, u16),
+    /// `--ue-version` major.minor.
+    pub forced: Option<(u32, u32)>,
+}
+
+impl Versions {
+    /// The UE4 minor version these facts pin down, if any: the forced version first, then
+    /// SavedByEngineVersion 4.x. FileVersionUE4 cannot tell 4.26 from 4.27 (both 522,
+    /// VER_UE4_CORRECT_LICENSEE_FLAG), but below 522 it rules 4.27 out ([`Versions::below_427`]).
+    pub fn ue4_minor(&self) -> Option<u32> {
+        match (self.forced, self.saved_by) {
+            (Some((4, m)), _) => Some(m),
+            (Some(_), _) => None,
+            (None, (4, m)) if m > 0 => Some(m as u32),
+            _ => None,
+        }
+    }
+
+    /// FileVersionUE4 names an object version older than 4.26/4.27's 522.
+    pub fn below_427(&self) -> bool {
+        (1..522).contains(&self.file_ue4)
+    }
 }
 
 impl Package {
@@ -142,6 +175,7 @@ struct Summary {
     depends_offset: i32,
     bulk_data_start: i64,
     data_resource_offset: i32,
+    versions: Versions,
     end: u64,
 }
 
@@ -150,7 +184,7 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
     if legacy != -4 {
         c.i32()?; // LegacyUE3Version
     }
-    c.i32()?; // FileVersionUE4
+    let file_ue4 = c.i32()?; // FileVersionUE4
     if legacy <= -8 {
         c.i32()?; // FileVersionUE5
     }
@@ -206,10 +240,12 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
         return Err(Error::malformed(format!("{gens} generations")));
     }
     c.skip(gens as u64 * 8)?;
-    for _ in 0..2 {
-        c.skip(10)?; // Major, Minor, Patch, Changelist
-        c.fstring()?; // Branch
-    }
+    let major = c.u16()?; // SavedByEngineVersion
+    let minor = c.u16()?;
+    c.skip(6)?; // Patch, Changelist
+    c.fstring()?; // Branch
+    c.skip(10)?; // CompatibleWithEngineVersion: Major, Minor, Patch, Changelist
+    c.fstring()?; // Branch
     c.skip(4)?; // CompressionFlags
     if c.i32()? != 0 {
         return Err(Error::unsupported(
@@ -258,6 +294,11 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
         depends_offset,
         bulk_data_start,
         data_resource_offset,
+        versions: Versions {
+            file_ue4,
+            saved_by: (major, minor),
+            forced: None,
+        },
         end: c.pos,
     })
 }
@@ -361,6 +402,7 @@ pub fn parse_legacy(
         if let Some(f) = forced {
             pkg.engine_guess = format!("{} (forced; the layout detected alone: {guess})", f.label);
             pkg.forced_old_tail = (f.major == 4).then_some(f.minor < 20);
+            pkg.versions.forced = Some((f.major, f.minor));
         }
         return Ok(pkg);
     }
@@ -454,6 +496,7 @@ fn finish_legacy(
         engine_guess: guess.to_string(),
         package_flags: s.package_flags,
         forced_old_tail: None,
+        versions: s.versions,
     })
 }
 
@@ -580,6 +623,7 @@ fn parse_zen4(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         engine_guess: "UE4.26-4.27 (zen)".into(),
         package_flags,
         forced_old_tail: None,
+        versions: Versions::default(),
     })
 }
 
@@ -720,6 +764,7 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         engine_guess: guess.into(),
         package_flags,
         forced_old_tail: None,
+        versions: Versions::default(),
     })
 }
 

@@ -426,12 +426,11 @@ fn parse_block(
     if c.pos != block_end && layout != TailLayout::Ue4Old {
         pd.is_virtual = c.bool32()?;
         if pd.is_virtual {
-            if layout != TailLayout::Ue5 {
-                return Err(Error::unsupported(
-                    "UE4 virtual textures (4.23-4.27 layout) are not supported yet; UE5 ones are",
-                ));
-            }
-            pd.vt = Some(vt::read_built_data(&mut c, pkg, export)?);
+            pd.vt = Some(if layout == TailLayout::Ue5 {
+                vt::read_built_data(&mut c, pkg, export)?
+            } else {
+                read_ue4_vt(&mut c, pkg, export, block_end)?
+            });
         }
     }
     if c.pos != block_end {
@@ -441,6 +440,78 @@ fn parse_block(
         )));
     }
     Ok(Some(pd))
+}
+
+/// A UE4 FVirtualTextureBuiltData: the 4.23-4.26 record (u16 CodecPayloadOffsets) or the 4.27
+/// one (u32). The version decides when the package or the user states it; a cooked package
+/// states none (notes §1.1), so then both forms are read and only one may come out consistent:
+/// every chunk record agreeing with its bulk header (`vt::check_ue4_chunk`) and the record
+/// ending exactly at the block's SkipOffset.
+fn read_ue4_vt(c: &mut Cursor, pkg: &Package, export: &Export, block_end: u64) -> Result<VtRaw> {
+    use vt::VtForm::{Ue427, Ue4Pre427};
+    let v = &pkg.versions;
+    let source = if v.forced.is_some() {
+        "forced"
+    } else {
+        "SavedByEngineVersion"
+    };
+    let (forms, why) = match v.ue4_minor() {
+        Some(m @ 23..=26) => (vec![Ue4Pre427], format!("UE4.{m}, {source}")),
+        Some(27) => (vec![Ue427], format!("UE4.27, {source}")),
+        Some(m) => {
+            return Err(Error::unsupported(format!(
+                "{} is flagged virtual, but UE4.{m} ({source}) has no virtual textures \
+                 (they came with 4.23)",
+                export.name
+            )))
+        }
+        None if v.below_427() => (
+            vec![Ue4Pre427],
+            format!("FileVersionUE4 {} is older than 4.27's 522", v.file_ue4),
+        ),
+        None => (
+            vec![Ue4Pre427, Ue427],
+            "no version in the package; the one form whose chunk records are consistent".into(),
+        ),
+    };
+    let start = c.pos;
+    let mut ok = Vec::new();
+    let mut errs = Vec::new();
+    for form in forms {
+        let mut t = Cursor::new(c.src, start, c.end, c.limits);
+        match vt::read_built_data_form(&mut t, pkg, export, form) {
+            Ok(raw) if t.pos == block_end => ok.push((form, raw, t.pos)),
+            Ok(_) => errs.push(format!(
+                "as {}, the record ends at {} but SkipOffset says {block_end}",
+                form.label(),
+                t.pos
+            )),
+            Err(e) => errs.push(format!("as {}: {e}", form.label())),
+        }
+    }
+    // With no chunk records the two forms are the same bytes: nothing to tell apart.
+    if ok.len() == 2 && ok.iter().all(|(_, raw, _)| raw.layout.chunks.is_empty()) {
+        ok.truncate(1);
+    }
+    match ok.len() {
+        1 => {
+            let (form, mut raw, end) = ok.remove(0);
+            c.pos = end;
+            raw.layout.record_form = format!("{} ({why})", form.label());
+            Ok(raw)
+        }
+        0 => Err(Error::malformed(format!(
+            "the UE4 virtual-texture data of {} reads in no record form ({why}): {}",
+            export.name,
+            errs.join("; ")
+        ))
+        .at_field("unreal/FVirtualTextureBuiltData")),
+        _ => Err(Error::unsupported(format!(
+            "the UE4 virtual-texture data of {} reads consistently both as 4.23-4.26 (u16 codec \
+             offsets) and as 4.27 (u32); open it with --ue-version 4.26 or 4.27",
+            export.name
+        ))),
+    }
 }
 
 fn bytes_of(pd: &PlatformData, f: Option<PixelFormat>, w: u32, h: u32, d: u32) -> u64 {

@@ -68,6 +68,9 @@ pub struct VtLayout {
     pub layers: Vec<VtLayer>,
     pub mips: Vec<VtMip>,
     pub chunks: Vec<VtChunk>,
+    /// Which serialisation of FVirtualTextureBuiltData was read ("UE5", "UE4.27",
+    /// "UE4.23-4.26") and how it was chosen.
+    pub record_form: String,
     /// Pre-UE5 addressing tables, when the data uses them (then `VtMip::addresses` are empty).
     /// Not serialised: they hold one entry per (Morton address, layer) and the page never reads them.
     #[serde(skip)]
@@ -111,6 +114,35 @@ impl VtLegacy {
             .partition_point(|&s| s <= i)
             .checked_sub(1)?;
         u32::try_from(k).ok()
+    }
+
+    /// Chunk offset of entry `j` of chunk `chunk` (`chunk_size` bytes): the table's entry while
+    /// `j` is inside the chunk's index range, the chunk's size past it — Epic's
+    /// GetTileOffset_Legacy (UE4 VirtualTextureBuiltData.cpp, CUE4Parse FVirtualTextureBuiltData),
+    /// which lets a tile's end be asked as the next entry's start.
+    fn offset(&self, chunk: u32, j: u32, chunk_size: u32) -> Option<u32> {
+        let next_chunk = self
+            .tile_index_per_chunk
+            .get(chunk as usize + 1)
+            .copied()
+            .unwrap_or(u32::MAX);
+        if j < next_chunk {
+            self.tile_offset_in_chunk.get(j as usize).copied()
+        } else {
+            Some(chunk_size)
+        }
+    }
+
+    /// Whether tile index `i` (first layer entry) holds data. UE4's builder fills the entries of
+    /// an absent tile with the next tile's offset (its "patch holes" pass), so an empty tile is a
+    /// zero-length one: offset(i) == offset(i + NumLayers), as Epic's and CUE4Parse's readers
+    /// test. 0xFFFFFFFF entries (the builder's unpatched marker) also mean no tile.
+    fn present(&self, i: u32, layers: u32, chunk: u32, chunk_size: u32) -> bool {
+        let first = self.offset(chunk, i, chunk_size);
+        let next = i
+            .checked_add(layers)
+            .and_then(|j| self.offset(chunk, j, chunk_size));
+        matches!(first, Some(o) if o != u32::MAX) && first != next
     }
 }
 
@@ -164,14 +196,11 @@ impl VtLayout {
         }
         let v = morton(x, y);
         if let Some(lg) = &self.legacy {
-            let i = lg.tile_index(mip, v, self.layers.len() as u32)?;
-            // A tile whose every layer entry is marked absent is an empty cell.
-            let any = (0..self.layers.len() as u32).any(|l| {
-                i.checked_add(l)
-                    .and_then(|j| lg.tile_offset_in_chunk.get(j as usize))
-                    .is_some_and(|&o| o != u32::MAX)
-            });
-            return any.then_some(i);
+            let layers = self.layers.len() as u32;
+            let i = lg.tile_index(mip, v, layers)?;
+            let chunk = lg.chunk_of(i)?;
+            let size = self.chunks.get(chunk as usize).map_or(0, |c| c.size);
+            return lg.present(i, layers, chunk, size).then_some(i);
         }
         let k = m.addresses.partition_point(|&a| a <= v).checked_sub(1)?;
         let base = *m.offsets.get(k)?;
@@ -189,15 +218,27 @@ impl VtLayout {
         }
         let mut tile_index = self.tile_index(mip, x, y);
         let mut chunk = m.chunk;
+        let mut length = l.bytes as u64;
         let offset = match (&self.legacy, tile_index) {
             (Some(lg), Some(i)) => {
-                let entry = i
-                    .checked_add(layer as u32)
-                    .and_then(|j| lg.tile_offset_in_chunk.get(j as usize).copied())
+                let c = lg.chunk_of(i).unwrap_or(u32::MAX);
+                let size = self.chunks.get(c as usize).map_or(0, |k| k.size);
+                let j = i.checked_add(layer as u32);
+                let entry = j
+                    .and_then(|j| lg.offset(c, j, size))
                     .filter(|&o| o != u32::MAX);
-                match (entry, lg.chunk_of(i)) {
-                    (Some(o), Some(c)) => {
+                match entry {
+                    Some(o) if (c as usize) < self.chunks.len() => {
                         chunk = c;
+                        // The layer's bytes end where the next entry starts (Epic's
+                        // GetTileOffset_Legacy); an unusable next entry leaves the fixed size.
+                        let end = j
+                            .and_then(|j| j.checked_add(1))
+                            .and_then(|e| lg.offset(c, e, size))
+                            .filter(|&e| e != u32::MAX && e >= o);
+                        if let Some(e) = end {
+                            length = (e - o) as u64;
+                        }
                         o as u64
                     }
                     _ => {
@@ -214,10 +255,7 @@ impl VtLayout {
         let chunk_ok = self
             .chunks
             .get(chunk as usize)
-            .map(|c| {
-                matches!(c.storage, Storage::Range { .. })
-                    && offset + l.bytes as u64 <= c.size as u64
-            })
+            .map(|c| matches!(c.storage, Storage::Range { .. }) && offset + length <= c.size as u64)
             .unwrap_or(false);
         Some(VtTile {
             x,
@@ -226,11 +264,7 @@ impl VtLayout {
             tile_index,
             chunk,
             offset,
-            length: if tile_index.is_some() {
-                l.bytes as u64
-            } else {
-                0
-            },
+            length: if tile_index.is_some() { length } else { 0 },
             present: tile_index.is_some() && chunk_ok,
         })
     }
@@ -265,9 +299,24 @@ fn check_grid(c: &Cursor, m: usize, width_tiles: u32, height_tiles: u32) -> Resu
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VtForm {
     Ue5,
-    /// UE4.25/4.26: no TileDataOffsetPerLayer, no UE5 tile tables, no LayerFallbackColors; chunk
-    /// records without the SHA-1 and with u16 CodecPayloadOffsets (u32 from 4.27).
+    /// UE4.23-4.26: no TileDataOffsetPerLayer, no UE5 tile tables, no LayerFallbackColors;
+    /// chunk records without the SHA-1 and with u16 CodecPayloadOffsets (Epic's UE4
+    /// VirtualTextureBuiltData.h `uint16 CodecPayloadOffset[]`; CUE4Parse reads u16 before
+    /// GAME_UE4_27).
     Ue4Pre427,
+    /// UE4.27: as [`VtForm::Ue4Pre427`] with u32 CodecPayloadOffsets (CUE4Parse
+    /// FVirtualTextureDataChunk: `Ar.Game >= GAME_UE4_27 ? uint : ushort`).
+    Ue427,
+}
+
+impl VtForm {
+    pub fn label(self) -> &'static str {
+        match self {
+            VtForm::Ue5 => "UE5",
+            VtForm::Ue4Pre427 => "UE4.23-4.26",
+            VtForm::Ue427 => "UE4.27",
+        }
+    }
 }
 
 /// FVirtualTextureBuiltData, UE5 layout (notes §5), read right after bIsVirtual = 1.
@@ -399,6 +448,23 @@ pub fn read_built_data_form(
             check_grid(c, m, width_tiles, height_tiles)?;
             let side = width_tiles.max(height_tiles).next_power_of_two();
             let first = legacy.tile_index_per_mip[m];
+            // Epic's UE4 builder gives each mip (Morton(w-1, h-1) + 1) * NumLayers entries, so a
+            // well-ordered range smaller than the grid means Width/Height disagree with the
+            // tables; reading on would decode a huge grid of fallback cells (a mutated Height of
+            // 65,376 took 3 s in the sweep). A start past the next mip's (unordered) is left to
+            // the per-tile range checks: its cells are missing tiles.
+            let next = legacy.tile_index_per_mip.get(m + 1).copied();
+            if let Some(range) = next.and_then(|e| e.checked_sub(first)) {
+                let need = (morton(width_tiles.max(1) - 1, height_tiles.max(1) - 1) as u64 + 1)
+                    * num_layers as u64;
+                if (range as u64) < need {
+                    return Err(Error::malformed(format!(
+                        "VT TileIndexPerMip gives mip {m} {range} entries, but its \
+                         {width_tiles}x{height_tiles} tile grid ({w}x{h} px) needs {need}"
+                    ))
+                    .at_field("unreal/FVirtualTextureBuiltData/TileIndexPerMip"));
+                }
+            }
             mips.push(VtMip {
                 width: w,
                 height: h,
@@ -455,7 +521,11 @@ pub fn read_built_data_form(
     }
     // Smallest record: UE5 hash 20 + sizes 8 + per layer 5 (+ an i32 index); UE4 8 + 3 per layer
     // + a 20-byte bulk header.
-    let (hash_len, codec_off_len) = if ue5 { (20, 4) } else { (0, 2) };
+    let (hash_len, codec_off_len) = match form {
+        VtForm::Ue5 => (20, 4),
+        VtForm::Ue427 => (0, 4),
+        VtForm::Ue4Pre427 => (0, 2),
+    };
     c.limits.check_count(
         nchunks as u64,
         28 + (1 + codec_off_len) * num_layers as u64,
@@ -472,10 +542,16 @@ pub fn read_built_data_form(
             .collect();
         let size = c.u32()?;
         let codec_payload_size = c.u32()?;
+        let mut bulk_flags = None;
         let mut codecs = Vec::new();
+        let mut codec_offsets = Vec::new();
         for _ in 0..num_layers {
             codecs.push(c.u8()?);
-            c.skip(codec_off_len)?; // CodecPayloadOffset
+            codec_offsets.push(if codec_off_len == 2 {
+                c.u16()? as u32
+            } else {
+                c.u32()?
+            });
         }
         let (payload, bulk) = match &pkg.resources {
             Some(rows) => {
@@ -494,11 +570,26 @@ pub fn read_built_data_form(
                     format!("data resource {idx}"),
                 )
             }
-            None => (
-                texture::read_bulk_header(c, pkg, export.coord_delta)?.0,
-                "header".to_string(),
-            ),
+            None => {
+                let flags_at = c.pos;
+                let payload = texture::read_bulk_header(c, pkg, export.coord_delta)?.0;
+                let mut f = Cursor::new(c.src, flags_at, c.end, c.limits);
+                bulk_flags = Some(f.u32()?);
+                (payload, "header".to_string())
+            }
         };
+        if !ue5 {
+            check_ue4_chunk(
+                chunks.len(),
+                form,
+                size,
+                codec_payload_size,
+                &codecs,
+                &codec_offsets,
+                &payload,
+                &bulk_flags,
+            )?;
+        }
         chunks.push(VtChunk {
             size,
             codec_payload_size,
@@ -551,10 +642,110 @@ pub fn read_built_data_form(
             layers,
             mips,
             chunks,
+            record_form: form.label().to_string(),
             legacy,
         },
         chunk_payloads: payloads,
     })
+}
+
+/// The consistency a UE4 chunk record must show, which tells the u16 (4.23-4.26) and u32 (4.27)
+/// CodecPayloadOffset forms apart when the package carries no engine version: read in the
+/// wrong form, the 2 bytes per layer shift the bulk header so its flags, size and offsets stop
+/// agreeing with the record (Epic's UE4 builder: the chunk's bulk data holds exactly
+/// SizeInBytes bytes, flagged Force_NOT_InlinePayload; codec payloads lie inside the chunk).
+#[allow(clippy::too_many_arguments)]
+fn check_ue4_chunk(
+    k: usize,
+    form: VtForm,
+    size: u32,
+    codec_payload_size: u32,
+    codecs: &[u8],
+    codec_offsets: &[u32],
+    payload: &Payload,
+    bulk_flags: &Option<u32>,
+) -> Result<()> {
+    let bad = |what: String| {
+        Err(Error::malformed(format!(
+            "VT chunk {k} does not read as the {} record form: {what}",
+            form.label()
+        ))
+        .at_field("unreal/FVirtualTextureDataChunk"))
+    };
+    if codec_payload_size > size {
+        return bad(format!(
+            "CodecPayloadSize {codec_payload_size} exceeds SizeInBytes {size}"
+        ));
+    }
+    if let Some(&o) = codec_offsets.iter().find(|&&o| o > codec_payload_size) {
+        return bad(format!(
+            "a CodecPayloadOffset {o} lies past CodecPayloadSize {codec_payload_size}"
+        ));
+    }
+    // EVirtualTextureCodec: Black .. Crunch = 0..6 (Max = 7 is never written).
+    if let Some(&t) = codecs.iter().find(|&&t| t > 6) {
+        return bad(format!("codec type {t} is not an EVirtualTextureCodec"));
+    }
+    // EBulkDataFlags has no bit above LazyLoadable (0x40000) in UE4.
+    if let Some(f) = bulk_flags.filter(|f| f & !0x7_FFFF != 0) {
+        return bad(format!("bulk-data flags 0x{f:X} hold unknown bits"));
+    }
+    let stored = match payload {
+        Payload::Inline { size, .. } | Payload::External { size, .. } => Some(*size),
+        Payload::Nothing => Some(0),
+        _ => None,
+    };
+    if let Some(s) = stored.filter(|&s| s != size as u64) {
+        return bad(format!(
+            "its bulk data holds {s} bytes but SizeInBytes says {size}"
+        ));
+    }
+    Ok(())
+}
+
+const RAW_GPU: u8 = 4;
+const ZIPPED_GPU: u8 = 5;
+
+fn codec_name(codec: u8) -> &'static str {
+    match codec {
+        0 => "Black",
+        1 => "OpaqueBlack",
+        2 => "White",
+        3 => "Flat",
+        4 => "RawGPU",
+        5 => "ZippedGPU",
+        6 => "Crunch",
+        _ => "unknown",
+    }
+}
+
+/// A ZippedGPU tile: one zlib stream (UE4's builder compresses each tile with
+/// FCompression NAME_Zlib when bVirtualTextureEnableCompressZlib is set; its
+/// ValidateCompression inflates it to exactly the packed P x P size) — inflated here with that
+/// size as the limit.
+fn unzip_tile(
+    stored: &[u8],
+    want: usize,
+    (tx, ty): (u32, u32),
+    mip: usize,
+    layer: usize,
+) -> Result<Vec<u8>> {
+    let raw =
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(stored, want).map_err(|e| {
+            Error::malformed(format!(
+                "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} is ZippedGPU but does not \
+                 inflate to {want} bytes: {:?}",
+                e.status
+            ))
+        })?;
+    if raw.len() != want {
+        return Err(Error::malformed(format!(
+            "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} inflates to {} bytes, a tile is \
+             {want}",
+            raw.len()
+        )));
+    }
+    Ok(raw)
 }
 
 /// A rectangle of tiles at one mip: `x`, `y` first tile, `w` x `h` tiles.
@@ -705,6 +896,31 @@ pub fn decode_tiles<'s>(
                         length,
                     },
                 ) if c.tile_index.is_some() => {
+                    // EVirtualTextureCodec of this layer in the tile's chunk (notes §5).
+                    let codec = vt
+                        .chunks
+                        .get(c.chunk as usize)
+                        .and_then(|k| k.codecs.get(layer))
+                        .copied()
+                        .unwrap_or(RAW_GPU);
+                    if !matches!(codec, RAW_GPU | ZIPPED_GPU) {
+                        return Err(Error::unsupported(format!(
+                            "VT chunk {} stores layer {layer} with codec {codec} ({}); only RawGPU \
+                             and ZippedGPU tiles are decoded",
+                            c.chunk,
+                            codec_name(codec)
+                        )));
+                    }
+                    if codec == RAW_GPU && c.length != l.bytes as u64 {
+                        // Only legacy tables give per-tile sizes: a RawGPU tile is exactly one
+                        // P x P surface.
+                        return Err(Error::malformed(format!(
+                            "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} spans {} bytes in \
+                             TileOffsetInChunk, but a RawGPU {p}x{p} {} tile is {} bytes \
+                             (chunk {})",
+                            c.length, l.native_format, l.bytes, c.chunk
+                        )));
+                    }
                     if c.offset + c.length > *length {
                         return Err(Error::malformed(format!(
                             "VT tile ({tx}, {ty}) of mip {mip} ends at {} but chunk {} holds {length} bytes",
@@ -714,7 +930,12 @@ pub fn decode_tiles<'s>(
                     }
                     let src = source(*s)
                         .ok_or_else(|| Error::malformed("VT chunk names an unknown source"))?;
-                    Some(read_range(src, offset + c.offset, c.length, limits)?)
+                    let stored = read_range(src, offset + c.offset, c.length, limits)?;
+                    Some(if codec == ZIPPED_GPU {
+                        unzip_tile(&stored, l.bytes as usize, (tx, ty), mip, layer)?
+                    } else {
+                        stored
+                    })
                 }
                 (Some(c), Storage::Missing { file, .. }) if c.tile_index.is_some() => {
                     if !missing_files.contains(file) {
@@ -792,6 +1013,7 @@ mod tests {
                 storage: Storage::Empty,
                 bulk: String::new(),
             }],
+            record_form: "UE5".into(),
             legacy: None,
         }
     }
@@ -894,6 +1116,7 @@ mod tests {
             engine_guess: String::new(),
             package_flags: 0,
             forced_old_tail: None,
+            versions: Default::default(),
         };
         let export = Export {
             name: "T".into(),

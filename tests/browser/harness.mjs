@@ -14,6 +14,12 @@ export const OUT = join(ROOT, 'test-output');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 let server, browser;
+let extraArgs = [];
+
+/** Extra Chromium flags for this test file's browser (call at the top level, before the tests). */
+export function launchArgs(args) {
+  extraArgs = args;
+}
 
 before(async () => {
   assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
@@ -23,7 +29,7 @@ before(async () => {
     executablePath: CHROMIUM,
     // playwright-core gives every launch a fresh temporary profile (it refuses --user-data-dir).
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--no-first-run', '--disable-sync', '--disable-quic'],
+      '--no-first-run', '--disable-sync', '--disable-quic', ...extraArgs],
   });
 });
 

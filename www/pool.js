@@ -1,0 +1,96 @@
+// A pool of decode workers (issue 8): one per core (navigator.hardwareConcurrency, at least 2),
+// each running www/worker.js with its own wasm Session over the same File objects as the page's
+// main worker. Files are shared, not copied: a File is a handle, and every worker reads only the
+// byte ranges it decodes. Jobs wait in one queue and go to whichever worker is idle; a job still
+// queued can be cancelled (the tile streamer drops tiles that scrolled out of view).
+
+export const poolSize = () => Math.max(2, Math.min(16, navigator.hardwareConcurrency || 2));
+
+export class WorkerPool {
+  /** `source()` gives {files, profile, unityVersion}: what the page's main worker has open. */
+  constructor(source, size = poolSize()) {
+    this.source = source;
+    this.size = size;
+    this.workers = [];
+    this.queue = [];
+    this.nextId = 1;
+    this.options = null;
+  }
+
+  start() {
+    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    const slot = { worker: w, sent: 0, busy: null, pending: new Map() };
+    w.onmessage = (ev) => {
+      const { id, ok, value, error, fatal } = ev.data;
+      const p = slot.pending.get(id);
+      if (!p) return;
+      slot.pending.delete(id);
+      if (ok) p.resolve(value);
+      else p.reject(new Error(error));
+      if (fatal) this.drop(slot, error);
+    };
+    w.onerror = (ev) => this.drop(slot, ev.message || 'a pool worker failed to start');
+    this.workers.push(slot);
+    return slot;
+  }
+
+  // A worker that stopped (panic, failed start): fail what it had and let a fresh one replace it.
+  drop(slot, error) {
+    slot.worker.terminate();
+    for (const p of slot.pending.values()) p.reject(new Error(error));
+    slot.pending.clear();
+    this.workers = this.workers.filter((s) => s !== slot);
+    this.pump();
+  }
+
+  send(slot, req) {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ ...req, id });
+    });
+  }
+
+  /** Runs `req` (a worker.js request) on an idle worker; `key` names the job for cancel(). */
+  run(req, key) {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ req, key, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Rejects (with an AbortError) every queued job whose key `drop(key)` says; running jobs finish. */
+  cancel(drop) {
+    const keep = [];
+    for (const j of this.queue) {
+      if (drop(j.key)) j.reject(new DOMException('cancelled', 'AbortError'));
+      else keep.push(j);
+    }
+    this.queue = keep;
+  }
+
+  pump() {
+    const { files, profile, unityVersion } = this.source();
+    const options = JSON.stringify([profile ?? null, unityVersion ?? null]);
+    const changed = this.options !== null && options !== this.options;
+    this.options = options;
+    // The files were re-opened with another profile or Unity version: start over.
+    if (changed) for (const s of [...this.workers]) this.drop(s, 'the files were re-opened');
+    while (this.queue.length) {
+      let slot = this.workers.find((s) => !s.busy);
+      if (!slot && this.workers.length < this.size) slot = this.start();
+      if (!slot) return;
+      const job = this.queue.shift();
+      slot.busy = job;
+      // The catalog is rebuilt from all files in the same order as the main worker's (Catalog::add
+      // re-opens every file together), so texture indices agree.
+      const catchUp = slot.sent < files.length
+        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), profile, unityVersion }).then(() => { slot.sent = files.length; })
+        : Promise.resolve();
+      catchUp.then(() => this.send(slot, job.req)).then(job.resolve, job.reject).finally(() => {
+        slot.busy = null;
+        this.pump();
+      });
+    }
+  }
+}
