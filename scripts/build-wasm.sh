@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# Builds the core to WebAssembly and the JS bindings the worker imports (www/pkg, git-ignored).
+# Builds the core to WebAssembly twice, with the JS bindings the worker imports (git-ignored):
+#   www/pkg       the core module the page loads first: no ASTC, crunch or PVRTC decoder, no demo
+#                 builders (issue 8: at most 300 KB gzipped; tests/browser/size.test.mjs checks it);
+#   www/pkg-full  every codec (cargo feature `full`): loaded by the worker only when a texture needs
+#                 a codec the core lacks, and by the bench page and the wasm == native test.
+# Then writes the demo files with the full module (scripts/demos.mjs -> public/demos, git-ignored),
+# which the page fetches same-origin instead of building them in its module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # setup.sh installs wasm-bindgen-cli here when it is not already on PATH.
 export PATH="$HOME/.cache/texscope/bin:$HOME/.cargo/bin:$PATH"
 
-# Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
-# ~118 KB gzipped and break the 300 KB budget (issue 8); the page names brotli files as such.
-cargo build --release --lib --target wasm32-unknown-unknown --no-default-features
-rm -rf www/pkg
-wasm-bindgen --target web --no-typescript --out-dir www/pkg \
-  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/texscope.wasm"
-# -O3 measured ~20% smaller and ~5% faster on BC1 than wasm-bindgen's output (shared notes).
-# wasm-bindgen emits bulk-memory/nontrapping-fptoint ops (Rust's wasm32 defaults), so enable them.
-node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  www/pkg/texscope_bg.wasm -o www/pkg/texscope_bg.wasm
-raw=$(wc -c < www/pkg/texscope_bg.wasm)
-gz=$(gzip -9 -c www/pkg/texscope_bg.wasm | wc -c)
-echo "www/pkg/texscope_bg.wasm: $raw bytes ($gz gzipped)"
+# build OUT_DIR CARGO_FEATURE_ARGS...
+build() {
+  local out=$1
+  shift
+  # Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
+  # ~118 KB gzipped; the page names brotli files as such.
+  cargo build --release --lib --target wasm32-unknown-unknown --no-default-features "$@"
+  rm -rf "$out"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" \
+    "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/texscope.wasm"
+  # -O3 measured ~20% smaller and ~5% faster on BC1 than wasm-bindgen's output (shared notes).
+  # wasm-bindgen emits bulk-memory/nontrapping-fptoint ops (Rust's wasm32 defaults), so enable them.
+  node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    "$out/texscope_bg.wasm" -o "$out/texscope_bg.wasm"
+}
+build www/pkg-full --features full
+build www/pkg
+node scripts/demos.mjs public/demos
+for m in www/pkg www/pkg-full; do
+  raw=$(wc -c < "$m/texscope_bg.wasm")
+  gz=$(gzip -9 -c "$m/texscope_bg.wasm" | wc -c)
+  echo "$m/texscope_bg.wasm: $raw bytes ($gz gzipped)"
+done

@@ -1,6 +1,8 @@
-//! The page's "Try a demo" files, made at click time from the fixture builders (no binary file is
-//! committed and nothing is downloaded). Each demo is a set of files with the names a game would
-//! give them, so they go through `open` exactly as dropped files do.
+//! The page's "Try a demo" files, made from the fixture builders (no binary file is committed and
+//! nothing is downloaded from elsewhere): `scripts/demos.mjs` runs them in the full wasm module at
+//! build time and the page fetches the result same-origin, so the builders stay out of the page's
+//! first module (issue 8, size). Each demo is a set of files with the names a game would give them,
+//! so they go through `open` exactly as dropped files do.
 //!
 //! Pictures are drawn one colour per 4x4 block: a BC1 block with equal endpoints and index 0
 //! decodes to its endpoint (BC1 specification), and a BC4/BC5 block with r0 = r1 and index 0 to

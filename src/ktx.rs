@@ -30,19 +30,9 @@ struct ZstdLevel {
 
 impl ZstdLevel {
     fn decompress(&self) -> Result<Arc<[u8]>> {
-        use std::io::Read;
         let packed = read_range(self.inner.as_ref(), self.offset, self.length, &self.limits)?;
-        let bad = |e: &dyn std::fmt::Display| {
-            Error::malformed(format!("Zstandard data does not decode: {e}"))
-                .at_field("ktx2/supercompressionScheme")
-        };
-        let mut dec = ruzstd::decoding::StreamingDecoder::new(&packed[..]).map_err(|e| bad(&e))?;
-        let mut out = Vec::new();
-        // One byte past the declared size tells a longer stream from an exact one.
-        (&mut dec)
-            .take(self.uncompressed + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| bad(&e))?;
+        let out = crate::io::unzstd(&packed, self.uncompressed, "Zstandard data does not decode")
+            .map_err(|e| e.at_field("ktx2/supercompressionScheme"))?;
         if out.len() as u64 != self.uncompressed {
             return Err(Error::malformed(format!(
                 "the level decompresses to {}{} bytes, but uncompressedByteLength says {}",

@@ -8,6 +8,7 @@
 pub mod codec;
 pub mod crn;
 pub mod dds;
+#[cfg(feature = "demos")]
 pub mod demo;
 pub mod frostbite;
 pub mod io;
@@ -46,6 +47,10 @@ pub struct FileProblem {
     pub file: String,
     pub engine: Option<Engine>,
     pub error: String,
+    /// The error's kind (not in the census record): `NotInBuild` tells the page to retry with its
+    /// full wasm module.
+    #[serde(skip)]
+    pub kind: ErrorKind,
 }
 
 impl FileProblem {
@@ -54,6 +59,7 @@ impl FileProblem {
             file: file.to_string(),
             engine,
             error: error.to_string(),
+            kind: error.kind,
         }
     }
 
@@ -290,7 +296,17 @@ impl Catalog {
             )));
         }
         if let Layout::Crunched { data } = &t.layout {
+            #[cfg(feature = "codec-crunch")]
             return self.read_crunched(t, m, data, mip, slice);
+            #[cfg(not(feature = "codec-crunch"))]
+            return Err({
+                let _ = data;
+                Error::not_in_build(
+                    format_args!("the crunch stream of {}", t.name),
+                    "codec-crunch",
+                )
+                .in_file(&t.file)
+            });
         }
         let (index, skip) = match t.kind {
             TextureKind::Volume => (0usize, slice as u64),
@@ -353,6 +369,7 @@ impl Catalog {
     }
 
     /// Unpacks one level and face of a crunch stream to the blocks of `t.format`.
+    #[cfg(feature = "codec-crunch")]
     fn read_crunched(
         &self,
         t: &Texture,

@@ -625,3 +625,206 @@ fn unity_version_option_reads_files_that_say_none() {
     assert_eq!(bad.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- range reads past 4 GiB (issue 8) --------------------------------------------------------
+// A sparse .resS of 4.5 GiB whose only data is one 1024x1024 RGBA32 texture at an offset past
+// 4 GiB, next to a Unity 2020.3 serialized file pointing there (tests/unity_fixtures). The CLI
+// reports what it read and its peak RSS (TEXSCOPE_STATS=1; VmHWM from the kernel). Expected
+// pixels are the bytes written into the sparse file (RGBA32), rows reversed.
+
+mod unity_fixtures;
+
+use unity_fixtures::{sparse_unity, SPARSE_SIDE};
+
+/// The CLI run with TEXSCOPE_STATS=1; it must succeed.
+fn with_stats(args: &[&str]) -> Output {
+    let out = bin()
+        .args(args)
+        .env("TEXSCOPE_STATS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// (read_bytes, peak_rss_kib) from the `texscope stats:` line of stderr.
+fn read_stats(stderr: &[u8]) -> (u64, Option<u64>) {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("texscope stats: "))
+        .unwrap_or_else(|| panic!("no stats line in {text}"));
+    let field = |k: &str| {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(k)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+    };
+    (
+        field("read_bytes").expect("read_bytes"),
+        field("peak_rss_kib"),
+    )
+}
+
+#[test]
+fn sparse_4gib_file_reads_only_headers_and_the_mip() {
+    let dir = temp_dir("sparse4g");
+    let (pixels, header_len) = sparse_unity(&dir).unwrap();
+    let mip_bytes = pixels.len() as u64;
+    // Sniffing reads at most the first 4 KiB of every file (the .resS too) before it knows
+    // what the file is; 64 KiB of slack covers that with room.
+    const SLACK: u64 = 64 << 10;
+    let d = dir.to_str().unwrap();
+    // info: the header ranges only.
+    let info = with_stats(&["info", d]);
+    assert!(String::from_utf8_lossy(&info.stdout).contains("1024x1024"));
+    let (read, _) = read_stats(&info.stderr);
+    assert!(
+        read <= header_len + SLACK,
+        "info read {read} bytes; the headers are {header_len}"
+    );
+    // export: the headers and the one mip.
+    let out_dir = dir.join("out");
+    let export = with_stats(&["export", d, "--out", out_dir.to_str().unwrap()]);
+    let (read, rss) = read_stats(&export.stderr);
+    assert!(
+        read <= header_len + mip_bytes + SLACK,
+        "export read {read} bytes; headers {header_len} + mip {mip_bytes}"
+    );
+    // The pixels are the ones stored past 4 GiB.
+    let png = std::fs::File::open(out_dir.join("big.assets__T_Fuzz__mip0__s0.png")).unwrap();
+    let mut reader = png::Decoder::new(std::io::BufReader::new(png))
+        .read_info()
+        .unwrap();
+    let mut got = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut got).unwrap();
+    // Unity stores rows bottom first (seed 004); the export is top first.
+    let row = (SPARSE_SIDE * 4) as usize;
+    let flipped: Vec<u8> = pixels.chunks(row).rev().flatten().copied().collect();
+    assert!(
+        got == flipped,
+        "exported pixels differ from the stored ones"
+    );
+    // Peak RSS below 64 MiB + 2x the decoded mip (issue 8), where the kernel reports it.
+    if cfg!(target_os = "linux") {
+        let rss = rss.expect("VmHWM on Linux") << 10;
+        let bound = (64 << 20) + 2 * mip_bytes;
+        eprintln!("sparse export: read {read} bytes, peak RSS {rss} (bound {bound})");
+        assert!(rss < bound, "peak RSS {rss} bytes >= {bound}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- --jobs (issue 8: census on all cores with flat memory) ----------------------------------
+
+#[test]
+fn parallel_census_equals_the_single_thread_one() {
+    // 40 folders of the standard DDS set plus unreadable files; the expected output is the
+    // one-thread run (the order the census contract fixes: folders sorted, files by path), and
+    // each folder's lines are checked against the fixtures' own descriptions.
+    let dir = temp_dir("jobs");
+    let set = standard_set();
+    for k in 0..40 {
+        let sub = dir.join(format!("g{k:02}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        write_fixtures(&sub, &set);
+        std::fs::write(sub.join("junk.bin"), [k as u8; 7]).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let one = run(&["census", d, "--jobs", "1"]);
+    assert_eq!(one.status.code(), Some(0));
+    let lines = String::from_utf8(one.stdout.clone()).unwrap();
+    assert_eq!(lines.lines().count(), 40 * (set.len() + 1));
+    // Every texture line names its folder's fixture with the size it was written with.
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let file = v["file"].as_str().unwrap();
+        if file.ends_with("junk.bin") {
+            assert!(v["error"].is_string());
+            continue;
+        }
+        let fx = set.iter().find(|f| file.ends_with(&f.file)).unwrap();
+        assert_eq!(v["width"], fx.desc.width, "{file}");
+    }
+    for jobs in ["2", "3", "7"] {
+        let many = bin()
+            .args(["census", d, "--jobs", jobs])
+            .env("TEXSCOPE_STATS", "1")
+            .output()
+            .unwrap();
+        assert_eq!(many.status.code(), Some(0));
+        assert!(
+            many.stdout == one.stdout,
+            "--jobs {jobs} changed the output"
+        );
+        // Flat memory: 40 folders of small files stay far below the 64 MiB base of issue 8.
+        if let (_, Some(kib)) = read_stats(&many.stderr) {
+            assert!(kib < 64 << 10, "--jobs {jobs}: peak RSS {kib} KiB");
+        }
+    }
+    // Refused: zero and non-numbers.
+    for bad in ["0", "x"] {
+        assert_eq!(run(&["census", d, "--jobs", bad]).status.code(), Some(2));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sparse_ubulk_mip_past_4gib_is_read_alone() {
+    // A UE5 classic BC1 2048x2048 texture (src/unreal/fixture.rs) whose three streamed mips sit
+    // in a sparse 4.25 GiB .ubulk from 4,563,402,759 on. `--format raw` must give the stored
+    // bytes of mip 0 exactly (written into the sparse file here), reading only the package
+    // headers and that mip (TEXSCOPE_STATS; 64 KiB of slack for sniffing, as above).
+    use std::io::{Seek, SeekFrom, Write};
+    use texscope::unreal::fixture::{classic_texture_bulk_form, BulkForm, Rng};
+    const BASE: u64 = (4 << 30) + (256 << 20) + 7;
+    let dir = temp_dir("sparseubulk");
+    let (files, mips) = classic_texture_bulk_form(
+        "T_Far",
+        texscope::PixelFormat::BC1,
+        (2048, 2048),
+        (12, 3),
+        BulkForm::Far(BASE),
+        &mut Rng(0xB16_B0D7),
+    );
+    std::fs::write(dir.join("T_Far.uasset"), &files.uasset).unwrap();
+    std::fs::write(dir.join("T_Far.uexp"), &files.uexp).unwrap();
+    let mut f = std::fs::File::create(dir.join("T_Far.ubulk")).unwrap();
+    f.set_len(BASE + files.ubulk.len() as u64).unwrap();
+    f.seek(SeekFrom::Start(BASE)).unwrap();
+    f.write_all(&files.ubulk).unwrap();
+    drop(f);
+    let headers = (files.uasset.len() + files.uexp.len()) as u64;
+    let out_dir = dir.join("out");
+    let out = with_stats(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--format",
+        "raw",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let got = std::fs::read(out_dir.join("T_Far.uasset__T_Far__mip0__s0.raw")).unwrap();
+    assert!(
+        got == mips[0],
+        "mip 0 differs from the bytes stored past 4 GiB"
+    );
+    let (read, rss) = read_stats(&out.stderr);
+    let mip = mips[0].len() as u64;
+    eprintln!(
+        "sparse ubulk: read {read} bytes (headers {headers}, mip {mip}), peak RSS {rss:?} KiB"
+    );
+    assert!(
+        read <= headers + mip + (64 << 10),
+        "read {read} bytes; headers {headers} + mip {mip}"
+    );
+    if cfg!(target_os = "linux") {
+        let rss = rss.expect("VmHWM on Linux") << 10;
+        assert!(rss < (64 << 20) + 2 * mip, "peak RSS {rss}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

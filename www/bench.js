@@ -1,6 +1,6 @@
 // The browser half of the decode benchmark: the same seeded surfaces `texscope bench` decodes
 // (codec::sample), timed here with performance.now(); MB/s of RGBA output, min/median/max of runs.
-import init, { BenchSurface, benchFormats } from './pkg/texscope.js';
+import init, { BenchSurface, benchFormats } from './pkg-full/texscope.js';
 
 const q = new URLSearchParams(location.search);
 const side = Number(q.get('side') || 2048);

@@ -1581,6 +1581,8 @@ window.texscope = {
   textures() {
     return state.textures.map((t) => t.census);
   },
+  // [bytes, reads] the worker has read from opened files, and its wasm memory size (issue 8).
+  readStats: () => call({ op: 'readStats' }),
   // Test hook (issue 9): makes the decoder panic; the page shows the error and restarts it.
   async debugPanic() {
     try {

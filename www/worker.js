@@ -1,11 +1,24 @@
 // The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
 // dedicated worker because the core reads files synchronously (FileReaderSync), and so that
 // parsing and decoding never freeze the page.
-import init, { Session, demoFiles, frostbiteProfiles, takePanic } from './pkg/texscope.js';
+//
+// Two wasm modules (scripts/build-wasm.sh, issue 8 size budget): the core one (www/pkg) loads at
+// once; the full one (www/pkg-full: ASTC, crunch, PVRTC, ZStandard) is loaded only when the core
+// reports a texture or file needs a decoder it lacks (a `NotInBuild` error, or `needsFull()` after
+// opening), then every file is reopened in it, in the same order, and the request retried.
+import * as core from './pkg/texscope.js';
 import { thumbnail } from './thumbs.js';
 
-const ready = init();
+let wasm = core;
+let full = false;
+// The instance's exports (its memory is reported to tests/browser/ranges.test.mjs).
+let memory = null;
+const ready = core.default().then((inst) => { memory = inst.memory; });
 let session = null;
+// What the session was built from, to rebuild it in the full module.
+const opened = [];
+let profile;
+let unityVersion;
 // After a panic the wasm instance is unusable; the page starts a fresh worker.
 let broken = false;
 
@@ -17,27 +30,62 @@ function message(e) {
 }
 
 function takePanicSafe() {
-  try { return takePanic(); } catch { return null; }
+  try { return wasm.takePanic(); } catch { return null; }
 }
 
-async function handle(req) {
-  await ready;
-  session ??= new Session();
+async function switchToFull() {
+  const mod = await import('./pkg-full/texscope.js');
+  memory = (await mod.default()).memory;
+  const next = new mod.Session();
+  if (profile !== undefined) next.setFrostbiteProfile(profile);
+  if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
+  for (const files of opened) next.add(files);
+  session?.free();
+  session = next;
+  wasm = mod;
+  full = true;
+}
+
+// The demo files, written at build time by scripts/demos.mjs with the full module's builders and
+// served with the page (public/demos): `<id>.json` lists the names, `<id>/<n>` holds file n.
+async function demoFiles(id) {
+  if (!/^[a-z0-9-]+$/.test(id)) throw new Error(`there is no demo "${id}"`);
+  const base = new URL('../demos/', self.location.href);
+  const get = async (path) => {
+    const res = await fetch(new URL(path, base));
+    if (!res.ok) throw new Error(`demo ${id}: ${path} could not be fetched (${res.status}); run npm run build`);
+    return res;
+  };
+  const names = await (await get(`${id}.json`)).json();
+  return Promise.all(names.map(async (name, i) => ({ name, data: new Uint8Array(await (await get(`${id}/${i}`)).arrayBuffer()) })));
+}
+
+async function catalog() {
+  if (!full && session.needsFull()) await switchToFull();
+  return { textures: session.textures(), problems: session.problems() };
+}
+
+async function run(req) {
   switch (req.op) {
     case 'add':
       // A worker started after a crash is told the profile the files were open with.
-      if (req.profile !== undefined) session.setFrostbiteProfile(req.profile);
-      if (req.unityVersion !== undefined) session.setUnityVersion(req.unityVersion);
+      if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
+      if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
       session.add(req.files);
-      return { textures: session.textures(), problems: session.problems() };
+      opened.push(req.files);
+      return catalog();
     case 'profile':
       session.setFrostbiteProfile(req.profile);
-      return { textures: session.textures(), problems: session.problems() };
+      profile = req.profile;
+      return catalog();
     case 'unityVersion':
       session.setUnityVersion(req.version);
-      return { textures: session.textures(), problems: session.problems() };
+      unityVersion = req.version;
+      return catalog();
     case 'profiles':
-      return { value: frostbiteProfiles() };
+      return { value: wasm.frostbiteProfiles() };
+    case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
+      return { value: [...wasm.readStats(), memory.buffer.byteLength] };
     case 'panic':
       session.debugPanic();
       return { value: null };
@@ -65,15 +113,32 @@ async function handle(req) {
       const img = session.decodeTiles(req.texture, req.mip, req.layer, req.x, req.y, req.w, req.h);
       return { result: img, transfer: [img.data.buffer] };
     }
+    case 'vtLayout':
+      return { value: session.vtLayout(req.texture) };
+    case 'tiles': {
+      // A rectangle of VT tiles (www/pool.js runs these on every worker of the pool).
+      const img = session.decodeTiles(req.texture, req.mip, req.layer, req.x, req.y, req.w, req.h);
+      return { result: img, transfer: [img.data.buffer] };
+    }
     case 'vtGrid':
       return { value: session.vtGrid(req.texture, req.mip, req.layer) };
-    case 'demo': {
-      // Generated in the core; the page opens them as it would dropped files. Not transferred:
-      // a buffer handed over could be the wasm memory itself, and detaching that kills the module.
-      return { value: demoFiles(req.demo) };
-    }
+    case 'demo':
+      return { value: await demoFiles(req.demo) };
     default:
       throw new Error(`unknown request ${req.op}`);
+  }
+}
+
+async function handle(req) {
+  await ready;
+  session ??= new wasm.Session();
+  try {
+    return await run(req);
+  } catch (e) {
+    // A decoder the core module leaves out: retry once in the full module.
+    if (full || e?.name !== 'NotInBuild') throw e;
+    await switchToFull();
+    return run(req);
   }
 }
 

@@ -8,6 +8,10 @@
 // In a folder of its own so cargo does not take it for a second binary.
 #[path = "texscope/bench.rs"]
 mod bench;
+#[path = "texscope/jobs.rs"]
+mod jobs;
+#[path = "texscope/stats.rs"]
+mod stats;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -25,11 +29,13 @@ const USAGE: &str = "usage:
   texscope census PATH...      one JSON object per line per texture (or per file with no texture)
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
-                               [--format png|exr|raw]
+                               [--format png|exr|raw|rgba]
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
+Any command takes --jobs N: folders opened at once (default: one per core; 1 for export, whose
+files of equal names from two folders would otherwise race); output order is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
@@ -69,7 +75,9 @@ impl Source for PathSource {
                     "read of {} bytes at {offset} failed: {e}",
                     buf.len()
                 ))
-            })
+            })?;
+        stats::count_read(buf.len());
+        Ok(())
     }
 }
 
@@ -84,6 +92,8 @@ enum OutFormat {
     Png,
     Exr,
     Raw,
+    /// Decoded 8-bit RGBA, rows top first, no header (what benchmarks and scripts compare).
+    Rgba,
 }
 
 enum Command {
@@ -102,6 +112,8 @@ struct Request {
     command: Command,
     paths: Vec<PathBuf>,
     options: OpenOptions,
+    /// Folder groups opened at once (`--jobs N`; one per core by default).
+    jobs: usize,
 }
 
 fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
@@ -113,6 +125,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut mip = None;
     let mut slice = None;
     let mut format = None;
+    let mut jobs = None;
     let mut it = rest.iter();
     let number = |flag: &str, v: Option<&String>| -> std::result::Result<u32, String> {
         let v = v.ok_or(format!("{flag} needs a number"))?;
@@ -137,6 +150,10 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 "the slice",
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
+            "--jobs" => match number("--jobs", it.next())? {
+                0 => return Err("--jobs needs at least 1".into()),
+                n => jobs = Some(n as usize),
+            },
             "--frostbite-profile" => {
                 let name = it.next().ok_or_else(|| {
                     format!(
@@ -159,7 +176,10 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                     Some("png") => OutFormat::Png,
                     Some("exr") => OutFormat::Exr,
                     Some("raw") => OutFormat::Raw,
-                    other => return Err(format!("--format is png, exr or raw, not {other:?}")),
+                    Some("rgba") => OutFormat::Rgba,
+                    other => {
+                        return Err(format!("--format is png, exr, raw or rgba, not {other:?}"))
+                    }
                 })
             }
             "--unity-version" => {
@@ -184,7 +204,9 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let command = match cmd.as_str() {
         "census" | "info" => {
             if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
-                return Err(format!("{cmd} takes only paths and --frostbite-profile"));
+                return Err(format!(
+                    "{cmd} takes only paths, --jobs and the version/profile options"
+                ));
             }
             if cmd == "census" {
                 Command::Census
@@ -200,6 +222,12 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         },
         other => return Err(format!("unknown command '{other}'")),
     };
+    // Export defaults to one folder at a time: two folders can give the same output name (same
+    // file and texture names), and which one is written last must not depend on timing.
+    let jobs = jobs.unwrap_or_else(|| match command {
+        Command::Export { .. } => 1,
+        _ => jobs::default_jobs(),
+    });
     let options = OpenOptions {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
@@ -210,6 +238,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         command,
         paths,
         options,
+        jobs,
     })
 }
 
@@ -435,21 +464,31 @@ fn write_exr(path: &Path, img: &Image) -> std::result::Result<(), String> {
 }
 
 /// Exports the chosen surfaces of every texture of `cat`; returns the number of files written.
-fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) -> usize {
+fn export(
+    cat: &Catalog,
+    (out, mip, slice, format): (&Path, Pick, Pick, OutFormat),
+    err: &mut Vec<u8>,
+) -> usize {
+    // Messages go to `err` (written to stderr in group order by the caller); a Vec never fails.
+    macro_rules! say {
+        ($($a:tt)*) => {{
+            let _ = writeln!(err, $($a)*);
+        }};
+    }
     let mut written = 0;
     let mut order: Vec<usize> = (0..cat.textures.len()).collect();
     order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
     for i in order {
         let t = &cat.textures[i];
         if let Some(e) = &t.error {
-            eprintln!("{}: {}: not exported: {e}", t.file, t.name);
+            say!("{}: {}: not exported: {e}", t.file, t.name);
             continue;
         }
         let mips: Vec<usize> = match mip {
             Pick::All => (0..t.mips.len()).collect(),
             Pick::One(m) if (m as usize) < t.mips.len() => vec![m as usize],
             Pick::One(m) => {
-                eprintln!(
+                say!(
                     "{}: {}: has {} mip(s); there is no mip {m}",
                     t.file,
                     t.name,
@@ -465,9 +504,10 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                 Pick::All => (0..count).collect(),
                 Pick::One(s) if s < count => vec![s],
                 Pick::One(s) => {
-                    eprintln!(
+                    say!(
                         "{}: {}: mip {m} has {count} slice(s); there is no slice {s}",
-                        t.file, t.name
+                        t.file,
+                        t.name
                     );
                     continue;
                 }
@@ -477,6 +517,7 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                     OutFormat::Png => "png",
                     OutFormat::Exr => "exr",
                     OutFormat::Raw => "raw",
+                    OutFormat::Rgba => "rgba",
                 };
                 let file_name = safe_name(&format!(
                     "{}__{}__mip{m}__s{s}.{ext}",
@@ -489,6 +530,16 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                         .read_surface(i, m, s)
                         .map_err(|e| e.to_string())
                         .and_then(|(b, ..)| std::fs::write(&path, b).map_err(|e| e.to_string())),
+                    OutFormat::Rgba => cat
+                        .decode(i, m, s, DecodeOptions::default())
+                        .map_err(|e| e.to_string())
+                        .and_then(|img| {
+                            let bytes = match &img.pixels {
+                                Pixels::Rgba8(p) => std::fs::write(&path, p),
+                                _ => std::fs::write(&path, img.to_rgba8()),
+                            };
+                            bytes.map_err(|e| e.to_string())
+                        }),
                     OutFormat::Png | OutFormat::Exr => cat
                         .decode(i, m, s, DecodeOptions::default())
                         .map_err(|e| e.to_string())
@@ -506,13 +557,13 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
                     Err(e) => {
                         // Core errors already name the file; say it once.
                         let e = e.strip_prefix(&format!("{}: ", t.file)).unwrap_or(&e);
-                        eprintln!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
+                        say!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
                     }
                 }
             }
         }
         if clamped {
-            eprintln!(
+            say!(
                 "{}: {}: {} holds floats; the PNG clamps them to 0..1 (use --format exr to keep them)",
                 t.file,
                 t.name,
@@ -521,6 +572,48 @@ fn export(cat: &Catalog, out: &Path, mip: Pick, slice: Pick, format: OutFormat) 
         }
     }
     written
+}
+
+/// What one group gives: its stdout text, its stderr text and the files it exported.
+struct GroupOutput {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    written: usize,
+}
+
+/// Renders the command's output for one opened group (run on a worker thread).
+fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> GroupOutput {
+    let mut g = GroupOutput {
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        written: 0,
+    };
+    // Writes to a Vec cannot fail.
+    match command {
+        Command::Census => {
+            for (_, line) in census_lines(cat, errors) {
+                let _ = writeln!(g.stdout, "{line}");
+            }
+        }
+        Command::Info => {
+            let _ = info(cat, &mut g.stdout);
+            for (_, e) in errors {
+                let _ = writeln!(g.stdout, "{e}");
+            }
+        }
+        Command::Export {
+            out,
+            mip,
+            slice,
+            format,
+        } => {
+            g.written = export(cat, (out, *mip, *slice, *format), &mut g.stderr);
+            for (_, e) in errors {
+                let _ = writeln!(g.stderr, "{e}");
+            }
+        }
+    }
+    g
 }
 
 /// `--ue-version`, taken out of the arguments before the command is parsed (it applies to all).
@@ -576,6 +669,7 @@ fn main() -> ExitCode {
         command,
         paths,
         options,
+        jobs,
     } = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -593,49 +687,32 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut written = 0;
-    let mut report = |out: &mut std::io::BufWriter<std::io::StdoutLock>,
-                      cat: &Catalog,
-                      errors: &[(String, String)]|
-     -> std::io::Result<()> {
-        match &command {
-            Command::Census => {
-                for (_, line) in census_lines(cat, errors) {
-                    writeln!(out, "{line}")?;
-                }
-            }
-            Command::Info => {
-                info(cat, out)?;
-                for (_, e) in errors {
-                    writeln!(out, "{e}")?;
-                }
-            }
-            Command::Export {
-                out: dir,
-                mip,
-                slice,
-                format,
-            } => {
-                written += export(cat, dir, *mip, *slice, *format);
-                for (_, e) in errors {
-                    eprintln!("{e}");
-                }
-            }
-        }
-        Ok(())
-    };
     let empty = open(Vec::new(), &OpenOptions::default());
-    let mut result = report(&mut out, &empty, &path_errors);
-    for files in groups.values() {
-        if result.is_err() {
-            break;
-        }
-        let (cat, errors) = open_group(files, &options);
-        result = report(&mut out, &cat, &errors);
+    let first = report(&command, &empty, &path_errors);
+    let groups: Vec<&Vec<PathBuf>> = groups.values().collect();
+    let mut result = Ok(());
+    let mut sink = |g: GroupOutput| {
+        written += g.written;
+        let _ = std::io::stderr().write_all(&g.stderr);
+        result = out.write_all(&g.stdout);
+        result.is_ok()
+    };
+    if sink(first) {
+        jobs::ordered(
+            groups.len(),
+            jobs,
+            |i| {
+                let (cat, errors) = open_group(groups[i], &options);
+                report(&command, &cat, &errors)
+            },
+            sink,
+        );
     }
     let result = result.and_then(|_| out.flush());
     if let Command::Export { out, .. } = &command {
         eprintln!("texscope: wrote {written} file(s) to {}", out.display());
     }
+    stats::report();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`texscope census . | head`) is not a failure of ours.

@@ -17,6 +17,9 @@
 //! symbols with "no change" at 24; 225 alpha symbols with "no change" at 112), Unity's fork codes
 //! XOR nibbles (at most 16 colour symbols; at most 64 alpha symbols). A stream whose palettes fit
 //! neither, or disagree, is refused; so is a level whose blocks need more bits than it holds.
+// Without the `codec-crunch` feature only the header and variant probe (used to list a texture)
+// are reachable; the unpacker stays compiled but is left out of the linked module.
+#![cfg_attr(not(feature = "codec-crunch"), allow(dead_code))]
 
 use crate::codec::PixelFormat;
 use crate::io::{Error, Limits, Result};

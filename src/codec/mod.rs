@@ -9,14 +9,46 @@
 //! Signed-normalised formats (BC4S, BC5S, signed EAC) decode to f32 in -1..1, as an SNORM sampler
 //! returns them.
 
+// ASTC, crunch and PVRTC sit behind cargo features (on by default) so the page's first wasm module
+// can leave them out and load the full module only for a texture that needs one (issue 8, size).
+#[cfg(feature = "codec-astc")]
 mod astc;
 mod atc;
 mod bc;
 pub mod crunch;
 mod etc;
 mod plain;
+#[cfg(feature = "codec-pvrtc")]
 mod pvrtc;
 pub mod sample;
+
+/// Stand-ins for the codecs a build leaves out: a format of theirs is a [`crate::io::ErrorKind::NotInBuild`]
+/// error (the page then loads its full module); any other format is not theirs (`Ok(false)`).
+#[cfg(not(feature = "codec-astc"))]
+mod astc {
+    use super::{Image, PixelFormat};
+    use crate::io::{Error, Result};
+    pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
+        match f {
+            PixelFormat::ASTC { .. } => Err(Error::not_in_build(f.name(), "codec-astc")),
+            _ => Ok(false),
+        }
+    }
+}
+#[cfg(not(feature = "codec-pvrtc"))]
+mod pvrtc {
+    use super::{Image, PixelFormat};
+    use crate::io::{Error, Result};
+    pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
+        use PixelFormat::*;
+        match f {
+            PVRTC2RGB | PVRTC2RGBA | PVRTC4RGB | PVRTC4RGBA => {
+                Err(Error::not_in_build(f.name(), "codec-pvrtc"))
+            }
+            _ => Ok(false),
+        }
+    }
+}
 
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;

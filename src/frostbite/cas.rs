@@ -178,16 +178,7 @@ pub fn decompress(h: &BlockHeader, payload: &[u8], limits: &Limits) -> Result<Ve
 }
 
 fn zstd(payload: &[u8], size: usize) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let bad = |e: &dyn std::fmt::Display| Error::malformed(format!("ZStd block: {e}"));
-    let mut dec = ruzstd::decoding::StreamingDecoder::new(payload).map_err(|e| bad(&e))?;
-    let mut out = Vec::with_capacity(size);
-    // One byte past the declared size shows an over-long frame without reading it all.
-    (&mut dec)
-        .take(size as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| bad(&e))?;
-    Ok(out)
+    crate::io::unzstd(payload, size as u64, "ZStd block")
 }
 
 #[cfg(feature = "oodle")]

@@ -23,6 +23,9 @@ pub enum ErrorKind {
     Io,
     /// The file is of no kind Texscope reads.
     NotRecognised,
+    /// Valid data whose decoder was left out of this build (a cargo feature such as `codec-astc`
+    /// is off): the page's first module lacks rarely needed codecs and loads the full one on this.
+    NotInBuild,
 }
 
 /// A fault with the file it happened in, the engine field path and a message.
@@ -82,6 +85,14 @@ impl Error {
 
     pub fn not_recognised(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotRecognised, message)
+    }
+
+    /// `what` needs the decoder behind cargo feature `feature`, which this build left out.
+    pub fn not_in_build(what: impl fmt::Display, feature: &str) -> Self {
+        Self::new(
+            ErrorKind::NotInBuild,
+            format!("{what} needs the `{feature}` decoder, which this build does not include"),
+        )
     }
 
     /// Names the file, unless an inner reader already did.

@@ -53,6 +53,28 @@ pub fn read_range(src: &dyn Source, offset: u64, len: u64, limits: &Limits) -> R
     Ok(buf)
 }
 
+/// Decompresses the Zstandard frame `payload`, reading at most `limit + 1` bytes out (one past the
+/// declared size tells an over-long frame from an exact one without inflating it all; callers
+/// compare the length). A bad frame is a malformed error starting with `what`. Without the `zstd`
+/// feature (the page's first wasm module) it is a [`ErrorKind::NotInBuild`] error.
+#[cfg(feature = "zstd")]
+pub fn unzstd(payload: &[u8], limit: u64, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let bad = |e: &dyn std::fmt::Display| Error::malformed(format!("{what}: {e}"));
+    let mut dec = ruzstd::decoding::StreamingDecoder::new(payload).map_err(|e| bad(&e))?;
+    let mut out = Vec::new();
+    (&mut dec)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| bad(&e))?;
+    Ok(out)
+}
+
+#[cfg(not(feature = "zstd"))]
+pub fn unzstd(_payload: &[u8], _limit: u64, what: &str) -> Result<Vec<u8>> {
+    Err(Error::not_in_build(what, "zstd"))
+}
+
 /// Reads up to `len` bytes at `offset` (fewer when the source ends first).
 pub fn read_up_to(src: &dyn Source, offset: u64, len: u64, limits: &Limits) -> Result<Vec<u8>> {
     let avail = src.len().saturating_sub(offset);

@@ -152,6 +152,8 @@ struct Builder {
     abs_patches: Vec<(usize, u64)>,
     /// UE4 before 4.26: .uexp positions of i64 .ubulk offsets stored minus BulkDataStartOffset.
     fixup_patches: Vec<(usize, u64)>,
+    /// Where the .ubulk's first byte lies in the real file (0; past 4 GiB for a sparse test).
+    ubulk_base: u64,
 }
 
 impl Builder {
@@ -168,6 +170,7 @@ impl Builder {
             ue4: None,
             abs_patches: Vec::new(),
             fixup_patches: Vec::new(),
+            ubulk_base: 0,
         }
     }
 
@@ -278,7 +281,7 @@ impl Builder {
             return;
         }
         self.rows.push(Row {
-            offset: self.ubulk.len() as u64,
+            offset: self.ubulk_base + self.ubulk.len() as u64,
             size: bytes.len() as u64,
             flags: STREAMED | self.stream_flags,
             raw: None,
@@ -741,6 +744,9 @@ pub enum BulkForm {
     /// A UE4 cooked package of this form (see [`Ue4Form`]): streamed mips in the .ubulk behind
     /// full FByteBulkData headers.
     Ue4(Ue4Form),
+    /// A plain separate file whose rows point this many bytes further: `files.ubulk` holds the
+    /// bytes that belong at that offset of the real .ubulk (a sparse file past 4 GiB, issue 8).
+    Far(u64),
 }
 
 /// [`classic_texture`] with the streamed mips in `form`; `files.ubulk` holds the separate
@@ -767,6 +773,7 @@ pub fn classic_texture_bulk_form(
             b.stream_cooked = cooked_index;
         }
         BulkForm::AtEndOfFile => b.stream_at_end = true,
+        BulkForm::Far(base) => b.ubulk_base = base,
     }
     classic_build(
         b,

@@ -232,18 +232,7 @@ fn body(data: &[u8], limits: &Limits) -> Result<(u8, Vec<u8>)> {
             "this usmap is Brotli-compressed, which Texscope does not decompress; re-export it \
                  uncompressed or with ZStandard",
         )),
-        3 => {
-            use std::io::Read;
-            let bad =
-                |e: &dyn std::fmt::Display| Error::malformed(format!("usmap ZStandard body: {e}"));
-            let mut dec = ruzstd::decoding::StreamingDecoder::new(payload).map_err(|e| bad(&e))?;
-            let mut out = Vec::with_capacity(size as usize);
-            (&mut dec)
-                .take(size + 1)
-                .read_to_end(&mut out)
-                .map_err(|e| bad(&e))?;
-            out
-        }
+        3 => crate::io::unzstd(payload, size, "usmap ZStandard body")?,
         m => {
             return Err(Error::unsupported(format!(
                 "usmap compression method {m} (known: 0 none, 1 Oodle, 2 Brotli, 3 ZStandard)"

@@ -1,12 +1,14 @@
 //! wasm-bindgen glue for the page's decode worker: a [`Source`] over a browser `File` and a
 //! [`Session`] handle over a [`Catalog`]. Conversions only; every decision lives in the core.
 
+#[cfg(feature = "full")]
 mod bench;
 
 use crate::io::{Error, Result, Source, SourceRef};
 use crate::model::{Layout, Storage};
 use crate::{open, Catalog, DecodeOptions, OpenOptions, Pixels, Texture};
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 use web_sys::{File, FileReaderSync};
@@ -72,6 +74,8 @@ impl WebFile {
             )));
         }
         view.copy_to(buf);
+        READ_BYTES.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        READS.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -119,6 +123,19 @@ impl Source for WebFile {
         buf.copy_from_slice(&block[from..from + buf.len()]);
         Ok(())
     }
+}
+
+/// Bytes and reads of dropped files so far (issue 8: tests check that opening a texture in a
+/// 4 GiB file reads only header ranges and the mip shown).
+static READ_BYTES: AtomicU64 = AtomicU64::new(0);
+static READS: AtomicU64 = AtomicU64::new(0);
+
+/// `[bytes, reads]` read from dropped files since the module started.
+#[wasm_bindgen(js_name = readStats)]
+pub fn read_stats() -> Vec<f64> {
+    [&READ_BYTES, &READS]
+        .map(|c| c.load(Ordering::Relaxed) as f64)
+        .to_vec()
 }
 
 fn js_text(v: &JsValue) -> String {
@@ -247,6 +264,16 @@ fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureI
             })
             .collect(),
     }
+}
+
+/// A core error as a JS `Error`; one whose decoder this module leaves out is named `NotInBuild`, so
+/// the worker loads the full module and retries (a flag, not message matching).
+fn decode_error(e: Error) -> JsValue {
+    let js = js_sys::Error::new(&e.to_string());
+    if e.kind == crate::io::ErrorKind::NotInBuild {
+        js.set_name("NotInBuild");
+    }
+    js.into()
 }
 
 fn to_js<T: Serialize>(value: &T) -> std::result::Result<JsValue, JsError> {
@@ -386,6 +413,16 @@ impl Session {
         panic!("debugPanic() was called (a test of the crash path)");
     }
 
+    /// Whether a file failed only because this module lacks its decoder (`NotInBuild`, e.g. a
+    /// ZStandard .usmap in the core module): the worker then reopens the files with the full one.
+    #[wasm_bindgen(js_name = needsFull)]
+    pub fn needs_full(&self) -> bool {
+        self.catalog
+            .problems
+            .iter()
+            .any(|p| p.kind == crate::io::ErrorKind::NotInBuild)
+    }
+
     /// Files that yielded no texture, with the reason.
     pub fn problems(&self) -> std::result::Result<JsValue, JsError> {
         to_js(&self.catalog.problems)
@@ -449,11 +486,11 @@ impl Session {
         tex: usize,
         mip: usize,
         slice: u32,
-    ) -> std::result::Result<JsValue, JsError> {
+    ) -> std::result::Result<JsValue, JsValue> {
         let img = self
             .catalog
             .decode(tex, mip, slice, DecodeOptions::default())
-            .map_err(|e| JsError::new(&e.to_string()))?;
+            .map_err(decode_error)?;
         Ok(image_object(&img, &[])?.into())
     }
 
@@ -511,12 +548,12 @@ impl Session {
         y: u32,
         w: u32,
         h: u32,
-    ) -> std::result::Result<JsValue, JsError> {
+    ) -> std::result::Result<JsValue, JsValue> {
         let rect = crate::unreal::vt::TileRect { x, y, w, h };
         let v = self
             .catalog
             .decode_tiles(tex, mip, layer, Some(rect))
-            .map_err(|e| JsError::new(&e.to_string()))?;
+            .map_err(decode_error)?;
         let out = image_object(&v.image, &v.missing)?;
         let set = |k: &str, val: JsValue| js_sys::Reflect::set(&out, &JsValue::from_str(k), &val);
         set("x", v.origin.0.into())
@@ -528,9 +565,8 @@ impl Session {
     /// Texture `tex` as a .dds holding its original blocks, every mip and every slice
     /// (`crate::dds::export`, lossless).
     #[wasm_bindgen(js_name = exportDds)]
-    pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsError> {
-        let bytes =
-            crate::dds::export(&self.catalog, tex).map_err(|e| JsError::new(&e.to_string()))?;
+    pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsValue> {
+        let bytes = crate::dds::export(&self.catalog, tex).map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
@@ -541,11 +577,11 @@ impl Session {
         tex: usize,
         mip: usize,
         slice: u32,
-    ) -> std::result::Result<js_sys::Uint8Array, JsError> {
+    ) -> std::result::Result<js_sys::Uint8Array, JsValue> {
         let (bytes, _, _) = self
             .catalog
             .read_surface(tex, mip, slice)
-            .map_err(|e| JsError::new(&e.to_string()))?;
+            .map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 }
@@ -593,6 +629,9 @@ pub fn frostbite_profiles() -> std::result::Result<JsValue, JsError> {
     to_js(&list)
 }
 
+/// The files of demo `id` (see `crate::demo`); only the full module has them: the page fetches
+/// the files `scripts/demos.mjs` wrote with it at build time.
+#[cfg(feature = "demos")]
 /// The files of demo `id` (see `crate::demo`): an array of `{name, data: Uint8Array}` that the page
 /// opens as if they had been dropped.
 #[wasm_bindgen(js_name = demoFiles)]
@@ -610,4 +649,11 @@ pub fn demo_files(id: &str) -> std::result::Result<js_sys::Array, JsError> {
         out.push(&f);
     }
     Ok(out)
+}
+
+/// The ids of the demos, in gallery order (`crate::demo::IDS`), for `scripts/demos.mjs`.
+#[cfg(feature = "demos")]
+#[wasm_bindgen(js_name = demoIds)]
+pub fn demo_ids() -> Vec<String> {
+    crate::demo::IDS.iter().map(|s| s.to_string()).collect()
 }

@@ -1,4 +1,4 @@
-// wasm32 decodes exactly like native: the built www/pkg module (the page's own wasm, loaded here in
+// wasm32 decodes exactly like native: the built www/pkg-full module (the page's full wasm, every codec, loaded here in
 // node) and the native `texscope fingerprints` (debug build, as `cargo test` leaves it) digest every
 // format of codec::sample::formats() — ALL_FIXED plus every ASTC footprint, so formats other work
 // adds are included — from the same seeded random blocks at 64x32, 13x7 and 1x1, and the blocks of
@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { initSync, codecFingerprints, benchFormats } from '../../www/pkg/texscope.js';
+import { initSync, codecFingerprints, benchFormats } from '../../www/pkg-full/texscope.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
 test('wasm32 and native decode every format and vector identically', () => {
-  initSync({ module: readFileSync(join(ROOT, 'www/pkg/texscope_bg.wasm')) });
+  initSync({ module: readFileSync(join(ROOT, 'www/pkg-full/texscope_bg.wasm')) });
   const dir = join(ROOT, 'tests/vectors');
   const names = readdirSync(dir).filter((n) => n.endsWith('.bin')).sort();
   const wasm = JSON.parse(codecFingerprints(names, names.map((n) => readFileSync(join(dir, n)))));

@@ -248,3 +248,37 @@ pub fn unityfs_claiming(
     f[total_at..total_at + 8].copy_from_slice(&total.to_be_bytes());
     f
 }
+
+/// Side of the texture [`sparse_unity`] writes (RGBA32, one mip: 4 MiB).
+pub const SPARSE_SIDE: u32 = 1024;
+/// Where [`sparse_unity`] puts the pixels: past 4 GiB and aligned to nothing, so a 32-bit offset
+/// anywhere on the way would miss them.
+pub const SPARSE_OFFSET: u64 = (4 << 30) + (512 << 20) + 12_345;
+
+/// Issue 8's "texture in a 4 GiB file": writes `big.assets` (Unity 2020.3, format 22, one
+/// SPARSE_SIDE² RGBA32 Texture2D streamed from `big.resS`) and a sparse `big.resS` of 4.5 GiB
+/// (set_len; only the texture's bytes are written, at SPARSE_OFFSET). Returns the pixels as
+/// stored (rows bottom first, Unity's order) and the serialized file's length. Used by
+/// tests/cli.rs and, through examples/sparse_fixture.rs, by tests/browser/ranges.test.mjs.
+pub fn sparse_unity(dir: &std::path::Path) -> std::io::Result<(Vec<u8>, u64)> {
+    use std::io::{Seek, SeekFrom, Write};
+    let n = (SPARSE_SIDE * SPARSE_SIDE * 4) as usize;
+    let mut rng = texscope::unreal::fixture::Rng(0x5EED_4617);
+    let mut pixels = vec![0u8; n];
+    rng.fill(&mut pixels);
+    let tex = UnityTex {
+        width: SPARSE_SIDE as i32,
+        height: SPARSE_SIDE as i32,
+        format: 4, // RGBA32 (seed 004)
+        mips: 1,
+        image: &[],
+        stream: Some(("big.resS", SPARSE_OFFSET, n as u32)),
+    };
+    let assets = unity_serialized("2020.3.0f1", 22, &tex);
+    std::fs::write(dir.join("big.assets"), &assets)?;
+    let mut f = std::fs::File::create(dir.join("big.resS"))?;
+    f.set_len(SPARSE_OFFSET + n as u64 + (1 << 20))?;
+    f.seek(SeekFrom::Start(SPARSE_OFFSET))?;
+    f.write_all(&pixels)?;
+    Ok((pixels, assets.len() as u64))
+}

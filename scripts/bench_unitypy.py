@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Texscope against UnityPy on the shared Unity samples (issue 8): list every texture and decode
+every mip 0 to RGBA, with (a) UnityPy 1.25.4, (b) the native CLI (`texscope export --format rgba`,
+one thread and all cores), (c) the page's wasm in node (scripts/bench-unitypy-wasm.mjs).
+Each tool runs as its own process, RUNS times, interleaved (a, b, c, a, b, c, ...) so load on the
+machine falls on all of them alike; wall and CPU (user+sys of the child) seconds are reported as
+min/median/max, and the ratios UnityPy/tool of the medians. Every tool writes its RGBA8 images to
+a scratch folder, so all three do the same work. Run through scripts/bench-unitypy.sh.
+
+usage: bench_unitypy.py SAMPLES_UNITY_DIR TEXSCOPE_BIN RUNS
+"""
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# The two raw decoder test-vector folders hold no Unity containers (as tests/unity/unitypy_decode.py).
+SKIP = {"AssetRipper_TextureDecoder", "UniversalGameExtraction_texture2ddecoder"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# UnityPy's half, run in a child so its import and start-up count as node's and the CLI's do.
+UNITYPY = r'''
+import os, sys, UnityPy
+out, folders = sys.argv[1], sys.argv[2:]
+textures = decoded = 0
+for top in folders:
+    for d, dirs, files in os.walk(top):
+        dirs.sort()
+        if not files:
+            continue
+        env = UnityPy.load(*sorted(os.path.join(d, f) for f in files))
+        for obj in env.objects:
+            if obj.type.name not in ("Texture2D", "Cubemap"):
+                continue
+            textures += 1
+            try:
+                raw = obj.read().image.convert("RGBA").tobytes()
+            except Exception:
+                continue
+            with open(os.path.join(out, "%d.rgba" % decoded), "wb") as fh:
+                fh.write(raw)
+            decoded += 1
+print('{"textures": %d, "decoded": %d}' % (textures, decoded))
+'''
+
+
+def timed(cmd):
+    """(wall s, cpu s, stdout) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd[:3]), p.stderr[-2000:]))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, p.stdout + p.stderr
+
+
+def count_files(d):
+    return len(os.listdir(d))
+
+
+def main():
+    root, texscope, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    folders = sorted(os.path.join(root, d) for d in os.listdir(root)
+                     if d not in SKIP and os.path.isdir(os.path.join(root, d)))
+    scratch = tempfile.mkdtemp(prefix="texscope-bench-unitypy-")
+    tools = {
+        "UnityPy 1.25.4": lambda out: [sys.executable, "-c", UNITYPY, out] + folders,
+        "texscope native, 1 thread": lambda out: [texscope, "export", "--format", "rgba",
+                                                  "--jobs", "1", "--out", out] + folders,
+        "texscope native, all cores": lambda out: [texscope, "export", "--format", "rgba",
+                                                   "--jobs", str(os.cpu_count() or 1),
+                                                   "--out", out] + folders,
+        "texscope wasm (node)": lambda out: ["node", os.path.join(HERE, "bench-unitypy-wasm.mjs"),
+                                             out] + folders,
+    }
+    times = {name: [] for name in tools}
+    notes = {}
+    for _ in range(runs):
+        for name, cmd in tools.items():
+            out = os.path.join(scratch, "out")
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            wall, cpu, text = timed(cmd(out))
+            times[name].append((wall, cpu))
+            notes[name] = text.strip().splitlines()[-1]
+    shutil.rmtree(scratch, ignore_errors=True)
+
+    def stats(xs):
+        return min(xs), statistics.median(xs), max(xs)
+
+    base = {k: statistics.median(x[k] for x in times["UnityPy 1.25.4"]) for k in (0, 1)}
+    print("| tool | wall s min / median / max | CPU s min / median / max | UnityPy ÷ tool (wall, CPU) |")
+    print("|---|---|---|---|")
+    for name, xs in times.items():
+        w = stats([x[0] for x in xs])
+        c = stats([x[1] for x in xs])
+        print("| %s | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.1fx, %.1fx |" % (
+            name, *w, *c, base[0] / w[1], base[1] / c[1]))
+    print()
+    for name, n in notes.items():
+        print("- %s: %s" % (name, n))
+
+
+if __name__ == "__main__":
+    main()

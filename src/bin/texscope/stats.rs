@@ -1,0 +1,36 @@
+//! Read and memory figures for tests and benchmarks (issue 8: "reads only the header ranges and
+//! the mip shown", "peak RSS"). With `TEXSCOPE_STATS=1` in the environment the CLI ends by
+//! printing one line to stderr:
+//! `texscope stats: read_bytes=N reads=N peak_rss_kib=N`
+//! Bytes are counted where every file read goes through (`PathSource::read_exact_at`); the peak
+//! RSS is the kernel's VmHWM of this process (Linux /proc/self/status; absent elsewhere).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static READ_BYTES: AtomicU64 = AtomicU64::new(0);
+static READS: AtomicU64 = AtomicU64::new(0);
+
+pub fn count_read(len: usize) {
+    READ_BYTES.fetch_add(len as u64, Ordering::Relaxed);
+    READS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The process's peak resident set in KiB, as the kernel reports it (Linux only).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Prints the stats line when `TEXSCOPE_STATS` is set (to anything but `0`).
+pub fn report() {
+    if std::env::var_os("TEXSCOPE_STATS").is_none_or(|v| v == "0") {
+        return;
+    }
+    let rss = peak_rss_kib().map_or("unknown".to_string(), |k| k.to_string());
+    eprintln!(
+        "texscope stats: read_bytes={} reads={} peak_rss_kib={rss}",
+        READ_BYTES.load(Ordering::Relaxed),
+        READS.load(Ordering::Relaxed)
+    );
+}

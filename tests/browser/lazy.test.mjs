@@ -1,0 +1,78 @@
+// Issue 8 (size): the page loads the core wasm module first and the full one (ASTC, crunch, PVRTC,
+// ZStandard) only when a texture needs it. Counted from the .wasm responses the page (and its
+// worker) fetch: one for a BC1 demo, two once an ASTC / crunch / PVRTC file is opened.
+//
+// Expected ASTC texels: tests/vectors/astc_4x4.bin, ARM astcenc's own RGBA8 decode of the blocks
+// it compressed (tests/vectors/gen_astc.py). The crunch and PVRTC files are samples read in place;
+// their texels are checked against texture2ddecoder by crunch.test.mjs (which now goes through the
+// same lazy path) and wasm == native by wasm-native.test.mjs; here they must open and decode with
+// no problem reported.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openPage } from './harness.mjs';
+import { header, fourcc } from './dds-fixtures.mjs';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TAIL = 'unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures';
+const DIR = [resolve(ROOT, '../shared/samples', TAIL), join('/work/shared/samples', TAIL)].find(existsSync);
+const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 120000 });
+
+async function page(t, query = '') {
+  const p = await openPage(t, query);
+  const wasm = new Set();
+  p.page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(r.url()); });
+  return { ...p, wasm };
+}
+
+async function drop(page, name, buffer) {
+  await page.setInputFiles('[data-testid=file-input]', [{ name, mimeType: 'application/octet-stream', buffer }]);
+  await waitState(page, 'ready');
+}
+
+test('a BC1 demo is shown with the core module only', async (t) => {
+  const { page: p, problems, wasm } = await page(t);
+  await p.click('[data-testid=demo-gallery] [data-testid=demo-ue-classic]');
+  await waitState(p, 'ready');
+  assert.equal((await p.evaluate(() => window.texscope.view())).format, 'BC1');
+  assert.equal(wasm.size, 1, `fetched ${[...wasm].join(', ')}`);
+  assert.deepEqual(problems, []);
+});
+
+test('an ASTC 4x4 .dds loads the full module once and equals astcenc', async (t) => {
+  // tests/vectors/astc_4x4.bin, first record: u32 width, u32 height, blocks, astcenc RGBA8.
+  const all = readFileSync(join(ROOT, 'tests/vectors/astc_4x4.bin'));
+  const [w, h] = [all.readUInt32LE(0), all.readUInt32LE(4)];
+  const nb = Math.ceil(w / 4) * Math.ceil(h / 4) * 16;
+  const blocks = all.subarray(8, 8 + nb);
+  const want = all.subarray(8 + nb, 8 + nb + w * h * 4);
+  // DXGI 134 = ASTC_4X4_UNORM in the D3D12 numbering ASTC-in-DDS writers use (src/dds.rs).
+  const dds = Buffer.concat([header({ width: w, height: h, mips: 1, pitchOrLinearSize: nb, linear: true,
+    pf: { flags: 0x4, fourcc: fourcc('DX10') }, dx10: { format: 134, arraySize: 1 } }), blocks]);
+  const { page: p, problems, wasm } = await page(t);
+  await drop(p, 'astc4x4.dds', dds);
+  assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const got = await p.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
+      assert.deepEqual(got, [...want.subarray((y * w + x) * 4, (y * w + x) * 4 + 4)], `(${x}, ${y})`);
+    }
+  }
+  // A second texture needing the full module does not load it again.
+  await drop(p, 'astc4x4-again.dds', dds);
+  assert.equal(wasm.size, 2);
+  assert.deepEqual(problems, []);
+});
+
+for (const name of ['CRUNCH_DXT1.crn', 'PVRTCI_4bpp_RGBA.ktx2']) {
+  test(`${name} loads the full module and decodes`, { skip: !DIR && 'samples not found' }, async (t) => {
+    const { page: p, problems, wasm } = await page(t);
+    await drop(p, name, readFileSync(join(DIR, name)));
+    const v = await p.evaluate(() => window.texscope.view());
+    assert.ok(v.width > 0 && v.height > 0, JSON.stringify(v));
+    assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
+    assert.equal(await p.locator('[data-testid=error]').isVisible(), false);
+    assert.deepEqual(problems, []);
+  });
+}
