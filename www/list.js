@@ -59,29 +59,43 @@ export function filterSort(textures, f) {
 /**
  * A virtual list in `scroller` (a scrolling element): `render(index, row)` fills a row element for
  * texture `index`. `setItems(indices)` changes what is listed; rows are recycled on scroll.
+ * `layout` = {height, width, className, overscan}: with a `width`, items are cells of that size laid out in
+ * as many columns as fit (the thumbnail grid); without, full-width rows of `height` (the list).
  */
 export class VirtualList {
-  constructor(scroller, render) {
+  constructor(scroller, render, layout = {}) {
     this.scroller = scroller;
     this.render = render;
+    this.height = layout.height ?? ROW_HEIGHT;
+    this.width = layout.width ?? 0;
+    this.className = layout.className ?? 'tex';
+    this.overscan = layout.overscan ?? OVERSCAN; // rows built beyond each edge
     this.items = [];
     this.spacer = document.createElement('div');
     this.spacer.className = 'vlist-spacer';
     scroller.replaceChildren(this.spacer);
     this.rows = new Map(); // position -> element
     this.frame = 0;
+    this.cols = 1;
     scroller.addEventListener('scroll', () => {
       if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.update(); });
     });
     new ResizeObserver(() => this.update()).observe(scroller);
   }
 
+  columns() {
+    return this.width ? Math.max(1, Math.floor((this.spacer.clientWidth || this.scroller.clientWidth) / this.width)) : 1;
+  }
+
   setItems(items) {
     this.items = items;
-    this.spacer.style.height = `${items.length * ROW_HEIGHT}px`;
+    this.clear();
+    this.update();
+  }
+
+  clear() {
     for (const r of this.rows.values()) r.remove();
     this.rows.clear();
-    this.update();
   }
 
   /** Re-renders the rows on screen (after a state change such as the selection). */
@@ -90,10 +104,14 @@ export class VirtualList {
   }
 
   update() {
+    if (!this.scroller.clientWidth) return; // not displayed: nothing to build (nor to load)
+    const cols = this.columns();
+    if (cols !== this.cols) { this.cols = cols; this.clear(); }
+    this.spacer.style.height = `${Math.ceil(this.items.length / cols) * this.height}px`;
     const top = this.scroller.scrollTop;
     const h = this.scroller.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.items.length, Math.ceil((top + h) / ROW_HEIGHT) + OVERSCAN);
+    const first = Math.max(0, (Math.floor(top / this.height) - this.overscan) * cols);
+    const last = Math.min(this.items.length, (Math.ceil((top + h) / this.height) + this.overscan) * cols);
     for (const [pos, row] of this.rows) {
       if (pos < first || pos >= last) { row.remove(); this.rows.delete(pos); }
     }
@@ -101,8 +119,9 @@ export class VirtualList {
       if (this.rows.has(pos)) continue;
       const row = document.createElement('div');
       row.setAttribute('role', 'option');
-      row.className = 'tex';
-      row.style.top = `${pos * ROW_HEIGHT}px`;
+      row.className = this.className;
+      row.style.top = `${Math.floor(pos / cols) * this.height}px`;
+      if (this.width) row.style.left = `${(pos % cols) * this.width}px`;
       row.dataset.pos = String(pos);
       this.render(this.items[pos], row);
       this.spacer.append(row);
@@ -112,9 +131,9 @@ export class VirtualList {
 
   /** Scrolls so that list position `pos` is visible. */
   reveal(pos) {
-    const top = pos * ROW_HEIGHT;
+    const top = Math.floor(pos / this.cols) * this.height;
     const s = this.scroller;
     if (top < s.scrollTop) s.scrollTop = top;
-    else if (top + ROW_HEIGHT > s.scrollTop + s.clientHeight) s.scrollTop = top + ROW_HEIGHT - s.clientHeight;
+    else if (top + this.height > s.scrollTop + s.clientHeight) s.scrollTop = top + this.height - s.clientHeight;
   }
 }

@@ -3,13 +3,17 @@
 import { paint, texel, composeCross, crossFace, FACE_NAMES, BAD_COLOURS, histogram, drawHistogram, displayBytes, badCounts } from './view.js';
 import { GpuView } from './gpu.js';
 import { parseShare, formatShare, parseSources, urlFileName } from './share.js';
-import { readQuery, showNotice } from './safety.js';
+import { readQuery, showNotice, allowSourceOrigins, sourceOrigins } from './safety.js';
 import { VirtualList, filterSort, entryState } from './list.js';
+import { ThumbLoader, thumbMip } from './thumbs.js';
 import { walkEntries, droppedFiles } from './open.js';
 import { blockMode, hasBlockMode } from './blocks.js';
 import { encodePng, encodeExr, zipStore, download } from './export.js';
 import { WorkerPool } from './pool.js';
 import { TileStreamer, streams, previewMip } from './tiles.js';
+
+// First of all, before any request: only this server and the origins ?src= names may be fetched.
+allowSourceOrigins(parseSources(location.search, location.href).urls);
 
 const $ = (id) => document.getElementById(id);
 const el = {
@@ -325,6 +329,81 @@ function renderRow(i, row) {
 
 const vlist = new VirtualList(el.list, renderRow);
 
+// ---- the thumbnail grid: the same entries, filters and states as the list ------------------
+const CELL = { width: 112, height: 152, overscan: 1 };
+const thumbs = new ThumbLoader((index, mip) => call({ op: 'thumb', texture: index, mip }), drawThumb);
+let gridMode = false;
+
+function thumbPlaceholder(box, text, cls = '') {
+  const p = document.createElement('div');
+  p.className = `thumb-none ${cls}`;
+  p.textContent = text;
+  box.replaceChildren(p);
+}
+
+function drawThumb(cell, thumb) {
+  const box = cell.querySelector('.thumb-box');
+  if (!box) return;
+  if (thumb.error) {
+    thumbPlaceholder(box, 'no preview', 'bad');
+    box.title = thumb.error;
+    return;
+  }
+  const c = document.createElement('canvas');
+  c.className = 'thumb';
+  c.width = thumb.width;
+  c.height = thumb.height;
+  c.getContext('2d').putImageData(new ImageData(thumb.data, thumb.width, thumb.height), 0, 0);
+  box.replaceChildren(c);
+}
+
+function renderCell(i, cell) {
+  const t = state.textures[i];
+  const c = t.census;
+  const st = entryState(t);
+  cell.dataset.index = String(i);
+  cell.tabIndex = 0;
+  cell.classList.toggle('selected', state.current?.index === i);
+  cell.setAttribute('aria-selected', String(state.current?.index === i));
+  cell.title = `${c.name} — ${c.format} ${c.width}×${c.height}\n${c.file}${st.detail ? `\n${st.detail}` : ''}`;
+  const box = document.createElement('div');
+  box.className = 'thumb-box';
+  const name = document.createElement('div');
+  name.className = 'cell-name';
+  name.textContent = c.name;
+  const badge = document.createElement('span');
+  badge.className = `badge ${st.cls}`;
+  badge.dataset.testid = 'cell-state';
+  badge.textContent = st.text;
+  cell.replaceChildren(box, name, badge);
+  delete cell.dataset.thumbKey;
+  if (st.cls === 'bad') thumbPlaceholder(box, st.detail, 'bad');
+  else {
+    const { mip, why } = thumbMip(t);
+    if (mip === null) thumbPlaceholder(box, st.cls === 'wait' ? st.detail : `${c.format} · ${why}`, st.cls);
+    else thumbs.want(cell, i, mip);
+  }
+  cell.onclick = () => selectFromUi({ index: i, mip: firstPresentMip(t), slice: 0 });
+  cell.onkeydown = (e) => { if (e.key === 'Enter') cell.click(); };
+}
+
+const vgrid = new VirtualList($('texture-grid'), renderCell, { ...CELL, className: 'cell' });
+
+function setGridMode(on) {
+  gridMode = on;
+  document.body.classList.toggle('grid-mode', on);
+  $('texture-grid').hidden = !on;
+  el.list.hidden = on;
+  $('mode-grid').setAttribute('aria-pressed', String(on));
+  $('mode-list').setAttribute('aria-pressed', String(!on));
+  const pos = state.current ? listed.indexOf(state.current.index) : -1;
+  const v = on ? vgrid : vlist;
+  v.setItems(listed);
+  if (pos >= 0) v.reveal(pos);
+}
+$('mode-list').addEventListener('click', () => setGridMode(false));
+$('mode-grid').addEventListener('click', () => setGridMode(true));
+
 function fillFilterOptions(select, values, any) {
   const keep = select.value;
   select.replaceChildren(new Option(any, ''));
@@ -342,7 +421,7 @@ function applyFilters() {
   listed = indices;
   $('filter-error').textContent = error;
   $('filter-error').hidden = !error;
-  vlist.setItems(listed);
+  (gridMode ? vgrid : vlist).setItems(listed);
   const n = state.textures.length;
   el.count.textContent = n ? (listed.length === n ? String(n) : `${listed.length} of ${n}`) : '';
 }
@@ -351,6 +430,7 @@ for (const id of ['filter-name', 'filter-engine', 'filter-format', 'filter-size'
 }
 
 function renderList() {
+  thumbs.reset(); // a new catalog: indices may name other textures
   fillFilterOptions($('filter-engine'), state.textures.map((t) => t.census.engine), 'Any engine');
   fillFilterOptions($('filter-format'), state.textures.map((t) => t.census.format), 'Any format');
   applyFilters();
@@ -458,9 +538,10 @@ async function show({ index, mip, slice }) {
   if (mip < 0 || mip >= t.mips.length) throw new Error(`${t.census.name} has ${t.mips.length} mips; there is no mip ${mip}`);
   const seq = ++showSeq;
   state.current = { index, mip, slice, file: t.census.file, name: t.census.name };
-  vlist.refresh();
+  const v = gridMode ? vgrid : vlist;
+  v.refresh();
   const pos = listed.indexOf(index);
-  if (pos >= 0) vlist.reveal(pos);
+  if (pos >= 0) v.reveal(pos);
   renderControls(t, mip, slice);
   renderInfo(t, mip);
   setState('loading');
@@ -539,6 +620,11 @@ function present(image, grid, blocks) {
   state.blocks = blocks;
   const sameSize = state.image && state.image.width === image.width && state.image.height === image.height;
   state.image = image;
+  // What view() reports: the selection this image belongs to (callers present only the current
+  // selection's images; state.current itself changes as soon as another is asked for).
+  const c = state.current;
+  const t = state.textures[c.index];
+  state.shown = { file: t.census.file, texture: t.census.name, index: c.index, mip: c.mip, slice: c.slice, format: t.census.format };
   state.hist = image.data ? histogram(image) : null;
   state.grid = grid;
   if (!sameSize) {
@@ -774,7 +860,9 @@ $('zoom-fit').addEventListener('click', setFit);
 $('zoom-1').addEventListener('click', () => setZoom(1));
 $('zoom-in').addEventListener('click', () => setZoom(state.zoom * 2));
 $('zoom-out').addEventListener('click', () => setZoom(state.zoom / 2));
-window.addEventListener('resize', () => applyZoom());
+// The viewport also changes size without the window doing so (the grid widens the sidebar, the
+// bar wraps): keep the fit and the centre then too.
+new ResizeObserver(() => applyZoom()).observe(el.viewport);
 
 el.viewport.addEventListener('wheel', (e) => {
   if (!state.image) return;
@@ -797,12 +885,66 @@ function texelAt(clientX, clientY) {
 }
 
 let drag = null;
+// Touch (pointer events): one finger pans (the drag above), two fingers pinch: the zoom follows
+// the distance between them and the texel under their midpoint stays under it as it moves; a
+// double tap fits the image. `touches` holds each finger's last position (viewport pixels).
+const touches = new Map();
+let pinch = null; // at the pinch's start: finger distance, zoom and the texel under the midpoint
+let lastTap = null; // { time, x, y } of the last single tap
+const DOUBLE_TAP_MS = 350;
+const DOUBLE_TAP_PX = 30;
+function pinchGeometry() {
+  const [[ax, ay], [bx, by]] = [...touches.values()];
+  const r = el.viewport.getBoundingClientRect();
+  return { dist: Math.hypot(bx - ax, by - ay), mid: [(ax + bx) / 2 - r.left, (ay + by) / 2 - r.top] };
+}
 el.viewport.addEventListener('pointerdown', (e) => {
   if (!state.image || e.button !== 0) return;
+  if (e.pointerType === 'touch') {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    if (touches.size === 2) {
+      drag = null; // the first finger's pan becomes a pinch
+      const g = pinchGeometry();
+      const { w, h } = viewportSize();
+      const texel = [state.center[0] + (g.mid[0] - w / 2) / state.zoom, state.center[1] + (g.mid[1] - h / 2) / state.zoom];
+      pinch = { dist: g.dist, zoom: state.zoom, texel };
+      el.viewport.setPointerCapture?.(e.pointerId);
+      return;
+    }
+    if (touches.size > 2) return;
+  }
   drag = { x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
   el.viewport.setPointerCapture?.(e.pointerId);
 });
+function endTouch(e) {
+  if (!touches.delete(e.pointerId)) return false;
+  if (pinch) {
+    if (touches.size < 2) pinch = null;
+    drag = null;
+    lastTap = null;
+    return true; // a pinch is neither a pan nor a tap
+  }
+  return false;
+}
+el.viewport.addEventListener('pointercancel', (e) => {
+  endTouch(e);
+  if (drag?.id === e.pointerId) { drag = null; el.viewport.classList.remove('dragging'); }
+});
 el.viewport.addEventListener('pointermove', (e) => {
+  if (pinch && touches.has(e.pointerId)) {
+    touches.set(e.pointerId, [e.clientX, e.clientY]);
+    // From the start of the pinch each time (no rounding builds up): the zoom is the start zoom
+    // times the spread, and the start texel goes under the fingers' midpoint.
+    const g = pinchGeometry();
+    const { w, h } = viewportSize();
+    const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, pinch.dist > 0 ? pinch.zoom * (g.dist / pinch.dist) : state.zoom));
+    state.fit = false;
+    state.zoom = z;
+    state.center = [pinch.texel[0] - (g.mid[0] - w / 2) / z, pinch.texel[1] - (g.mid[1] - h / 2) / z];
+    applyZoom();
+    return;
+  }
+  if (touches.has(e.pointerId)) touches.set(e.pointerId, [e.clientX, e.clientY]);
   if (drag && drag.id === e.pointerId) {
     const dx = e.clientX - drag.x;
     const dy = e.clientY - drag.y;
@@ -817,10 +959,21 @@ el.viewport.addEventListener('pointermove', (e) => {
   hover(texelAt(e.clientX, e.clientY));
 });
 el.viewport.addEventListener('pointerup', (e) => {
+  if (endTouch(e)) return;
   if (!drag || drag.id !== e.pointerId) return;
   const wasDrag = drag.moved;
   drag = null;
   el.viewport.classList.remove('dragging');
+  if (!wasDrag && e.pointerType === 'touch') {
+    const now = performance.now();
+    const near = lastTap && Math.hypot(e.clientX - lastTap.x, e.clientY - lastTap.y) < DOUBLE_TAP_PX;
+    if (near && now - lastTap.time < DOUBLE_TAP_MS) {
+      lastTap = null;
+      setFit();
+      return;
+    }
+    lastTap = { time: now, x: e.clientX, y: e.clientY };
+  }
   if (!wasDrag) {
     const t = texelAt(e.clientX, e.clientY);
     if (t) setPin(t);
@@ -987,11 +1140,12 @@ function drawOverlay() {
 // ---- keyboard ------------------------------------------------------------------------------
 const SHORTCUTS = [
   ['+ / −', 'zoom in / out (or the mouse wheel)'], ['0 or F', 'fit to view'], ['1', 'actual size (1:1)'],
-  ['drag', 'pan'], ['click', 'pin the texel under the mouse'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
+  ['drag', 'pan'], ['click', 'pin the texel under the mouse'],
+  ['pinch / one finger / double tap', 'touch: zoom / pan / fit'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
   ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
   ['E / Shift+E', 'exposure +/− 1 EV'], ['W', 'auto exposure (brightest value to 1)'], ['M', 'next tonemap'], ['N', 'normal-map view'],
   ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],
-  ['[ / ]', 'previous / next mip'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
+  ['[ / ]', 'previous / next mip'], ['#', 'textures as a list / as a grid of thumbnails'], ['L', 'copy a link to this view'], ['?', 'this list'], ['Esc', 'close this list'],
 ];
 (() => {
   const table = $('help-table');
@@ -1048,6 +1202,7 @@ window.addEventListener('keydown', (e) => {
   else if (k === 'x' || k === 'X') el.badOverlay.click();
   else if ((k === 'c' || k === 'C') && !el.cross.hidden) el.cross.click();
   else if ((k === 't' || k === 'T') && !el.tiles.hidden) el.tiles.click();
+  else if (k === '#') setGridMode(!gridMode);
   else if (k === '[') stepMip(-1);
   else if (k === ']') stepMip(1);
   else if (k === 'l' || k === 'L') $('share').click();
@@ -1284,6 +1439,22 @@ for (const b of document.querySelectorAll('[data-export]')) {
 }
 document.addEventListener('click', (e) => { if (!$('export-menu').contains(e.target)) $('export-menu').hidden = true; });
 
+// ---- drawers on narrow screens (style.css shows the toggles below 1100 / 900 px) -------------
+function setDrawer(name, open) {
+  document.body.classList.toggle(`show-${name}`, open);
+  $(`${name}-toggle`).setAttribute('aria-expanded', String(open));
+  if (open) setDrawer(name === 'list' ? 'info' : 'list', false); // one drawer at a time
+  if (open && name === 'list' && gridMode) vgrid.refresh(); // thumbnails wait for a visible drawer
+}
+for (const name of ['list', 'info']) {
+  $(`${name}-toggle`).addEventListener('click', () => setDrawer(name, !document.body.classList.contains(`show-${name}`)));
+}
+// Choosing a texture, or touching the view, closes the list drawer.
+// (Capture: the row is re-rendered by the selection before the event would bubble up.)
+el.list.addEventListener('click', (e) => { if (e.target.closest('.tex')) setDrawer('list', false); }, true);
+el.viewport.addEventListener('pointerdown', () => { setDrawer('list', false); setDrawer('info', false); });
+window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { setDrawer('list', false); setDrawer('info', false); } });
+
 // ---- demos: files the core generates, opened like dropped files ----------------------------
 const DEMOS = [
   { id: 'ue5-vt', title: 'UE5 virtual texture', tag: 'Unreal', text: 'T_Landscape_VT · 8×8 tiles of 64 px, BC1 colour + BC5 normal layers, 3 tiles left out (magenta)' },
@@ -1362,14 +1533,11 @@ function resolveTexture(spec) {
 }
 
 window.texscope = {
+  // What is on screen (a selection still decoding shows once its image has arrived).
   view() {
-    const c = state.current;
-    if (!c || !state.image) return null;
-    const t = state.textures[c.index];
-    return {
-      file: t.census.file, texture: t.census.name, index: c.index, mip: c.mip, slice: c.slice,
-      width: state.image.width, height: state.image.height, format: t.census.format,
-    };
+    const s = state.shown;
+    if (!s || !state.image) return null;
+    return { ...s, width: state.image.width, height: state.image.height };
   },
   async select({ texture, mip, slice } = {}) {
     const index = resolveTexture(texture);
@@ -1529,9 +1697,31 @@ window.texscope = {
       rows: el.list.querySelectorAll('.tex').length,
     };
   },
+  // The grid (issue 7): mode, cells in the DOM, every thumbnail request sent (texture index, mip)
+  // and the cache size.
+  thumbs() {
+    return {
+      grid: gridMode, cells: $('texture-grid').querySelectorAll('.cell').length,
+      drawn: $('texture-grid').querySelectorAll('canvas.thumb').length,
+      requested: thumbs.log.map((r) => ({ ...r, name: state.textures[r.index]?.census.name })),
+      cached: thumbs.cache.size, inflight: thumbs.inflight.size, limit: thumbs.limit,
+    };
+  },
+  // RGBA of thumbnail texel (x, y) of texture `index` (from the cache), or null.
+  thumbPixel(index, x, y) {
+    const m = thumbMip(state.textures[index]).mip;
+    const th = thumbs.cache.get(`${index}:${m}`);
+    if (!th || th.error || x >= th.width || y >= th.height) return null;
+    const i = (y * th.width + x) * 4;
+    return { width: th.width, height: th.height, rgba: Array.from(th.data.subarray(i, i + 4)) };
+  },
+  setThumbCacheLimit(n) {
+    thumbs.setLimit(n);
+  },
   // Test hook: replaces the catalog with `entries` (census-like records) to exercise the list alone.
   injectList(entries) {
-    state.textures = entries.map((c) => ({ census: c, mips: [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0 }));
+    // `mipList` (optional) stands for the Session's per-mip records, e.g. to show a waiting entry.
+    state.textures = entries.map((c) => ({ census: c, mips: c.mipList ?? [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0 }));
     state.problems = [];
     state.current = null;
     renderList();
@@ -1573,7 +1763,7 @@ async function fetchFile(url, onBytes) {
   try {
     res = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
   } catch (e) {
-    throw new Error(`${url} could not be fetched (${e.message}); the server refused, or the page's security policy does not allow that origin`);
+    throw new Error(await fetchFailure(url, e));
   }
   if (!res.ok) throw new Error(`${url} could not be fetched: the server answered ${res.status}`);
   const total = Number(res.headers.get('content-length')) || 0;
@@ -1590,6 +1780,25 @@ async function fetchFile(url, onBytes) {
     onBytes(got, total);
   }
   return new File(chunks, urlFileName(url));
+}
+
+// Why a fetch failed: the browser says only "Failed to fetch". A second, opaque (no-cors) request
+// to the same URL tells a server that answered but does not allow other sites to read it (CORS)
+// from one that could not be reached.
+async function fetchFailure(url, e) {
+  if (!sourceOrigins([url]).length) {
+    return `${url} could not be fetched: its host name is not a plain name or address, so the page's security policy does not allow it.`;
+  }
+  let answered = false;
+  try {
+    await fetch(url, { mode: 'no-cors', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    answered = true;
+  } catch { /* not reachable either */ }
+  if (answered) {
+    return `${url} could not be read: its server answered but does not allow other sites to read the file (no Access-Control-Allow-Origin header). Its owner must allow it (CORS), or download the file and drop it here.`;
+  }
+  const mixed = location.protocol === 'https:' && url.startsWith('http:') ? ', or this https page may not fetch an http address (use https)' : '';
+  return `${url} could not be fetched (${e.message}): the server could not be reached${mixed}.`;
 }
 
 async function openSources() {
@@ -1612,6 +1821,7 @@ async function openSources() {
 // applyQuery (below) waits for this before it selects the texture, mip and slice the address names.
 const sourcesOpened = restoreFromHash().then(openSources).catch((e) => {
   $('progress').hidden = true;
+  el.srcNote.textContent = el.srcNote.textContent.replace(/^Opening/, 'Could not open');
   fail(e.message);
 });
 // A link pasted into this tab's address bar changes only the hash.

@@ -8,7 +8,7 @@
 //   ?slice=N        then that slice (0-65535)
 //   ?profile=NAME   the Frostbite format profile (checked by the core against its table)
 //   ?src=URL        fetch one file from an http(s) URL and open it (the page's CSP lets only this
-//                   server answer; anything else is refused by the browser and reported)
+//                   server and the origins named by ?src= answer: see allowSourceOrigins)
 
 const MAX_VALUE = 2048;
 const LIMITS = { mip: 16, slice: 65535 };
@@ -99,4 +99,39 @@ export function showNotice(lines) {
   }
   box.replaceChildren(...lines.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
   box.hidden = !lines.length;
+}
+
+// Connections (issue 7, open by URL). index.html's own policy allows connect-src 'self' plus any
+// http(s) origin, and before any request is made main.js calls allowSourceOrigins, which adds a
+// second policy naming only 'self' and the origins of the address's ?src= URLs. A browser enforces
+// every policy of a page (CSP3 §"Multiple policies"), so what may be fetched is the intersection:
+// this server and exactly the origins the user named. Without ?src= that is 'self' alone, as before.
+// A script injected later cannot widen it (policies only ever add restrictions), and the worker
+// fetches only its own wasm. The page fetches those URLs with GET and credentials: 'omit'.
+const ORIGIN = /^https?:\/\/[a-z0-9.-]{1,253}(:\d{1,5})?$/;
+
+/**
+ * The origins to allow for `urls` (http(s) URL strings): each URL's origin, kept only if it is a
+ * plain scheme://host[:port] (a host holding other characters, such as ';', could end the CSP
+ * directive; such a URL stays blocked and the fetch error says so).
+ */
+export function sourceOrigins(urls) {
+  const out = [];
+  for (const u of urls) {
+    let o;
+    try { o = new URL(u).origin; } catch { continue; }
+    if (ORIGIN.test(o) && !out.includes(o)) out.push(o);
+  }
+  return out;
+}
+
+/** Adds the connect-src policy for `urls` (see above); returns the policy text. */
+export function allowSourceOrigins(urls) {
+  const policy = ["connect-src 'self' ws://127.0.0.1:* ws://localhost:*", ...sourceOrigins(urls)].join(' ');
+  const meta = document.createElement('meta');
+  meta.httpEquiv = 'Content-Security-Policy';
+  meta.content = policy;
+  meta.dataset.testid = 'csp-sources';
+  document.head.append(meta);
+  return policy;
 }

@@ -7,6 +7,7 @@
 // reports a texture or file needs a decoder it lacks (a `NotInBuild` error, or `needsFull()` after
 // opening), then every file is reopened in it, in the same order, and the request retried.
 import * as core from './pkg/texscope.js';
+import { thumbnail } from './thumbs.js';
 
 let wasm = core;
 let full = false;
@@ -91,6 +92,11 @@ async function run(req) {
     case 'decode': {
       const img = session.decode(req.texture, req.mip, req.slice);
       return { result: img, transfer: [img.data.buffer] };
+    }
+    case 'thumb': {
+      // The grid's thumbnail: one small mip (the page picks it) reduced here to a few KiB.
+      const t = thumbnail(session.decode(req.texture, req.mip, 0));
+      return { result: t, transfer: [t.data.buffer] };
     }
     case 'exportDds': {
       const bytes = session.exportDds(req.texture);

@@ -44,9 +44,12 @@ export function route(path, body) {
   return new URL(path, server.url).href;
 }
 
-/** A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. */
-export async function openPage(t, query = '') {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+/**
+ * A fresh 1280x720 page on the viewer; `problems` collects what a test must find empty. `options`
+ * are extra browser.newPage options (e.g. another viewport, hasTouch).
+ */
+export async function openPage(t, query = '', options = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 }, ...options });
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
@@ -58,4 +61,27 @@ export async function openPage(t, query = '') {
   t.after(() => page.close());
   await page.goto(server.url + query);
   return { page, problems };
+}
+
+/**
+ * Scrolls the element `selector` from top to bottom in 40 steps and returns the time of each step
+ * (set scrollTop, wait two frames), sorted, with a diagnostic line: the virtualised list and grid
+ * must keep the 90th percentile under 100 ms (a frame budget with room for a loaded machine).
+ */
+export async function scrollSteps(t, page, selector) {
+  const times = await page.evaluate(async (sel) => {
+    const s = document.querySelector(sel);
+    const out = [];
+    for (let k = 1; k <= 40; k++) {
+      const t0 = performance.now();
+      s.scrollTop = (s.scrollHeight * k) / 40;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      out.push(performance.now() - t0);
+    }
+    return out;
+  }, selector);
+  times.sort((a, b) => a - b);
+  t.diagnostic(`${selector} scroll step (set scrollTop, two frames): median ${times[20].toFixed(1)} ms, p90 ${times[36].toFixed(1)} ms`);
+  assert.ok(times[36] < 100, `90th percentile scroll step ${times[36].toFixed(1)} ms`);
+  return times;
 }
