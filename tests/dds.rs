@@ -6,7 +6,6 @@ mod common;
 use common::samples;
 mod dds_fixtures;
 
-
 use dds_fixtures::{desc, standard_set, Fixture};
 use texscope::dds::{self, Desc};
 use texscope::io::BytesSource;
