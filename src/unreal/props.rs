@@ -9,7 +9,12 @@
 //! a zero mask (u8 / u16 / u32 words) over the fragments that have zeroes, then the non-zero
 //! values in schema order.
 
-use super::usmap::{kind, PropType, Usmap};
+// Without the `usmap` feature (the page's first wasm module) the unversioned reader is left out.
+#![cfg_attr(not(feature = "usmap"), allow(dead_code))]
+
+use super::usmap::Usmap;
+#[cfg(feature = "usmap")]
+use super::usmap::{kind, PropType};
 use crate::io::{Error, Reader, Result};
 
 /// The facts the info panel shows, in this order.
@@ -143,6 +148,7 @@ fn stop(what: impl std::fmt::Display) -> Error {
 }
 
 /// Reads one unversioned value of type `t`; returns its display form.
+#[cfg(feature = "usmap")]
 fn read_unversioned(
     ctx: &Ctx,
     r: &mut Reader,
@@ -227,6 +233,7 @@ fn read_unversioned(
     })
 }
 
+#[cfg(feature = "usmap")]
 fn soft_path(ctx: &Ctx, r: &mut Reader) -> Result<String> {
     let mut s = ctx.fname(r)?;
     if ctx.top_level_paths {
@@ -242,6 +249,7 @@ fn soft_path(ctx: &Ctx, r: &mut Reader) -> Result<String> {
     Ok(s)
 }
 
+#[cfg(feature = "usmap")]
 fn enum_value(ctx: &Ctx, enum_name: Option<&str>, v: u64) -> String {
     match (ctx.usmap, enum_name) {
         (Some(m), Some(e)) => match m.enum_name(e, v) {
@@ -252,6 +260,7 @@ fn enum_value(ctx: &Ctx, enum_name: Option<&str>, v: u64) -> String {
     }
 }
 
+#[cfg(feature = "usmap")]
 fn read_struct(ctx: &Ctx, r: &mut Reader, name: &str, depth: u32) -> Result<String> {
     if let Some(n) = binary_struct(name, ctx.lwc) {
         if name == "IntPoint" {
@@ -286,7 +295,15 @@ fn read_struct(ctx: &Ctx, r: &mut Reader, name: &str, depth: u32) -> Result<Stri
 /// Walks an unversioned property block of `class` from the reader's position.
 pub fn walk_unversioned(ctx: &Ctx, r: &mut Reader, class: &str) -> Walk {
     let start = r.pos();
-    let mut w = match walk_unversioned_inner(ctx, r, class, 0) {
+    #[cfg(feature = "usmap")]
+    let walked = walk_unversioned_inner(ctx, r, class, 0);
+    // Without the feature no .usmap can be open (usmap::parse is a NotInBuild error).
+    #[cfg(not(feature = "usmap"))]
+    let walked: Result<Walk> = {
+        let _ = (ctx, class);
+        Err(stop("properties are unversioned and no .usmap was opened"))
+    };
+    let mut w = match walked {
         Ok(w) => w,
         Err(e) => Walk {
             stopped: Some(e.to_string()),
@@ -297,6 +314,7 @@ pub fn walk_unversioned(ctx: &Ctx, r: &mut Reader, class: &str) -> Walk {
     w
 }
 
+#[cfg(feature = "usmap")]
 fn walk_unversioned_inner(ctx: &Ctx, r: &mut Reader, class: &str, depth: u32) -> Result<Walk> {
     let usmap = ctx
         .usmap

@@ -4,6 +4,9 @@
 //! has-versioning + UE4/UE5 object versions, custom versions, net CL], u8 compression, u32
 //! compressed and u32 decompressed size, then names, enums and structs with property schemas.
 
+// Without the `usmap` feature (the page's first wasm module) the unversioned reader is left out.
+#![cfg_attr(not(feature = "usmap"), allow(dead_code))]
+
 use crate::io::{Error, Limits, Reader, Result};
 use std::collections::HashMap;
 
@@ -251,6 +254,15 @@ fn body(data: &[u8], limits: &Limits) -> Result<(u8, Vec<u8>)> {
 }
 
 /// Parses a whole .usmap file.
+#[cfg(not(feature = "usmap"))]
+pub fn parse(_data: &[u8], _limits: &Limits) -> Result<Usmap> {
+    Err(crate::io::Error::not_in_build(
+        "a .usmap mapping file",
+        "usmap",
+    ))
+}
+
+#[cfg(feature = "usmap")]
 pub fn parse(data: &[u8], limits: &Limits) -> Result<Usmap> {
     let (version, body) = body(data, limits)?;
     let mut r = Reader::new(&body);

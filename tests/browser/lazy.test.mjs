@@ -76,3 +76,29 @@ for (const name of ['CRUNCH_DXT1.crn', 'PVRTCI_4bpp_RGBA.ktx2']) {
     assert.deepEqual(problems, []);
   });
 }
+
+// A .usmap (unversioned UE properties) is read only by the full module: the core lists the package
+// alone, and a dropped .usmap switches modules. Expected values: `texscope info` (native, every
+// feature) on the same files says SRGB false and CompressionSettings TC_Normalmap, which is what UE
+// cooks a BC5 normal map with (tests/unreal_properties.rs checks that rule on all 84 Clay packages).
+const CLAY = [resolve(ROOT, '../shared/samples/unreal/uassetapi-testassets/Clay'),
+  '/work/shared/samples/unreal/uassetapi-testassets/Clay'].find(existsSync);
+const JOSH = 'Clay/Content/FirstPerson/Blueprints/Characters/Jumbo_Josh/Jumbo_Josh_Teethes_Normal';
+test('a .usmap loads the full module and its properties reach the info panel', { skip: !CLAY && 'samples not found' }, async (t) => {
+  const files = (exts) => exts.map((e) => ({ name: `Jumbo_Josh_Teethes_Normal${e}`, mimeType: 'application/octet-stream',
+    buffer: readFileSync(join(CLAY, `${JOSH}${e}`)) }));
+  const { page: p, wasm } = await page(t);
+  await p.setInputFiles('[data-testid=file-input]', files(['.uasset', '.uexp']));
+  await p.waitForFunction(() => window.texscope.infoJson()?.census?.name === 'Jumbo_Josh_Teethes_Normal', null, { timeout: 120000 });
+  let info = await p.evaluate(() => window.texscope.infoJson());
+  assert.equal(info.metadata.SRGB, undefined, 'no .usmap: the property is unknown');
+  assert.equal(wasm.size, 1, `fetched ${[...wasm].join(', ')}`);
+  await p.setInputFiles('[data-testid=file-input]', [{ name: 'Clay.usmap', mimeType: 'application/octet-stream',
+    buffer: readFileSync(join(CLAY, 'Clay.usmap')) }]);
+  await p.waitForFunction(() => window.texscope.infoJson()?.metadata?.SRGB !== undefined, null, { timeout: 120000 });
+  info = await p.evaluate(() => window.texscope.infoJson());
+  assert.equal(info.metadata.SRGB, 'false');
+  assert.equal(info.metadata.CompressionSettings, 'TC_Normalmap');
+  assert.match(info.metadata.Properties, /Clay\.usmap/);
+  assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
+});
