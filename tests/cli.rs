@@ -3,7 +3,7 @@
 //! the stored bytes) of exactly those fixtures, read back with the png and exr crates.
 
 mod common;
-use common::samples;
+use common::{read_png, samples};
 mod dds_fixtures;
 
 use std::path::{Path, PathBuf};
@@ -150,13 +150,8 @@ fn png_export_equals_decode() {
         for m in 0..fx.desc.mips {
             for s in 0..fx.surface_count(m) {
                 let path = out_dir.join(export_name(fx, m, s, "png"));
-                let file = std::fs::File::open(&path)
-                    .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", path.display()));
-                let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-                    .read_info()
-                    .unwrap();
-                let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-                let info = reader.next_frame(&mut buf).unwrap();
+                assert!(path.exists(), "{} missing\n{stderr}", path.display());
+                let (info, buf) = read_png(&path);
                 let (bytes, w, h) = fx.surface(m, s);
                 // Reference: the codec's decode of the bytes the fixture wrote.
                 let img = decode_surface(fx.desc.format, w, h, bytes, &limits).unwrap();
@@ -488,12 +483,12 @@ fn export_with_a_profile_writes_the_source_image() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let png_path = out_dir.join("old.res__old__mip0__s0.png");
-    let file = std::fs::File::open(&png_path).unwrap_or_else(|e| panic!("{e}\n{stderr}"));
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
+    assert!(
+        png_path.exists(),
+        "{} missing\n{stderr}",
+        png_path.display()
+    );
+    let (info, buf) = read_png(&png_path);
     assert_eq!((info.width, info.height), (8, 8));
     // The fixture's image is what its BC1 blocks were made from (flat blocks, exact in BC1).
     assert!(buf[..info.buffer_size()] == image.to_rgba8()[..]);
@@ -696,12 +691,7 @@ fn sparse_4gib_file_reads_only_headers_and_the_mip() {
         "export read {read} bytes; headers {header_len} + mip {mip_bytes}"
     );
     // The pixels are the ones stored past 4 GiB.
-    let png = std::fs::File::open(out_dir.join("big.assets__T_Fuzz__mip0__s0.png")).unwrap();
-    let mut reader = png::Decoder::new(std::io::BufReader::new(png))
-        .read_info()
-        .unwrap();
-    let mut got = vec![0; reader.output_buffer_size().unwrap()];
-    reader.next_frame(&mut got).unwrap();
+    let (_, got) = read_png(&out_dir.join("big.assets__T_Fuzz__mip0__s0.png"));
     // Unity stores rows bottom first (seed 004); the export is top first.
     let row = (SPARSE_SIDE * 4) as usize;
     let flipped: Vec<u8> = pixels.chunks(row).rev().flatten().copied().collect();

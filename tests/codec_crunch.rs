@@ -17,9 +17,9 @@
 //! Skipped with a message if the samples folder is absent.
 
 mod common;
-use common::samples;
+use common::{ferris_512, samples};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use texscope::codec::crunch::{Crunch, Variant};
 use texscope::io::{BytesSource, SourceRef};
@@ -256,18 +256,6 @@ fn every_level_of_every_crn_matches_the_reference_blocks() {
     }
 }
 
-fn ferris(d: &Path) -> Vec<u8> {
-    let file = std::fs::File::open(d.join("ferris_512.png")).unwrap();
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    assert_eq!(buf.len(), 512 * 512 * 4, "ferris_512.png is 8-bit RGBA");
-    buf
-}
-
 /// The 512x512 source averaged over `f` x `f` squares (rounded), as a level of size 512 / f.
 fn box_down(src: &[u8], f: usize) -> Vec<u8> {
     let n = (512 / f).max(1);
@@ -416,7 +404,7 @@ const PSNR: [(&str, &[usize], &[usize], [f64; 10]); 13] = [
 #[test]
 fn every_level_reaches_its_psnr_through_the_catalog() {
     let d = dir();
-    let src = ferris(&d);
+    let src = ferris_512(&d);
     for (stem, ch, src_ch, floor) in PSNR {
         let path = d.join(format!("textures/{stem}.crn"));
         let data = std::fs::read(&path).unwrap();

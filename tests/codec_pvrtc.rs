@@ -11,7 +11,7 @@
 //!   the same blocks (PVRTC specification: such mips are stored as the minimum grid).
 
 mod common;
-use common::{psnr, samples};
+use common::{ferris_512, psnr, samples};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use texscope::codec::{decode_surface, PixelFormat as PF, Pixels};
@@ -131,12 +131,7 @@ fn real_files_match_texture2ddecoder_and_reach_its_psnr() {
     let root = samples();
     let unity = root.join("unity");
     let t2d = unity.join("UniversalGameExtraction_texture2ddecoder/resources/tests");
-    let file = std::fs::File::open(t2d.join("ferris_512.png")).unwrap();
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut ferris = vec![0; reader.output_buffer_size().unwrap()];
-    reader.next_frame(&mut ferris).unwrap();
+    let ferris = ferris_512(&t2d);
     let ar = unity.join("AssetRipper_TextureDecoder/TestFiles");
     // Logo_00 is the BGRA32 original of the Android logos (its .json says Format BGRA32_14, 512x512).
     let logo = swap_bgra(std::fs::read(ar.join("Android/Logo_00")).unwrap());

@@ -15,7 +15,7 @@
 //! Skipped with a message if the samples folder is absent.
 
 mod common;
-use common::{psnr, samples};
+use common::{ferris_512, psnr, samples};
 use std::path::Path;
 use texscope::codec::{decode_surface, PixelFormat as PF, Pixels};
 use texscope::io::Limits;
@@ -42,23 +42,11 @@ fn ktx2_level0(path: &Path) -> Vec<u8> {
     d[off..off + len].to_vec()
 }
 
-/// The source image of the texture2ddecoder test files, 512x512 8-bit RGBA.
-fn ferris_png(dir: &Path) -> Vec<u8> {
-    let file = std::fs::File::open(dir.join("ferris_512.png")).unwrap();
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-        .read_info()
-        .unwrap();
-    let mut src = vec![0; reader.output_buffer_size().unwrap()];
-    reader.next_frame(&mut src).unwrap();
-    assert_eq!(src.len(), 512 * 512 * 4, "ferris_512.png is 8-bit RGBA");
-    src
-}
-
 #[test]
 fn etc_eac_atc_files_reach_reference_psnr() {
     let root = samples();
     let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
-    let src = ferris_png(&dir);
+    let src = ferris_512(&dir);
     let rgb: &[usize] = &[0, 1, 2];
     let rgba: &[usize] = &[0, 1, 2, 3];
     // (file, format, channels compared, texture2ddecoder's PSNR in dB)
@@ -114,7 +102,7 @@ fn astc_ktx2_files_equal_astcenc_decode() {
     use sha2::{Digest, Sha256};
     let root = samples();
     let dir = root.join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests");
-    let src = ferris_png(&dir);
+    let src = ferris_512(&dir);
     // (footprint, astcenc's RGBA PSNR against the PNG in dB, SHA-256 of astcenc's RGBA8 decode)
     let cases: [(u8, u8, f64, &str); 14] = [
         (

@@ -27,3 +27,28 @@ pub fn psnr(a: &[u8], b: &[u8], channels: &[usize]) -> f64 {
     }
     10.0 * (255.0 * 255.0 / (se / n)).log10()
 }
+
+/// Decodes the PNG at `path` as stored (no transformations): its frame info and pixel bytes.
+pub fn read_png(path: &std::path::Path) -> (png::OutputInfo, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader
+        .next_frame(&mut buf)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    buf.truncate(info.buffer_size());
+    (info, buf)
+}
+
+/// `ferris_512.png` in `dir`: the source image of texture2ddecoder's test files, 512x512 RGBA8.
+pub fn ferris_512(dir: &std::path::Path) -> Vec<u8> {
+    let (info, buf) = read_png(&dir.join("ferris_512.png"));
+    assert_eq!(
+        (info.width, info.height, info.color_type),
+        (512, 512, png::ColorType::Rgba),
+        "ferris_512.png is 512x512 8-bit RGBA"
+    );
+    buf
+}
