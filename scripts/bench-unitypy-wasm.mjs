@@ -8,11 +8,16 @@
 // File whose slice() is read synchronously from disk (fs.readSync at the offset) plays that part,
 // so the core does the same ranged reads it does in the browser.
 //
+// Like the worker (www/worker.js), it starts with the core module and, the first time a texture or
+// file needs a decoder the core leaves out (a `NotInBuild` error, or `needsFull()` after opening),
+// loads the full module (www/pkg-full) once and reopens the folder in it; later folders stay there.
+//
 // usage: node scripts/bench-unitypy-wasm.mjs OUT_DIR FOLDER...   prints one JSON line:
-// {"textures": N, "decoded": N, "errors": N, "ms": wall time inside node after module compile}
+// {"textures": N, "decoded": N, "errors": N, "module": "core" or "full", "ms": wall time inside node
+// after the core module compiled}
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { initSync, Session } from '../www/pkg/texscope.js';
+import * as core from '../www/pkg/texscope.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -53,27 +58,55 @@ function groups(dir, out = []) {
 
 const [outDir, ...folders] = process.argv.slice(2);
 mkdirSync(outDir, { recursive: true });
-initSync({ module: readFileSync(join(ROOT, 'www/pkg/texscope_bg.wasm')) });
+let wasm = core;
+wasm.initSync({ module: readFileSync(join(ROOT, 'www/pkg/texscope_bg.wasm')) });
 const t0 = performance.now();
 let textures = 0;
 let decoded = 0;
 let errors = 0;
-for (const files of folders.flatMap((f) => groups(f))) {
-  const fds = [];
-  const session = new Session();
-  session.add(files.map((p) => diskFile(p, fds)));
-  for (const t of session.textures()) {
-    textures++;
-    if (t.census.error) { errors++; continue; }
-    try {
-      const img = session.decode(t.index, 0, 0);
-      writeFileSync(join(outDir, `${decoded}.rgba`), img.data);
-      decoded++;
-    } catch {
-      errors++;
-    }
-  }
-  session.free();
-  for (const fd of fds) closeSync(fd);
+
+async function useFull() {
+  wasm = await import('../www/pkg-full/texscope.js');
+  wasm.initSync({ module: readFileSync(join(ROOT, 'www/pkg-full/texscope_bg.wasm')) });
 }
-console.log(JSON.stringify({ textures, decoded, errors, ms: performance.now() - t0 }));
+
+/** Lists and decodes one folder; throws a `NotInBuild` error before writing anything if the
+ * current module lacks a decoder the folder needs. */
+function folder(files) {
+  const fds = [];
+  const session = new wasm.Session();
+  try {
+    session.add(files.map((p) => diskFile(p, fds)));
+    if (session.needsFull()) throw Object.assign(new Error('needs the full module'), { name: 'NotInBuild' });
+    const images = [];
+    let failed = 0;
+    for (const t of session.textures()) {
+      if (t.census.error) { failed++; continue; }
+      try {
+        images.push(session.decode(t.index, 0, 0).data);
+      } catch (e) {
+        if (e?.name === 'NotInBuild') throw e;
+        failed++;
+      }
+    }
+    return { listed: images.length + failed, images, failed };
+  } finally {
+    session.free();
+    for (const fd of fds) closeSync(fd);
+  }
+}
+
+for (const files of folders.flatMap((f) => groups(f))) {
+  let r;
+  try {
+    r = folder(files);
+  } catch (e) {
+    if (e?.name !== 'NotInBuild' || wasm !== core) throw e;
+    await useFull();
+    r = folder(files);
+  }
+  textures += r.listed;
+  errors += r.failed;
+  for (const data of r.images) writeFileSync(join(outDir, `${decoded++}.rgba`), data);
+}
+console.log(JSON.stringify({ textures, decoded, errors, module: wasm === core ? 'core' : 'full', ms: performance.now() - t0 }));
