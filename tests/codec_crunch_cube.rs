@@ -1,0 +1,444 @@
+//! Crunch cube maps and mip chains (issue 3): every level of every face, both variants, DXT1 /
+//! DXT5 / DXT5A / DXN. No real cube .crn is at hand, so the streams come from the test-only
+//! writer in tests/common/crn_writer.rs (written from crnlib's format description, see there).
+//!
+//! Expected values come from the construction: each stream is written from chosen blocks
+//! (pseudo-random palettes, a different mix per level and face), and decoding must give exactly
+//! those blocks back; pixels are compared with `decode_surface` of those same blocks. The level
+//! sizes (52x36 down to 1x1: 13x9, 7x5, 4x3, 2x1 and 1x1 blocks) leave partial 2x2 chunks on the
+//! right and at the bottom; the blocks are laid out so every crnlib chunk encoding and every Unity
+//! endpoint reference occurs (asserted from the writer's counts).
+
+#[path = "common/crn_writer.rs"]
+mod crn_writer;
+
+use crn_writer::{fix_checksums, write, Format, Variant as WVariant, Written, TILES};
+use std::path::PathBuf;
+use std::process::Command;
+use texscope::codec::crunch::{Crunch, Variant};
+use texscope::io::{BytesSource, SourceRef};
+use texscope::{decode_surface, ErrorKind, Limits, PixelFormat, Pixels, TextureKind};
+
+const W: u32 = 52;
+const H: u32 = 36;
+const LEVELS: usize = 6;
+const FORMATS: [Format; 4] = [Format::Dxt1, Format::Dxt5, Format::Dxt5A, Format::DxnXY];
+
+/// splitmix64: a small deterministic generator for the block content.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Blocks of every level and face, `[level][face]`: per 2x2 chunk a sharing pattern (cycling
+/// through the 8 with the chunk, face and level), distinct endpoints per tile drawn from small
+/// pools, selectors drawn per block. Pools are per stream, so palettes are shared as in crnlib.
+fn content(format: Format, faces: usize, seed: u64) -> Vec<Vec<Vec<u8>>> {
+    let mut rng = Rng(seed);
+    let ce: Vec<u32> = (0..24).map(|_| rng.next() as u32).collect();
+    let cs: Vec<u32> = (0..20).map(|_| rng.next() as u32).collect();
+    let ae: Vec<u16> = (0..18).map(|_| rng.next() as u16).collect();
+    let asel: Vec<u64> = (0..16).map(|_| rng.next() & 0xffff_ffff_ffff).collect();
+    let bpb = format.block_bytes();
+    (0..LEVELS)
+        .map(|l| {
+            let (w, h) = ((W >> l).max(1) as usize, (H >> l).max(1) as usize);
+            let (bx, by) = (w.div_ceil(4), h.div_ceil(4));
+            (0..faces)
+                .map(|f| {
+                    let mut out = vec![0u8; bx * by * bpb];
+                    for cy in 0..by.div_ceil(2) {
+                        for cx in 0..bx.div_ceil(2) {
+                            let enc = (cx + 3 * cy + 5 * f + 7 * l) % 8;
+                            // Distinct pool indices per tile, per endpoint kind.
+                            let mut pick = |n: usize| {
+                                let mut v: Vec<usize> = Vec::new();
+                                while v.len() < 4 {
+                                    let i = rng.below(n);
+                                    if !v.contains(&i) {
+                                        v.push(i);
+                                    }
+                                }
+                                v
+                            };
+                            let (tc, ta0, ta1) = (pick(ce.len()), pick(ae.len()), pick(ae.len()));
+                            for (k, &t) in TILES[enc].iter().enumerate() {
+                                let (x, y) = (2 * cx + (k & 1), 2 * cy + (k >> 1));
+                                if x >= bx || y >= by {
+                                    continue;
+                                }
+                                let b = &mut out[(y * bx + x) * bpb..][..bpb];
+                                let alpha = |b: &mut [u8], ep: u16, sel: u64| {
+                                    b[..2].copy_from_slice(&ep.to_le_bytes());
+                                    b[2..8].copy_from_slice(&sel.to_le_bytes()[..6]);
+                                };
+                                let color = |b: &mut [u8], ep: u32, sel: u32| {
+                                    b[..4].copy_from_slice(&ep.to_le_bytes());
+                                    b[4..8].copy_from_slice(&sel.to_le_bytes());
+                                };
+                                match format {
+                                    Format::Dxt1 => {
+                                        color(b, ce[tc[t]], cs[rng.below(cs.len())]);
+                                    }
+                                    Format::Dxt5 => {
+                                        alpha(&mut b[..8], ae[ta0[t]], asel[rng.below(asel.len())]);
+                                        color(&mut b[8..], ce[tc[t]], cs[rng.below(cs.len())]);
+                                    }
+                                    Format::Dxt5A => {
+                                        alpha(b, ae[ta0[t]], asel[rng.below(asel.len())]);
+                                    }
+                                    Format::DxnXY => {
+                                        alpha(&mut b[..8], ae[ta0[t]], asel[rng.below(asel.len())]);
+                                        alpha(&mut b[8..], ae[ta1[t]], asel[rng.below(asel.len())]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    out
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn block_format(f: Format) -> PixelFormat {
+    match f {
+        Format::Dxt1 => PixelFormat::BC1,
+        Format::Dxt5 => PixelFormat::BC3,
+        Format::Dxt5A => PixelFormat::BC4,
+        Format::DxnXY => PixelFormat::BC5,
+    }
+}
+
+fn cube(format: Format, variant: WVariant) -> (Vec<Vec<Vec<u8>>>, Written) {
+    let seed = format.id() as u64 * 1000 + variant as u64;
+    let blocks = content(format, 6, seed);
+    let w = write(format, variant, W, H, &blocks);
+    (blocks, w)
+}
+
+fn variant_of(v: WVariant) -> Variant {
+    match v {
+        WVariant::Crnlib => Variant::Crnlib,
+        WVariant::Unity => Variant::Unity,
+    }
+}
+
+#[test]
+fn the_written_content_differs_per_face_and_level() {
+    // Guards the construction itself: a face or level equal to another would hide a decoder
+    // that returns the wrong face.
+    for f in FORMATS {
+        let blocks = content(f, 6, 7);
+        for lv in &blocks[..3] {
+            for a in 0..6 {
+                for b in a + 1..6 {
+                    assert_ne!(lv[a], lv[b], "{f:?}: faces {a} and {b}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_level_and_face_unpacks_to_the_written_blocks() {
+    for variant in [WVariant::Crnlib, WVariant::Unity] {
+        for f in FORMATS {
+            let (blocks, w) = cube(f, variant);
+            let crn = Crunch::new(&w.bytes).unwrap_or_else(|e| panic!("{f:?} {variant:?}: {e}"));
+            assert_eq!(crn.variant, variant_of(variant), "{f:?}");
+            assert_eq!((crn.header.faces, crn.header.levels), (6, LEVELS as u32));
+            for (l, lv) in blocks.iter().enumerate() {
+                for (face, want) in lv.iter().enumerate() {
+                    let got = crn
+                        .unpack(l as u32, face as u32, &Limits::default())
+                        .unwrap_or_else(|e| panic!("{f:?} {variant:?} level {l} face {face}: {e}"));
+                    assert!(
+                        &got == want,
+                        "{f:?} {variant:?} level {l} face {face}: blocks differ"
+                    );
+                }
+            }
+            match variant {
+                WVariant::Crnlib => assert!(
+                    w.chunk_encodings.iter().all(|&n| n > 0),
+                    "{f:?}: chunk encodings used {:?}",
+                    w.chunk_encodings
+                ),
+                WVariant::Unity => assert!(
+                    w.references.iter().all(|&n| n > 0),
+                    "{f:?}: references used {:?}",
+                    w.references
+                ),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_single_face_stream_with_the_same_writer_also_round_trips() {
+    for variant in [WVariant::Crnlib, WVariant::Unity] {
+        let blocks = content(Format::Dxt5, 1, 99);
+        let w = write(Format::Dxt5, variant, W, H, &blocks);
+        let crn = Crunch::new(&w.bytes).unwrap();
+        for (l, lv) in blocks.iter().enumerate() {
+            let got = crn.unpack(l as u32, 0, &Limits::default()).unwrap();
+            assert!(got == lv[0], "{variant:?} level {l}");
+        }
+    }
+}
+
+fn open(name: &str, bytes: Vec<u8>) -> texscope::Catalog {
+    texscope::open(
+        vec![BytesSource::shared(name.to_string(), bytes) as SourceRef],
+        &Default::default(),
+    )
+}
+
+#[test]
+fn the_catalog_lists_a_cube_and_decodes_each_face() {
+    for variant in [WVariant::Crnlib, WVariant::Unity] {
+        for f in FORMATS {
+            let (blocks, w) = cube(f, variant);
+            let cat = open("cube.crn", w.bytes);
+            assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+            let t = &cat.textures[0];
+            assert_eq!(t.kind, TextureKind::Cube);
+            assert_eq!((t.slices, t.mips.len()), (6, LEVELS));
+            assert_eq!(t.format, block_format(f));
+            for (l, lv) in blocks.iter().enumerate() {
+                let (mw, mh) = ((W >> l).max(1), (H >> l).max(1));
+                for (face, want) in lv.iter().enumerate() {
+                    let got = cat.decode(0, l, face as u32, Default::default()).unwrap();
+                    let want =
+                        decode_surface(block_format(f), mw, mh, want, &Limits::default()).unwrap();
+                    let (Pixels::Rgba8(a), Pixels::Rgba8(b)) = (&got.pixels, &want.pixels) else {
+                        panic!("8-bit pixels expected")
+                    };
+                    assert!(a == b, "{f:?} {variant:?} level {l} face {face}");
+                }
+            }
+        }
+    }
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("texscope-crncube-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_cli_exports_every_mip_of_every_face() {
+    let dir = temp_dir("export");
+    let out = dir.join("out");
+    let mut all = Vec::new();
+    for (variant, tag) in [(WVariant::Crnlib, "crn"), (WVariant::Unity, "unity")] {
+        for f in [Format::Dxt1, Format::DxnXY] {
+            let (blocks, w) = cube(f, variant);
+            let name = format!("{tag}_{f:?}.crn");
+            std::fs::write(dir.join(&name), &w.bytes).unwrap();
+            all.push((name, blocks));
+        }
+    }
+    let res = Command::new(env!("CARGO_BIN_EXE_texscope"))
+        .args(["export"])
+        .arg(&dir)
+        .args(["--out"])
+        .arg(&out)
+        .args(["--all-mips", "--all-slices", "--format", "raw"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        res.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    for (name, blocks) in &all {
+        let stem = name.trim_end_matches(".crn");
+        for (l, lv) in blocks.iter().enumerate() {
+            for (face, want) in lv.iter().enumerate() {
+                let p = out.join(format!("{name}__{stem}__mip{l}__s{face}.raw"));
+                let got = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+                assert!(&got == want, "{}", p.display());
+            }
+        }
+    }
+    let files = std::fs::read_dir(&out).unwrap().count();
+    assert_eq!(files, all.len() * LEVELS * 6);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Level `level`'s bytes replaced by its first `keep` bytes; later level offsets, the data size
+/// and both checksums follow.
+fn cut_level(bytes: &[u8], level: usize, keep: usize) -> Vec<u8> {
+    let ofs = |i: usize| u32::from_be_bytes(bytes[70 + 4 * i..74 + 4 * i].try_into().unwrap());
+    let levels = bytes[16] as usize;
+    let start = ofs(level) as usize;
+    let end = if level + 1 < levels {
+        ofs(level + 1) as usize
+    } else {
+        bytes.len()
+    };
+    let removed = end - start - keep;
+    let mut out = bytes[..start + keep].to_vec();
+    out.extend_from_slice(&bytes[end..]);
+    for i in level + 1..levels {
+        let o = ofs(i) - removed as u32;
+        out[70 + 4 * i..74 + 4 * i].copy_from_slice(&o.to_be_bytes());
+    }
+    let size = out.len() as u32;
+    out[6..10].copy_from_slice(&size.to_be_bytes());
+    fix_checksums(&mut out);
+    out
+}
+
+#[test]
+fn a_cube_cut_inside_face_5_decodes_faces_0_to_4_and_refuses_face_5() {
+    for variant in [WVariant::Crnlib, WVariant::Unity] {
+        for f in FORMATS {
+            let (blocks, w) = cube(f, variant);
+            // Level 0 keeps its first bytes up to 2 bytes into face 5.
+            let keep = w.face_starts[0][5] + 2;
+            let cut = cut_level(&w.bytes, 0, keep);
+            let crn = Crunch::new(&cut).unwrap();
+            for face in 0..5 {
+                let got = crn.unpack(0, face, &Limits::default()).unwrap();
+                assert!(
+                    got == blocks[0][face as usize],
+                    "{f:?} {variant:?} face {face}"
+                );
+            }
+            let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
+            let msg = e.to_string();
+            assert_eq!(e.kind, ErrorKind::Malformed, "{msg}");
+            assert!(
+                msg.contains("level 0") && msg.contains("more bits than"),
+                "{f:?} {variant:?}: {msg}"
+            );
+            // Later levels are intact.
+            let got = crn.unpack(1, 5, &Limits::default()).unwrap();
+            assert!(got == blocks[1][5], "{f:?} {variant:?} level 1 face 5");
+            // Through the catalog the message names the file.
+            let cat = open("cut.crn", cut);
+            let e = cat.decode(0, 0, 5, Default::default()).unwrap_err();
+            assert!(e.to_string().contains("cut.crn"), "{e}");
+            assert!(cat.decode(0, 0, 4, Default::default()).is_ok());
+        }
+    }
+}
+
+#[test]
+fn wrong_face_counts_are_refused_or_caught() {
+    let (blocks, w) = cube(Format::Dxt1, WVariant::Crnlib);
+    // 2, 0 and 7 faces: crunch holds 1 or 6.
+    for faces in [0u8, 2, 7] {
+        let mut b = w.bytes.clone();
+        b[17] = faces;
+        fix_checksums(&mut b);
+        let e = Crunch::new(&b).err().unwrap();
+        assert!(e.to_string().contains("m_faces"), "{e}");
+        let cat = open("faces.crn", b);
+        assert_eq!(cat.textures.len(), 0);
+        let p = format!("{:?}", cat.problems);
+        assert!(p.contains("faces.crn") && p.contains("m_faces"), "{p}");
+    }
+    // A cube relabelled as one face: face 0 still decodes (faces are stored in order), and
+    // there is no face 1.
+    let mut one = w.bytes.clone();
+    one[17] = 1;
+    fix_checksums(&mut one);
+    let crn = Crunch::new(&one).unwrap();
+    assert!(crn.unpack(0, 0, &Limits::default()).unwrap() == blocks[0][0]);
+    assert!(crn.unpack(0, 1, &Limits::default()).is_err());
+    // A single-face stream relabelled as a cube: face 0 decodes, faces 1-5 ask for bits the
+    // level does not hold.
+    let single = content(Format::Dxt1, 1, 5);
+    let mut six = write(Format::Dxt1, WVariant::Crnlib, W, H, &single).bytes;
+    six[17] = 6;
+    fix_checksums(&mut six);
+    let crn = Crunch::new(&six).unwrap();
+    assert!(crn.unpack(0, 0, &Limits::default()).unwrap() == single[0][0]);
+    let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
+    assert!(e.to_string().contains("more bits than"), "{e}");
+}
+
+#[test]
+fn level_offsets_past_the_end_or_out_of_order_are_refused() {
+    let (_, w) = cube(Format::Dxt5, WVariant::Unity);
+    let size = w.bytes.len() as u32;
+    for (level, ofs) in [(3usize, size + 100), (5, size), (2, 10), (4, u32::MAX)] {
+        let mut b = w.bytes.clone();
+        b[70 + 4 * level..74 + 4 * level].copy_from_slice(&ofs.to_be_bytes());
+        fix_checksums(&mut b);
+        let e = Crunch::new(&b).err().unwrap();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("m_level_ofs") && msg.contains(&format!("level {level}")),
+            "{msg}"
+        );
+        let cat = open("ofs.crn", b);
+        let p = format!("{:?}", cat.problems);
+        assert!(p.contains("ofs.crn") && p.contains("m_level_ofs"), "{p}");
+    }
+    // Swapped offsets of two levels (each inside the stream) are out of order.
+    let mut b = w.bytes.clone();
+    let (a, c) = (b[74..78].to_vec(), b[78..82].to_vec());
+    b[74..78].copy_from_slice(&c);
+    b[78..82].copy_from_slice(&a);
+    fix_checksums(&mut b);
+    let e = Crunch::new(&b).err().unwrap();
+    assert!(e.to_string().contains("m_level_ofs"), "{e}");
+}
+
+#[test]
+fn the_writer_crc_agrees_with_the_decoder_crc() {
+    // Two implementations of crnlib's crc16 (the writer's bitwise one from the CRC catalogue's
+    // parameters, the codec's from crn_decomp.h's description) agree on the check string and on a
+    // whole written stream.
+    assert_eq!(crn_writer::crc16(b"123456789"), 0xd64e);
+    let (_, w) = cube(Format::Dxt5A, WVariant::Crnlib);
+    assert_eq!(
+        crn_writer::crc16(&w.bytes),
+        texscope::codec::crunch::crc16(&w.bytes)
+    );
+}
+
+/// Writes streams for scripts/crn_crosscheck.py (texture2ddecoder, an independent port of
+/// crn_decomp.h): `CRN_DUMP=/some/dir cargo test --test codec_crunch_cube -- --ignored`.
+/// Found 2026-12-02 with texture2ddecoder 1.0.6: face 0 of every level equal to the written
+/// blocks for all 16 streams (4 formats x 2 variants x 1 or 6 faces), 96 of 96 levels. Given a
+/// 6-face stream as it is, texture2ddecoder crashes (SIGSEGV): it has one output buffer and
+/// unpacks every face; the script relabels cubes as 1 face (faces are stored in order).
+#[test]
+#[ignore]
+fn dump_streams_for_the_cross_check() {
+    let dir = PathBuf::from(std::env::var("CRN_DUMP").expect("CRN_DUMP names a folder"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (v, tag) in [(WVariant::Crnlib, "crn"), (WVariant::Unity, "unity")] {
+        for f in FORMATS {
+            for faces in [1usize, 6] {
+                let blocks = content(f, faces, 1234 + faces as u64);
+                let w = write(f, v, W, H, &blocks);
+                let stem = format!("{tag}_{f:?}_{faces}");
+                std::fs::write(dir.join(format!("{stem}.crn")), &w.bytes).unwrap();
+                for (l, lv) in blocks.iter().enumerate() {
+                    std::fs::write(dir.join(format!("{stem}.l{l}f0")), &lv[0]).unwrap();
+                }
+            }
+        }
+    }
+}

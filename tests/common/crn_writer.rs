@@ -1,0 +1,956 @@
+//! A test-only crunch (.crn) writer: packs given DXT1 / DXT5 / DXT5A / DXN blocks of every level and
+//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork. It is not a
+//! compressor: the palettes are exactly the distinct endpoints and selectors of the blocks given,
+//! so a decoder that follows the format gives those blocks back bit for bit.
+//!
+//! Written from the public description of the format (crnlib's `crn_decomp.h` and Unity's fork of
+//! it, read as reference; no code taken), following the decoder side:
+//! - `crn_header`: big-endian fields; 'Hx', header size, header crc16 (bytes 6..header size), data
+//!   size, data crc16 (bytes header size..data size), width, height, levels, faces, format, flags,
+//!   reserved, two user words, four palettes (offset 3 bytes, size 3, count 2), tables size (2) and
+//!   offset (3), then one 4-byte offset per level. Segments follow: palettes, tables, levels.
+//! - Every segment is its own MSB-first bit stream. A prefix code is sent as its alphabet size (14
+//!   bits), the count of code-length code lengths sent (5 bits), those lengths (3 bits each, in the
+//!   order 17 18 19 20 0 8 7 9 6 10 5 11 4 12 3 13 2 14 1 15 16), then the code lengths coded with
+//!   that code: 0-16 literal, 17 / 18 runs of zeros (3 + 3 bits, 11 + 7 bits), 19 / 20 repeats of the
+//!   previous length (3 + 2 bits, 7 + 6 bits). Codes are canonical: by length, then by symbol.
+//! - Tables: the chunk-encoding (crnlib) or endpoint-reference (Unity) code, then the colour
+//!   endpoint-delta and selector codes, then the alpha ones (each pair only if that palette exists).
+//! - Colour endpoints: deltas of R0 G0 B0 R1 G1 B1 of the two RGB565 colours (5-bit ones with a first
+//!   code, 6-bit ones with a second). Alpha endpoints: deltas of the two bytes, one code.
+//! - crnlib selectors: per texel pair, deltas of the linear selectors (colour: -3..3, 7x7 symbols;
+//!   alpha: -7..7, 15x15 symbols). Unity selectors: linear selectors XORed with the previous entry's,
+//!   sent as 4-bit (colour) or 6-bit (alpha, two texels) pieces.
+//! - crnlib levels: faces in order, 2x2-block chunks in serpentine rows; a chunk-encoding symbol for
+//!   each three chunks (3 bits each, the first in the low bits); per chunk, endpoint-index deltas for
+//!   each tile, then per block (top-left, top-right, bottom-left, bottom-right) selector-index deltas.
+//!   Blocks outside the level in a partial chunk still get their selector deltas (we send 0).
+//! - Unity levels: faces in order, blocks in raster order over the size rounded up to even; at each
+//!   even (x, y) one symbol gives 2-bit endpoint references of (x, y), (x, y+1), (x+1, y),
+//!   (x+1, y+1): 0 new (index deltas), 1 same as the previous block, 2 same as the block above.
+//!   Selector indices are sent as they are.
+//!
+//! Tests using it say what it exercises (every chunk encoding, every reference kind).
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Dxt1,
+    Dxt5,
+    Dxt5A,
+    DxnXY,
+}
+
+impl Format {
+    pub fn id(self) -> u8 {
+        match self {
+            Format::Dxt1 => 0,
+            Format::Dxt5 => 2,
+            Format::DxnXY => 7,
+            Format::Dxt5A => 9,
+        }
+    }
+
+    pub fn block_bytes(self) -> usize {
+        match self {
+            Format::Dxt1 | Format::Dxt5A => 8,
+            Format::Dxt5 | Format::DxnXY => 16,
+        }
+    }
+
+    fn has_color(self) -> bool {
+        matches!(self, Format::Dxt1 | Format::Dxt5)
+    }
+
+    /// Byte offsets of the alpha half-blocks in a block.
+    fn alpha_parts(self) -> &'static [usize] {
+        match self {
+            Format::Dxt1 => &[],
+            Format::Dxt5 | Format::Dxt5A => &[0],
+            Format::DxnXY => &[0, 8],
+        }
+    }
+
+    fn color_at(self) -> usize {
+        if self == Format::Dxt5 {
+            8
+        } else {
+            0
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    Crnlib,
+    Unity,
+}
+
+/// A written stream and what its level data used.
+pub struct Written {
+    pub bytes: Vec<u8>,
+    /// crnlib: how many chunks used each of the 8 chunk encodings.
+    pub chunk_encodings: [usize; 8],
+    /// Unity: how many blocks used each endpoint reference (new, previous, above).
+    pub references: [usize; 3],
+    /// Per level, per face: the byte (from the level's start) where the face's first symbol is.
+    pub face_starts: Vec<Vec<usize>>,
+}
+
+/// One block split into palette keys: colour (endpoints, selectors) and alpha halves
+/// (endpoints, 48 selector bits).
+struct Keys {
+    color: Option<(u32, u32)>,
+    alpha: Vec<(u16, u64)>,
+}
+
+fn keys(f: Format, b: &[u8]) -> Keys {
+    let color = f.has_color().then(|| {
+        let c = f.color_at();
+        let w = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
+        (w(c), w(c + 4))
+    });
+    let alpha = f
+        .alpha_parts()
+        .iter()
+        .map(|&a| {
+            let ep = u16::from_le_bytes([b[a], b[a + 1]]);
+            let mut s = [0u8; 8];
+            s[..6].copy_from_slice(&b[a + 2..a + 8]);
+            (ep, u64::from_le_bytes(s))
+        })
+        .collect();
+    Keys { color, alpha }
+}
+
+/// Sorted distinct values and a lookup of each one's index.
+struct Palette<T: Ord + Copy> {
+    values: Vec<T>,
+    index: BTreeMap<T, u32>,
+}
+
+impl<T: Ord + Copy> Palette<T> {
+    fn new(it: impl Iterator<Item = T>) -> Self {
+        let mut values: Vec<T> = it.collect();
+        values.sort();
+        values.dedup();
+        let index = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v, i as u32))
+            .collect();
+        Palette { values, index }
+    }
+    fn at(&self, v: T) -> u32 {
+        self.index[&v]
+    }
+    fn len(&self) -> u32 {
+        self.values.len() as u32
+    }
+}
+
+/// MSB-first bit writer.
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    nbits: usize,
+}
+
+impl Bits {
+    fn put(&mut self, v: u32, n: u32) {
+        for i in (0..n).rev() {
+            if self.nbits % 8 == 0 {
+                self.bytes.push(0);
+            }
+            if (v >> i) & 1 == 1 {
+                *self.bytes.last_mut().unwrap() |= 0x80 >> (self.nbits % 8);
+            }
+            self.nbits += 1;
+        }
+    }
+}
+
+/// Code lengths of a Huffman code for `freq`, at most `limit` long. Symbols with frequency 0 get
+/// length 0. A code with one used symbol gets a second (the neighbour, possibly one past the
+/// alphabet) so the code is complete: one-symbol codes are legal in crnlib but untidy.
+fn code_lengths(freq: &[u32], limit: u8) -> Vec<u8> {
+    let mut f: Vec<u64> = freq.iter().map(|&x| x as u64).collect();
+    let used: Vec<usize> = (0..f.len()).filter(|&i| f[i] > 0).collect();
+    match used.len() {
+        0 => {
+            f.resize(f.len().max(2), 0);
+            f[0] = 1;
+            f[1] = 1;
+        }
+        1 => {
+            let other = if used[0] == 0 { 1 } else { 0 };
+            if other >= f.len() {
+                f.resize(other + 1, 0);
+            }
+            f[other] = 1;
+        }
+        _ => {}
+    }
+    loop {
+        let lens = huffman(&f);
+        if lens.iter().all(|&l| l <= limit) {
+            return lens;
+        }
+        // Flatten the distribution and try again (converges to a balanced code).
+        for x in f.iter_mut().filter(|x| **x > 0) {
+            *x = (*x).div_ceil(2);
+        }
+    }
+}
+
+/// Plain Huffman code lengths (two or more used symbols).
+fn huffman(f: &[u64]) -> Vec<u8> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut parent: Vec<usize> = vec![usize::MAX; f.len()];
+    let mut heap = BinaryHeap::new();
+    for (i, &x) in f.iter().enumerate() {
+        if x > 0 {
+            heap.push(Reverse((x, i)));
+        }
+    }
+    while heap.len() > 1 {
+        let Reverse((a, ia)) = heap.pop().unwrap();
+        let Reverse((b, ib)) = heap.pop().unwrap();
+        let id = parent.len();
+        parent.push(usize::MAX);
+        parent[ia] = id;
+        parent[ib] = id;
+        heap.push(Reverse((a + b, id)));
+    }
+    (0..f.len())
+        .map(|i| {
+            if f[i] == 0 {
+                return 0;
+            }
+            let (mut d, mut n) = (0u8, i);
+            while parent[n] != usize::MAX {
+                n = parent[n];
+                d += 1;
+            }
+            d
+        })
+        .collect()
+}
+
+/// Canonical codes for the lengths: (code, length) per symbol.
+fn canonical(lens: &[u8]) -> Vec<(u32, u8)> {
+    let mut codes = vec![(0u32, 0u8); lens.len()];
+    let mut code = 0u32;
+    for len in 1..=16u8 {
+        for (s, &l) in lens.iter().enumerate() {
+            if l == len {
+                codes[s] = (code, len);
+                code += 1;
+            }
+        }
+        code <<= 1;
+    }
+    codes
+}
+
+/// A prefix code built from counted symbols, written in a segment and then used for symbols.
+struct Model {
+    codes: Vec<(u32, u8)>,
+    lens: Vec<u8>,
+}
+
+impl Model {
+    fn from_freq(freq: &[u32]) -> Model {
+        let mut lens = code_lengths(freq, 16);
+        // The alphabet sent ends at the last symbol with a code.
+        let end = lens.iter().rposition(|&l| l > 0).unwrap() + 1;
+        lens.truncate(end);
+        Model {
+            codes: canonical(&lens),
+            lens,
+        }
+    }
+
+    /// Like `from_freq`, but the alphabet sent is at least `total` symbols long.
+    fn with_total(freq: &[u32], total: usize) -> Model {
+        let mut m = Model::from_freq(freq);
+        if m.lens.len() < total {
+            m.lens.resize(total, 0);
+            m.codes = canonical(&m.lens);
+        }
+        m
+    }
+
+    fn put(&self, b: &mut Bits, sym: u32) {
+        let (c, l) = self.codes[sym as usize];
+        assert!(l > 0, "symbol {sym} has no code");
+        b.put(c, l as u32);
+    }
+
+    /// Sends the code lengths (decode_receive_static_data_model's format).
+    fn send(&self, b: &mut Bits) {
+        const ORDER: [usize; 21] = [
+            17, 18, 19, 20, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15, 16,
+        ];
+        // (code-length symbol, extra bits value, extra bit count)
+        let mut items: Vec<(u32, u32, u32)> = Vec::new();
+        let l = &self.lens;
+        let mut i = 0;
+        while i < l.len() {
+            let v = l[i];
+            let mut run = 1;
+            while i + run < l.len() && l[i + run] == v {
+                run += 1;
+            }
+            i += run;
+            if v == 0 {
+                let mut r = run;
+                while r >= 11 {
+                    let n = r.min(138);
+                    items.push((18, (n - 11) as u32, 7));
+                    r -= n;
+                }
+                if r >= 3 {
+                    items.push((17, (r - 3) as u32, 3));
+                    r = 0;
+                }
+                for _ in 0..r {
+                    items.push((0, 0, 0));
+                }
+            } else {
+                items.push((v as u32, 0, 0));
+                let mut r = run - 1;
+                while r >= 7 {
+                    let n = r.min(70);
+                    items.push((20, (n - 7) as u32, 6));
+                    r -= n;
+                }
+                if r >= 3 {
+                    items.push((19, (r - 3) as u32, 2));
+                    r = 0;
+                }
+                for _ in 0..r {
+                    items.push((v as u32, 0, 0));
+                }
+            }
+        }
+        let mut freq = [0u32; 21];
+        for it in &items {
+            freq[it.0 as usize] += 1;
+        }
+        let mut cl = code_lengths(&freq, 7);
+        cl.resize(21, 0);
+        let codes = canonical(&cl);
+        let n = ORDER.iter().rposition(|&s| cl[s] > 0).unwrap() + 1;
+        b.put(l.len() as u32, 14);
+        b.put(n as u32, 5);
+        for &s in &ORDER[..n] {
+            b.put(cl[s] as u32, 3);
+        }
+        for (s, extra, nbits) in items {
+            let (c, len) = codes[s as usize];
+            b.put(c, len as u32);
+            b.put(extra, nbits);
+        }
+    }
+}
+
+/// Symbols of one segment, each tagged with the model it is coded with.
+type Stream = Vec<(usize, u32)>;
+
+/// Encodes a segment whose models are sent first (palettes): `models` alphabets' minimum sizes.
+fn palette_segment(stream: &Stream, totals: &[usize]) -> Vec<u8> {
+    let models: Vec<Model> = (0..totals.len())
+        .map(|m| {
+            let mut freq = vec![0u32; totals[m]];
+            for &(mm, s) in stream {
+                if mm == m {
+                    if s as usize >= freq.len() {
+                        freq.resize(s as usize + 1, 0);
+                    }
+                    freq[s as usize] += 1;
+                }
+            }
+            Model::with_total(&freq, totals[m])
+        })
+        .collect();
+    let mut b = Bits::default();
+    for m in &models {
+        m.send(&mut b);
+    }
+    for &(m, s) in stream {
+        models[m].put(&mut b, s);
+    }
+    b.bytes
+}
+
+/// crnlib's DXT selector orders from linear ones (crn_decomp.h's g_dxt1_from_linear /
+/// g_dxt5_from_linear), inverted here to get linear values from block selectors.
+const DXT1_TO_LINEAR: [u32; 4] = [0, 3, 1, 2];
+const DXT5_TO_LINEAR: [u64; 8] = [0, 7, 1, 2, 3, 4, 5, 6];
+
+/// A signed delta in -max..=max congruent to `d` modulo `m` (the selector range, 4 or 8; crnlib
+/// masks the sum); alternates between the two choices when there are two, so both halves of the
+/// symbol alphabet occur.
+fn signed_delta(d: i32, m: i32, max: i32, toggle: &mut bool) -> i32 {
+    let d = d.rem_euclid(m);
+    *toggle = !*toggle;
+    if d == 0 {
+        0
+    } else if d > max || *toggle {
+        d - m
+    } else {
+        d
+    }
+}
+
+/// Chunk encodings (crnlib's numbering): which tile each block of a 2x2 chunk (TL, TR, BL, BR) takes its endpoints from.
+pub const TILES: [[usize; 4]; 8] = [
+    [0, 0, 0, 0],
+    [0, 0, 1, 1],
+    [0, 1, 0, 1],
+    [0, 0, 1, 2],
+    [1, 2, 0, 0],
+    [0, 1, 0, 2],
+    [1, 0, 2, 0],
+    [0, 1, 2, 3],
+];
+const NUM_TILES: [usize; 8] = [1, 2, 2, 3, 3, 3, 3, 4];
+
+const M_CHUNK: usize = 0;
+const M_EP_C: usize = 1;
+const M_SEL_C: usize = 2;
+const M_EP_A: usize = 3;
+const M_SEL_A: usize = 4;
+
+/// Writes a crunch stream. `levels[l][f]` holds the blocks of level `l`, face `f`, row-major,
+/// `format.block_bytes()` each; level `l` is `max(1, size >> l)` texels.
+pub fn write(
+    format: Format,
+    variant: Variant,
+    width: u32,
+    height: u32,
+    levels: &[Vec<Vec<u8>>],
+) -> Written {
+    let faces = levels[0].len();
+    assert!(faces == 1 || faces == 6);
+    let bpb = format.block_bytes();
+    let dims: Vec<(usize, usize)> = (0..levels.len())
+        .map(|l| {
+            let w = (width >> l).max(1) as usize;
+            let h = (height >> l).max(1) as usize;
+            (w.div_ceil(4), h.div_ceil(4))
+        })
+        .collect();
+    // Every block's keys, [level][face][block].
+    let all: Vec<Vec<Vec<Keys>>> = levels
+        .iter()
+        .zip(&dims)
+        .map(|(lv, &(bx, by))| {
+            assert_eq!(lv.len(), faces, "every level has every face");
+            lv.iter()
+                .map(|f| {
+                    assert_eq!(f.len(), bx * by * bpb, "blocks of a {bx}x{by}-block level");
+                    f.chunks_exact(bpb).map(|b| keys(format, b)).collect()
+                })
+                .collect()
+        })
+        .collect();
+    let flat = || all.iter().flatten().flatten();
+    let ce = Palette::new(flat().filter_map(|k| k.color.map(|c| c.0)));
+    let cs = Palette::new(flat().filter_map(|k| k.color.map(|c| c.1)));
+    let ae = Palette::new(flat().flat_map(|k| k.alpha.iter().map(|a| a.0)));
+    let asel = Palette::new(flat().flat_map(|k| k.alpha.iter().map(|a| a.1)));
+
+    // Palettes.
+    let mut seg_ce = Vec::new();
+    let mut seg_cs = Vec::new();
+    let mut seg_ae = Vec::new();
+    let mut seg_as = Vec::new();
+    if format.has_color() {
+        let mut s = Stream::new();
+        let mut prev = [0u32; 6];
+        for &v in &ce.values {
+            // R0 G0 B0 R1 G1 B1 of color0 (low 16 bits) and color1 (high 16 bits).
+            let comps = [
+                (v >> 11) & 31,
+                (v >> 5) & 63,
+                v & 31,
+                (v >> 27) & 31,
+                (v >> 21) & 63,
+                (v >> 16) & 31,
+            ];
+            for i in 0..6 {
+                let m = if i % 3 == 1 { 64 } else { 32 };
+                s.push((i % 3 % 2, (comps[i] + m - prev[i]) % m));
+                prev[i] = comps[i];
+            }
+        }
+        seg_ce = palette_segment(&s, &[32, 64]);
+        let mut s = Stream::new();
+        match variant {
+            Variant::Crnlib => {
+                let mut cur = [0i32; 16];
+                let mut t = false;
+                for &v in &cs.values {
+                    let lin: Vec<i32> = (0..16)
+                        .map(|i| DXT1_TO_LINEAR[((v >> (2 * i)) & 3) as usize] as i32)
+                        .collect();
+                    for j in 0..8 {
+                        let d0 = signed_delta(lin[2 * j] - cur[2 * j], 4, 3, &mut t);
+                        let d1 = signed_delta(lin[2 * j + 1] - cur[2 * j + 1], 4, 3, &mut t);
+                        s.push((0, ((d0 + 3) + 7 * (d1 + 3)) as u32));
+                    }
+                    cur.copy_from_slice(&lin);
+                }
+                seg_cs = palette_segment(&s, &[49]);
+            }
+            Variant::Unity => {
+                let mut prev = 0u32;
+                for &v in &cs.values {
+                    let lin = (0..16).fold(0u32, |w, i| {
+                        w | DXT1_TO_LINEAR[((v >> (2 * i)) & 3) as usize] << (2 * i)
+                    });
+                    let x = lin ^ prev;
+                    for j in 0..8 {
+                        s.push((0, (x >> (4 * j)) & 15));
+                    }
+                    prev = lin;
+                }
+                seg_cs = palette_segment(&s, &[1]);
+            }
+        }
+    }
+    if !format.alpha_parts().is_empty() {
+        let mut s = Stream::new();
+        let (mut a, mut b) = (0u32, 0u32);
+        for &v in &ae.values {
+            let (lo, hi) = (v as u32 & 255, (v >> 8) as u32);
+            s.push((0, (lo + 256 - a) & 255));
+            s.push((0, (hi + 256 - b) & 255));
+            (a, b) = (lo, hi);
+        }
+        seg_ae = palette_segment(&s, &[1]);
+        let mut s = Stream::new();
+        let lin_of = |v: u64| -> Vec<u64> {
+            (0..16)
+                .map(|i| DXT5_TO_LINEAR[((v >> (3 * i)) & 7) as usize])
+                .collect()
+        };
+        match variant {
+            Variant::Crnlib => {
+                let mut cur = [0i32; 16];
+                let mut t = false;
+                for &v in &asel.values {
+                    let lin = lin_of(v);
+                    for j in 0..8 {
+                        let d0 = signed_delta(lin[2 * j] as i32 - cur[2 * j], 8, 7, &mut t);
+                        let d1 = signed_delta(lin[2 * j + 1] as i32 - cur[2 * j + 1], 8, 7, &mut t);
+                        s.push((0, ((d0 + 7) + 15 * (d1 + 7)) as u32));
+                    }
+                    for i in 0..16 {
+                        cur[i] = lin[i] as i32;
+                    }
+                }
+                seg_as = palette_segment(&s, &[225]);
+            }
+            Variant::Unity => {
+                let (mut p0, mut p1) = (0u64, 0u64);
+                for &v in &asel.values {
+                    let lin = lin_of(v);
+                    let l0 = (0..8).fold(0u64, |w, i| w | lin[i] << (3 * i));
+                    let l1 = (0..8).fold(0u64, |w, i| w | lin[8 + i] << (3 * i));
+                    for (x, p) in [(l0, &mut p0), (l1, &mut p1)] {
+                        let d = x ^ *p;
+                        for j in 0..4 {
+                            s.push((0, ((d >> (6 * j)) & 63) as u32));
+                        }
+                        *p = x;
+                    }
+                }
+                seg_as = palette_segment(&s, &[1]);
+            }
+        }
+    }
+
+    // Level symbol streams (the tables' models are shared by all levels).
+    let mut chunk_encodings = [0usize; 8];
+    let mut references = [0usize; 3];
+    let pals = Palettes { ce, cs, ae, asel };
+    let mut streams: Vec<(Stream, Vec<usize>)> = Vec::new();
+    for (lv, &d) in all.iter().zip(&dims) {
+        streams.push(match variant {
+            Variant::Crnlib => level_crnlib(format, lv, d, &pals, &mut chunk_encodings),
+            Variant::Unity => level_unity(format, lv, d, &pals, &mut references),
+        });
+    }
+    let Palettes { ce, cs, ae, asel } = pals;
+    let totals = [
+        1,
+        ce.len() as usize,
+        cs.len() as usize,
+        ae.len() as usize,
+        asel.len() as usize,
+    ];
+    let models: Vec<Model> = (0..5)
+        .map(|m| {
+            let mut freq = vec![0u32; totals[m].max(1)];
+            for (s, _) in &streams {
+                for &(mm, sym) in s {
+                    if mm == m {
+                        if sym as usize >= freq.len() {
+                            freq.resize(sym as usize + 1, 0);
+                        }
+                        freq[sym as usize] += 1;
+                    }
+                }
+            }
+            Model::from_freq(&freq)
+        })
+        .collect();
+    let mut tb = Bits::default();
+    models[M_CHUNK].send(&mut tb);
+    if format.has_color() {
+        models[M_EP_C].send(&mut tb);
+        models[M_SEL_C].send(&mut tb);
+    }
+    if !format.alpha_parts().is_empty() {
+        models[M_EP_A].send(&mut tb);
+        models[M_SEL_A].send(&mut tb);
+    }
+    let seg_tables = tb.bytes;
+    let mut seg_levels = Vec::new();
+    let mut face_starts = Vec::new();
+    for (s, starts) in &streams {
+        let mut b = Bits::default();
+        let mut fs = Vec::new();
+        for (i, &(m, sym)) in s.iter().enumerate() {
+            if starts.contains(&i) {
+                fs.push(b.nbits / 8);
+            }
+            models[m].put(&mut b, sym);
+        }
+        // A level is at least one byte (offsets must increase).
+        if b.bytes.is_empty() {
+            b.bytes.push(0);
+        }
+        seg_levels.push(b.bytes);
+        face_starts.push(fs);
+    }
+
+    // Assemble: header, palettes, tables, levels.
+    let header_size = 70 + 4 * levels.len();
+    let mut out = vec![0u8; header_size];
+    fn put_seg(out: &mut Vec<u8>, seg: &[u8]) -> (u32, u32) {
+        let at = out.len() as u32;
+        out.extend_from_slice(seg);
+        (at, seg.len() as u32)
+    }
+    let pals = [
+        (seg_ce, ce.len()),
+        (seg_cs, cs.len()),
+        (seg_ae, ae.len()),
+        (seg_as, asel.len()),
+    ];
+    let mut pal_fields = Vec::new();
+    for (seg, num) in &pals {
+        if *num == 0 {
+            pal_fields.push((0, 0, 0));
+        } else {
+            let (o, s) = put_seg(&mut out, seg);
+            pal_fields.push((o, s, *num));
+        }
+    }
+    let (tables_ofs, tables_size) = put_seg(&mut out, &seg_tables);
+    let mut level_ofs = Vec::new();
+    for seg in &seg_levels {
+        level_ofs.push(put_seg(&mut out, seg).0);
+    }
+    let data_size = out.len() as u32;
+    let h = &mut out[..header_size];
+    h[0..2].copy_from_slice(b"Hx");
+    h[2..4].copy_from_slice(&(header_size as u16).to_be_bytes());
+    h[6..10].copy_from_slice(&data_size.to_be_bytes());
+    h[12..14].copy_from_slice(&(width as u16).to_be_bytes());
+    h[14..16].copy_from_slice(&(height as u16).to_be_bytes());
+    h[16] = levels.len() as u8;
+    h[17] = faces as u8;
+    h[18] = format.id();
+    for (i, &(o, s, n)) in pal_fields.iter().enumerate() {
+        let at = 33 + 8 * i;
+        h[at..at + 3].copy_from_slice(&o.to_be_bytes()[1..]);
+        h[at + 3..at + 6].copy_from_slice(&s.to_be_bytes()[1..]);
+        h[at + 6..at + 8].copy_from_slice(&(n as u16).to_be_bytes());
+    }
+    h[65..67].copy_from_slice(&(tables_size as u16).to_be_bytes());
+    h[67..70].copy_from_slice(&tables_ofs.to_be_bytes()[1..]);
+    for (i, &o) in level_ofs.iter().enumerate() {
+        h[70 + 4 * i..74 + 4 * i].copy_from_slice(&o.to_be_bytes());
+    }
+    fix_checksums(&mut out);
+    Written {
+        bytes: out,
+        chunk_encodings,
+        references,
+        face_starts,
+    }
+}
+
+/// CRC-16/GENIBUS (poly 0x1021, init 0xffff, final xor 0xffff, MSB first): the crc16 of
+/// `crn_header`. Bitwise, written from the CRC catalogue's parameters (not the decoder's table-free
+/// form), so the two are independent.
+pub fn crc16(data: &[u8]) -> u16 {
+    let mut crc: u16 = 0xffff;
+    for &b in data {
+        crc ^= (b as u16) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    !crc
+}
+
+/// Recomputes the data crc16 (bytes header_size..data_size, when they are present) and then the
+/// header crc16 (bytes 6..header_size), after a test edited the stream.
+pub fn fix_checksums(d: &mut [u8]) {
+    let hs = u16::from_be_bytes([d[2], d[3]]) as usize;
+    let size = u32::from_be_bytes([d[6], d[7], d[8], d[9]]) as usize;
+    if size <= d.len() && hs <= size {
+        let c = crc16(&d[hs..size]);
+        d[10..12].copy_from_slice(&c.to_be_bytes());
+    }
+    let c = crc16(&d[6..hs]);
+    d[4..6].copy_from_slice(&c.to_be_bytes());
+}
+
+/// The four palettes: colour endpoints and selectors, alpha endpoints and selectors.
+struct Palettes {
+    ce: Palette<u32>,
+    cs: Palette<u32>,
+    ae: Palette<u16>,
+    asel: Palette<u64>,
+}
+
+impl Palettes {
+    /// Endpoint indices of a block: colour, alpha half 0, alpha half 1 (0 where absent).
+    fn ep(&self, k: &Keys) -> [u32; 3] {
+        let mut r = [0u32; 3];
+        if let Some((e, _)) = k.color {
+            r[0] = self.ce.at(e);
+        }
+        for (i, a) in k.alpha.iter().enumerate() {
+            r[1 + i] = self.ae.at(a.0);
+        }
+        r
+    }
+
+    /// Selector indices of a block, in the same places.
+    fn sel(&self, k: &Keys) -> [u32; 3] {
+        let mut r = [0u32; 3];
+        if let Some((_, s)) = k.color {
+            r[0] = self.cs.at(s);
+        }
+        for (i, a) in k.alpha.iter().enumerate() {
+            r[1 + i] = self.asel.at(a.1);
+        }
+        r
+    }
+}
+
+/// Index delta with crnlib's single wrap at the palette size.
+fn delta(to: u32, from: u32, n: u32) -> u32 {
+    (to + n - from) % n
+}
+
+/// Block `k` (TL, TR, BL, BR) of chunk (x, y) in a level `bx` x `by` blocks; None outside.
+fn in_chunk(face: &[Keys], bx: usize, by: usize, x: usize, y: usize, k: usize) -> Option<&Keys> {
+    let (px, py) = (2 * x + (k & 1), 2 * y + (k >> 1));
+    (px < bx && py < by).then(|| &face[py * bx + px])
+}
+
+fn level_crnlib(
+    f: Format,
+    faces: &[Vec<Keys>],
+    (bx, by): (usize, usize),
+    p: &Palettes,
+    used: &mut [usize; 8],
+) -> (Stream, Vec<usize>) {
+    let (cx, cy) = (bx.div_ceil(2), by.div_ceil(2));
+    // Chunks in stream order: (face, chunk x, chunk y, encoding).
+    let mut chunks = Vec::new();
+    for (face, fb) in faces.iter().enumerate() {
+        for y in 0..cy {
+            let xs: Vec<usize> = if y % 2 == 1 {
+                (0..cx).rev().collect()
+            } else {
+                (0..cx).collect()
+            };
+            for x in xs {
+                let blk = |k: usize| in_chunk(fb, bx, by, x, y, k);
+                let enc = (0..8)
+                    .find(|&e| {
+                        (0..4).all(|t| {
+                            let mut eps = (0..4)
+                                .filter(|&k| TILES[e][k] == t)
+                                .filter_map(blk)
+                                .map(|b| p.ep(b));
+                            match eps.next() {
+                                Some(first) => eps.all(|o| o == first),
+                                None => true,
+                            }
+                        })
+                    })
+                    .unwrap();
+                chunks.push((face, x, y, enc));
+            }
+        }
+    }
+    let has_c = f.has_color();
+    let n_alpha = f.alpha_parts().len();
+    let (nce, ncs, nae, nas) = (p.ce.len(), p.cs.len(), p.ae.len(), p.asel.len());
+    let mut prev_ep = [0u32; 3];
+    let mut prev_sel = [0u32; 3];
+    let mut s = Stream::new();
+    let mut starts = Vec::new();
+    let mut last_face = usize::MAX;
+    for (i, &(face, x, y, enc)) in chunks.iter().enumerate() {
+        if face != last_face {
+            starts.push(s.len());
+            last_face = face;
+        }
+        used[enc] += 1;
+        if i % 3 == 0 {
+            let e = |j: usize| chunks.get(i + j).map_or(0, |c| c.3 as u32);
+            s.push((M_CHUNK, e(0) | e(1) << 3 | e(2) << 6));
+        }
+        let blk = |k: usize| in_chunk(&faces[face], bx, by, x, y, k);
+        // Endpoints of each tile: those of its first block inside the level (none: keep).
+        let tile_eps: Vec<Option<[u32; 3]>> = (0..NUM_TILES[enc])
+            .map(|t| {
+                (0..4)
+                    .filter(|&k| TILES[enc][k] == t)
+                    .find_map(blk)
+                    .map(|b| p.ep(b))
+            })
+            .collect();
+        // Alpha endpoint deltas first (each half in turn), then colour.
+        let mut channels: Vec<(usize, usize, u32)> =
+            (0..n_alpha).map(|a| (1 + a, M_EP_A, nae)).collect();
+        if has_c {
+            channels.push((0, M_EP_C, nce));
+        }
+        for (ch, model, n) in channels {
+            for te in &tile_eps {
+                let to = te.map_or(prev_ep[ch], |e| e[ch]);
+                s.push((model, delta(to, prev_ep[ch], n)));
+                prev_ep[ch] = to;
+            }
+        }
+        // Selector deltas per block: alpha halves, then colour.
+        for k in 0..4 {
+            let sel = blk(k).map(|b| p.sel(b));
+            let mut chs: Vec<(usize, usize, u32)> =
+                (0..n_alpha).map(|a| (1 + a, M_SEL_A, nas)).collect();
+            if has_c {
+                chs.push((0, M_SEL_C, ncs));
+            }
+            for (ch, model, n) in chs {
+                let to = sel.map_or(prev_sel[ch], |v| v[ch]);
+                s.push((model, delta(to, prev_sel[ch], n)));
+                prev_sel[ch] = to;
+            }
+        }
+    }
+    (s, starts)
+}
+
+fn level_unity(
+    f: Format,
+    faces: &[Vec<Keys>],
+    (bx, by): (usize, usize),
+    p: &Palettes,
+    used: &mut [usize; 3],
+) -> (Stream, Vec<usize>) {
+    let (w, h) = (bx.next_multiple_of(2), by.next_multiple_of(2));
+    let has_c = f.has_color();
+    let n_alpha = f.alpha_parts().len();
+    // Endpoint channels in the order their deltas are sent: colour, then alpha halves.
+    let mut ep_ch: Vec<(usize, usize, u32)> = Vec::new();
+    if has_c {
+        ep_ch.push((0, M_EP_C, p.ce.len()));
+    }
+    for a in 0..n_alpha {
+        ep_ch.push((1 + a, M_EP_A, p.ae.len()));
+    }
+    let mut sel_ch: Vec<(usize, usize)> = Vec::new();
+    if has_c {
+        sel_ch.push((0, M_SEL_C));
+    }
+    for a in 0..n_alpha {
+        sel_ch.push((1 + a, M_SEL_A));
+    }
+    let mut s = Stream::new();
+    let mut starts = Vec::new();
+    let mut cur = [0u32; 3];
+    let mut above = vec![[0u32; 3]; w];
+    for face in faces {
+        starts.push(s.len());
+        // Pass 1: references and per-block symbols, simulating the decoder's state.
+        let mut refs = vec![vec![0u32; w]; h];
+        let mut syms: Vec<Vec<Stream>> = vec![vec![Stream::new(); w]; h];
+        for y in 0..h {
+            for x in 0..w {
+                let vis = x < bx && y < by;
+                let k = vis.then(|| &face[y * bx + x]);
+                let want = k.map(|k| p.ep(k));
+                let r = match want {
+                    None => 1,
+                    Some(e) if e == cur => 1,
+                    Some(e) if y > 0 && e == above[x] => 2,
+                    Some(_) => 0,
+                };
+                let out = &mut syms[y][x];
+                match r {
+                    0 => {
+                        let e = want.unwrap();
+                        for &(ch, model, n) in &ep_ch {
+                            out.push((model, delta(e[ch], cur[ch], n)));
+                            cur[ch] = e[ch];
+                        }
+                        above[x] = cur;
+                    }
+                    1 => above[x] = cur,
+                    _ => cur = above[x],
+                }
+                refs[y][x] = r;
+                used[r as usize] += 1;
+                let sel = k.map_or([0; 3], |k| p.sel(k));
+                for &(ch, model) in &sel_ch {
+                    out.push((model, sel[ch]));
+                }
+            }
+        }
+        // Pass 2: the stream, a reference symbol before each 2x2 group.
+        for y in 0..h {
+            for x in 0..w {
+                if y % 2 == 0 && x % 2 == 0 {
+                    let g = refs[y][x]
+                        | refs[y + 1][x] << 2
+                        | refs[y][x + 1] << 4
+                        | refs[y + 1][x + 1] << 6;
+                    s.push((M_CHUNK, g));
+                }
+                s.extend_from_slice(&syms[y][x]);
+            }
+        }
+    }
+    (s, starts)
+}
