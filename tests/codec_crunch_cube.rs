@@ -1,5 +1,6 @@
 //! Crunch cube maps and mip chains (issue 3): every level of every face, both variants, DXT1 /
-//! DXT5 / DXT5A / DXN. No real cube .crn is at hand, so the streams come from the test-only
+//! DXT5 / DXT5A / DXN, and ETC1 (Unity's fork only; its own level coding with two endpoints per
+//! block). No real cube .crn is at hand, so the streams come from the test-only
 //! writer in tests/common/crn_writer.rs (written from crnlib's format description, see there).
 //!
 //! Expected values come from the construction: each stream is written from chosen blocks
@@ -12,7 +13,7 @@
 #[path = "common/crn_writer.rs"]
 mod crn_writer;
 
-use crn_writer::{fix_checksums, write, Format, Variant as WVariant, Written, TILES};
+use crn_writer::{fix_checksums, write, write_etc1, Format, Variant as WVariant, Written, TILES};
 use std::path::PathBuf;
 use std::process::Command;
 use texscope::codec::crunch::{Crunch, Variant};
@@ -177,7 +178,7 @@ fn every_level_and_face_unpacks_to_the_written_blocks() {
                     w.chunk_encodings
                 ),
                 WVariant::Unity => assert!(
-                    w.references.iter().all(|&n| n > 0),
+                    w.references[..3].iter().all(|&n| n > 0),
                     "{f:?}: references used {:?}",
                     w.references
                 ),
@@ -195,6 +196,136 @@ fn a_single_face_stream_with_the_same_writer_also_round_trips() {
         for (l, lv) in blocks.iter().enumerate() {
             let got = crn.unpack(l as u32, 0, &Limits::default()).unwrap();
             assert!(got == lv[0], "{variant:?} level {l}");
+        }
+    }
+}
+
+/// ETC1 blocks of every level and face: endpoints from a pool, often repeating the previous
+/// block's second sub-block, the block above's first or the up-left block's second (so every
+/// reference kind occurs); differential blocks (deltas -4..3), individual ones (some channel 2 or
+/// more apart in 4 bits) and blocks whose halves are equal; random flips and tables; selectors from
+/// a pool. The block bytes follow the ETC1 specification's layout.
+fn etc1_content(faces: usize, seed: u64) -> Vec<Vec<Vec<u8>>> {
+    let mut rng = Rng(seed);
+    let pool: Vec<[i32; 4]> = (0..24)
+        .map(|_| {
+            let v = rng.next();
+            [
+                (v & 31) as i32,
+                (v >> 8 & 31) as i32,
+                (v >> 16 & 31) as i32,
+                (v >> 24 & 7) as i32,
+            ]
+        })
+        .collect();
+    let sels: Vec<u32> = (0..20).map(|_| rng.next() as u32).collect();
+    (0..LEVELS)
+        .map(|l| {
+            let (w, h) = ((W >> l).max(1) as usize, (H >> l).max(1) as usize);
+            let (bx, by) = (w.div_ceil(4), h.div_ceil(4));
+            (0..faces)
+                .map(|_| {
+                    // Per block the endpoints as meant: (first, second).
+                    let mut eps = vec![([0i32; 4], [0i32; 4]); bx * by];
+                    let mut out = Vec::with_capacity(bx * by * 8);
+                    for y in 0..by {
+                        for x in 0..bx {
+                            let r = rng.below(100);
+                            let e0 = if x > 0 && r < 25 {
+                                eps[y * bx + x - 1].1
+                            } else if y > 0 && r < 45 {
+                                eps[(y - 1) * bx + x].0
+                            } else if y > 0 && x > 0 && r < 60 {
+                                eps[(y - 1) * bx + x - 1].1
+                            } else {
+                                pool[rng.below(pool.len())]
+                            };
+                            let mode = rng.below(3);
+                            let (e1, diff) = match mode {
+                                0 => (e0, true),
+                                1 => {
+                                    let mut e1 = e0;
+                                    for c in 0..3 {
+                                        let d = rng.below(8) as i32 - 4;
+                                        if (0..32).contains(&(e0[c] + d)) {
+                                            e1[c] = e0[c] + d;
+                                        }
+                                    }
+                                    e1[3] = rng.below(8) as i32;
+                                    (e1, true)
+                                }
+                                _ => loop {
+                                    let e1 = pool[rng.below(pool.len())];
+                                    if (0..3).any(|c| ((e1[c] >> 1) - (e0[c] >> 1)).abs() >= 2) {
+                                        break (e1, false);
+                                    }
+                                },
+                            };
+                            let flip = rng.below(2) as u8;
+                            let mut b = [0u8; 8];
+                            for c in 0..3 {
+                                b[c] = if diff {
+                                    (e0[c] << 3 | (e1[c] - e0[c]) & 7) as u8
+                                } else {
+                                    ((e0[c] >> 1) << 4 | e1[c] >> 1) as u8
+                                };
+                            }
+                            b[3] = (e0[3] << 5 | e1[3] << 2) as u8 | (diff as u8) << 1 | flip;
+                            b[4..].copy_from_slice(&sels[rng.below(sels.len())].to_be_bytes());
+                            out.extend_from_slice(&b);
+                            // What a neighbour can repeat: individual halves keep 4 bits only.
+                            eps[y * bx + x] = if diff {
+                                (e0, e1)
+                            } else {
+                                (e0.map(|v| v & !1), e1.map(|v| v & !1))
+                            };
+                        }
+                    }
+                    out
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn etc1_cubes_unpack_and_decode_per_level_and_face() {
+    for faces in [6, 1] {
+        let blocks = etc1_content(faces, 31 + faces as u64);
+        let w = write_etc1(W, H, &blocks);
+        assert!(
+            w.references.iter().all(|&n| n > 0),
+            "references used {:?}",
+            w.references
+        );
+        let crn = Crunch::new(&w.bytes).unwrap();
+        assert_eq!(crn.variant, Variant::Unity);
+        for (l, lv) in blocks.iter().enumerate() {
+            for (face, want) in lv.iter().enumerate() {
+                let got = crn
+                    .unpack(l as u32, face as u32, &Limits::default())
+                    .unwrap_or_else(|e| panic!("level {l} face {face}: {e}"));
+                assert!(&got == want, "ETC1 level {l} face {face}: blocks differ");
+            }
+        }
+        let cat = open("etc1.crn", w.bytes.clone());
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        assert_eq!(cat.textures[0].slices, faces as u32);
+        for (l, lv) in blocks.iter().enumerate() {
+            let (mw, mh) = ((W >> l).max(1), (H >> l).max(1));
+            for (face, want) in lv.iter().enumerate() {
+                let got = cat.decode(0, l, face as u32, Default::default()).unwrap();
+                let want =
+                    decode_surface(PixelFormat::ETC1, mw, mh, want, &Limits::default()).unwrap();
+                assert!(got.pixels == want.pixels, "ETC1 level {l} face {face}");
+            }
+        }
+        if faces == 6 {
+            let cut = cut_level(&w.bytes, 0, w.face_starts[0][5] + 2);
+            let crn = Crunch::new(&cut).unwrap();
+            assert!(crn.unpack(0, 4, &Limits::default()).unwrap() == blocks[0][4]);
+            let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
+            assert!(e.to_string().contains("more bits than"), "{e}");
         }
     }
 }
@@ -420,7 +551,8 @@ fn the_writer_crc_agrees_with_the_decoder_crc() {
 /// Writes streams for scripts/crn_crosscheck.py (texture2ddecoder, an independent port of
 /// crn_decomp.h): `CRN_DUMP=/some/dir cargo test --test codec_crunch_cube -- --ignored`.
 /// Found 2026-12-02 with texture2ddecoder 1.0.6: face 0 of every level equal to the written
-/// blocks for all 16 streams (4 formats x 2 variants x 1 or 6 faces), 96 of 96 levels. Given a
+/// blocks for all 18 streams (DXT1 / DXT5 / DXT5A / DXN in both variants and ETC1 in Unity's, each
+/// with 1 and 6 faces), 108 of 108 levels. Given a
 /// 6-face stream as it is, texture2ddecoder crashes (SIGSEGV): it has one output buffer and
 /// unpacks every face; the script relabels cubes as 1 face (faces are stored in order).
 #[test]
@@ -434,11 +566,20 @@ fn dump_streams_for_the_cross_check() {
                 let blocks = content(f, faces, 1234 + faces as u64);
                 let w = write(f, v, W, H, &blocks);
                 let stem = format!("{tag}_{f:?}_{faces}");
-                std::fs::write(dir.join(format!("{stem}.crn")), &w.bytes).unwrap();
-                for (l, lv) in blocks.iter().enumerate() {
-                    std::fs::write(dir.join(format!("{stem}.l{l}f0")), &lv[0]).unwrap();
-                }
+                dump(&dir, &stem, &w, &blocks);
             }
         }
+    }
+    for faces in [1usize, 6] {
+        let blocks = etc1_content(faces, 4321 + faces as u64);
+        let w = write_etc1(W, H, &blocks);
+        dump(&dir, &format!("unity_Etc1_{faces}"), &w, &blocks);
+    }
+}
+
+fn dump(dir: &std::path::Path, stem: &str, w: &Written, blocks: &[Vec<Vec<u8>>]) {
+    std::fs::write(dir.join(format!("{stem}.crn")), &w.bytes).unwrap();
+    for (l, lv) in blocks.iter().enumerate() {
+        std::fs::write(dir.join(format!("{stem}.l{l}f0")), &lv[0]).unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! A test-only crunch (.crn) writer: packs given DXT1 / DXT5 / DXT5A / DXN blocks of every level and
-//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork. It is not a
+//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1 blocks
+//! in Unity's fork (`write_etc1`, the only layout with ETC). It is not a
 //! compressor: the palettes are exactly the distinct endpoints and selectors of the blocks given,
 //! so a decoder that follows the format gives those blocks back bit for bit.
 //!
@@ -94,8 +95,9 @@ pub struct Written {
     pub bytes: Vec<u8>,
     /// crnlib: how many chunks used each of the 8 chunk encodings.
     pub chunk_encodings: [usize; 8],
-    /// Unity: how many blocks used each endpoint reference (new, previous, above).
-    pub references: [usize; 3],
+    /// Unity: how many blocks used each (first) endpoint reference: new, previous, above, and for
+    /// ETC1 the up-left diagonal.
+    pub references: [usize; 4],
     /// Per level, per face: the byte (from the level's start) where the face's first symbol is.
     pub face_starts: Vec<Vec<usize>>,
 }
@@ -510,18 +512,12 @@ pub fn write(
                 seg_cs = palette_segment(&s, &[49]);
             }
             Variant::Unity => {
-                let mut prev = 0u32;
-                for &v in &cs.values {
-                    let lin = (0..16).fold(0u32, |w, i| {
+                let lin = cs.values.iter().map(|&v| {
+                    (0..16).fold(0u32, |w, i| {
                         w | DXT1_TO_LINEAR[((v >> (2 * i)) & 3) as usize] << (2 * i)
-                    });
-                    let x = lin ^ prev;
-                    for j in 0..8 {
-                        s.push((0, (x >> (4 * j)) & 15));
-                    }
-                    prev = lin;
-                }
-                seg_cs = palette_segment(&s, &[1]);
+                    })
+                });
+                seg_cs = unity_color_selectors(lin);
             }
         }
     }
@@ -579,7 +575,7 @@ pub fn write(
 
     // Level symbol streams (the tables' models are shared by all levels).
     let mut chunk_encodings = [0usize; 8];
-    let mut references = [0usize; 3];
+    let mut references = [0usize; 4];
     let pals = Palettes { ce, cs, ae, asel };
     let mut streams: Vec<(Stream, Vec<usize>)> = Vec::new();
     for (lv, &d) in all.iter().zip(&dims) {
@@ -589,17 +585,53 @@ pub fn write(
         });
     }
     let Palettes { ce, cs, ae, asel } = pals;
-    let totals = [
-        1,
-        ce.len() as usize,
-        cs.len() as usize,
-        ae.len() as usize,
-        asel.len() as usize,
-    ];
+    let (bytes, face_starts) = finish(
+        Header {
+            format: format.id(),
+            width,
+            height,
+            faces,
+            has_color: format.has_color(),
+            has_alpha: !format.alpha_parts().is_empty(),
+        },
+        &streams,
+        [
+            (seg_ce, ce.len()),
+            (seg_cs, cs.len()),
+            (seg_ae, ae.len()),
+            (seg_as, asel.len()),
+        ],
+    );
+    Written {
+        bytes,
+        chunk_encodings,
+        references,
+        face_starts,
+    }
+}
+
+/// What `finish` writes into `crn_header` besides offsets and sizes.
+struct Header {
+    format: u8,
+    width: u32,
+    height: u32,
+    faces: usize,
+    has_color: bool,
+    has_alpha: bool,
+}
+
+/// Builds the tables' models from the level streams, codes the levels and assembles the stream:
+/// header, palettes (segment, entry count), tables, levels. Returns it and, per level and face,
+/// the byte where the face's symbols start.
+fn finish(
+    h: Header,
+    streams: &[(Stream, Vec<usize>)],
+    pals: [(Vec<u8>, u32); 4],
+) -> (Vec<u8>, Vec<Vec<usize>>) {
     let models: Vec<Model> = (0..5)
         .map(|m| {
-            let mut freq = vec![0u32; totals[m].max(1)];
-            for (s, _) in &streams {
+            let mut freq = vec![0u32; 1];
+            for (s, _) in streams {
                 for &(mm, sym) in s {
                     if mm == m {
                         if sym as usize >= freq.len() {
@@ -614,18 +646,18 @@ pub fn write(
         .collect();
     let mut tb = Bits::default();
     models[M_CHUNK].send(&mut tb);
-    if format.has_color() {
+    if h.has_color {
         models[M_EP_C].send(&mut tb);
         models[M_SEL_C].send(&mut tb);
     }
-    if !format.alpha_parts().is_empty() {
+    if h.has_alpha {
         models[M_EP_A].send(&mut tb);
         models[M_SEL_A].send(&mut tb);
     }
     let seg_tables = tb.bytes;
     let mut seg_levels = Vec::new();
     let mut face_starts = Vec::new();
-    for (s, starts) in &streams {
+    for (s, starts) in streams {
         let mut b = Bits::default();
         let mut fs = Vec::new();
         for (i, &(m, sym)) in s.iter().enumerate() {
@@ -642,20 +674,13 @@ pub fn write(
         face_starts.push(fs);
     }
 
-    // Assemble: header, palettes, tables, levels.
-    let header_size = 70 + 4 * levels.len();
+    let header_size = 70 + 4 * streams.len();
     let mut out = vec![0u8; header_size];
     fn put_seg(out: &mut Vec<u8>, seg: &[u8]) -> (u32, u32) {
         let at = out.len() as u32;
         out.extend_from_slice(seg);
         (at, seg.len() as u32)
     }
-    let pals = [
-        (seg_ce, ce.len()),
-        (seg_cs, cs.len()),
-        (seg_ae, ae.len()),
-        (seg_as, asel.len()),
-    ];
     let mut pal_fields = Vec::new();
     for (seg, num) in &pals {
         if *num == 0 {
@@ -671,33 +696,28 @@ pub fn write(
         level_ofs.push(put_seg(&mut out, seg).0);
     }
     let data_size = out.len() as u32;
-    let h = &mut out[..header_size];
-    h[0..2].copy_from_slice(b"Hx");
-    h[2..4].copy_from_slice(&(header_size as u16).to_be_bytes());
-    h[6..10].copy_from_slice(&data_size.to_be_bytes());
-    h[12..14].copy_from_slice(&(width as u16).to_be_bytes());
-    h[14..16].copy_from_slice(&(height as u16).to_be_bytes());
-    h[16] = levels.len() as u8;
-    h[17] = faces as u8;
-    h[18] = format.id();
+    let hd = &mut out[..header_size];
+    hd[0..2].copy_from_slice(b"Hx");
+    hd[2..4].copy_from_slice(&(header_size as u16).to_be_bytes());
+    hd[6..10].copy_from_slice(&data_size.to_be_bytes());
+    hd[12..14].copy_from_slice(&(h.width as u16).to_be_bytes());
+    hd[14..16].copy_from_slice(&(h.height as u16).to_be_bytes());
+    hd[16] = streams.len() as u8;
+    hd[17] = h.faces as u8;
+    hd[18] = h.format;
     for (i, &(o, s, n)) in pal_fields.iter().enumerate() {
         let at = 33 + 8 * i;
-        h[at..at + 3].copy_from_slice(&o.to_be_bytes()[1..]);
-        h[at + 3..at + 6].copy_from_slice(&s.to_be_bytes()[1..]);
-        h[at + 6..at + 8].copy_from_slice(&(n as u16).to_be_bytes());
+        hd[at..at + 3].copy_from_slice(&o.to_be_bytes()[1..]);
+        hd[at + 3..at + 6].copy_from_slice(&s.to_be_bytes()[1..]);
+        hd[at + 6..at + 8].copy_from_slice(&(n as u16).to_be_bytes());
     }
-    h[65..67].copy_from_slice(&(tables_size as u16).to_be_bytes());
-    h[67..70].copy_from_slice(&tables_ofs.to_be_bytes()[1..]);
+    hd[65..67].copy_from_slice(&(tables_size as u16).to_be_bytes());
+    hd[67..70].copy_from_slice(&tables_ofs.to_be_bytes()[1..]);
     for (i, &o) in level_ofs.iter().enumerate() {
-        h[70 + 4 * i..74 + 4 * i].copy_from_slice(&o.to_be_bytes());
+        hd[70 + 4 * i..74 + 4 * i].copy_from_slice(&o.to_be_bytes());
     }
     fix_checksums(&mut out);
-    Written {
-        bytes: out,
-        chunk_encodings,
-        references,
-        face_starts,
-    }
+    (out, face_starts)
 }
 
 /// CRC-16/GENIBUS (poly 0x1021, init 0xffff, final xor 0xffff, MSB first): the crc16 of
@@ -877,7 +897,7 @@ fn level_unity(
     faces: &[Vec<Keys>],
     (bx, by): (usize, usize),
     p: &Palettes,
-    used: &mut [usize; 3],
+    used: &mut [usize; 4],
 ) -> (Stream, Vec<usize>) {
     let (w, h) = (bx.next_multiple_of(2), by.next_multiple_of(2));
     let has_c = f.has_color();
@@ -947,6 +967,246 @@ fn level_unity(
                         | refs[y][x + 1] << 4
                         | refs[y + 1][x + 1] << 6;
                     s.push((M_CHUNK, g));
+                }
+                s.extend_from_slice(&syms[y][x]);
+            }
+        }
+    }
+    (s, starts)
+}
+
+/// Unity's colour selector palette: each entry's 16 linear 2-bit selectors XORed with the previous
+/// entry's, sent as eight 4-bit pieces, low first.
+fn unity_color_selectors(linear: impl Iterator<Item = u32>) -> Vec<u8> {
+    let mut s = Stream::new();
+    let mut prev = 0u32;
+    for lin in linear {
+        let x = lin ^ prev;
+        for j in 0..8 {
+            s.push((0, (x >> (4 * j)) & 15));
+        }
+        prev = lin;
+    }
+    palette_segment(&s, &[1])
+}
+
+/// One ETC1 block as Unity's fork stores it: the two sub-block endpoints (R, G, B 5-bit and the
+/// 3-bit table, one byte each, little-endian), the flip bit and the linear selectors (2 bits a
+/// texel, in raster order for flipped blocks and column order for unflipped ones).
+struct EtcKeys {
+    e0: u32,
+    e1: u32,
+    flip: bool,
+    s: u32,
+}
+
+/// Splits an ETC1 block (ETC1 specification layout: colour bytes 0-2, tables / diff / flip in byte
+/// 3, index MSB plane in bytes 4-5 and LSB plane in 6-7, big-endian, texel x*4+y) into what the
+/// fork codes. Differential colours become 5-bit endpoints as they are; individual 4-bit colours
+/// get a low bit chosen to keep them apart, because the fork's decoder picks differential mode
+/// whenever the two endpoints are within -4..3 of each other. Blocks the fork cannot carry
+/// (overflowing differential ones, individual ones with all channels within 1) are refused.
+fn etc_keys(b: &[u8]) -> EtcKeys {
+    let diff = b[3] & 2 != 0;
+    let flip = b[3] & 1 != 0;
+    let (mut e0, mut e1) = ([0i32; 4], [0i32; 4]);
+    for c in 0..3 {
+        if diff {
+            e0[c] = (b[c] >> 3) as i32;
+            e1[c] = e0[c] + (((b[c] & 7) as i32) ^ 4) - 4;
+            assert!(
+                (0..32).contains(&e1[c]),
+                "differential ETC1 block overflows"
+            );
+        } else {
+            let (c0, c1) = ((b[c] >> 4) as i32, (b[c] & 15) as i32);
+            (e0[c], e1[c]) = if c1 > c0 {
+                (c0 << 1, c1 << 1 | 1)
+            } else {
+                (c0 << 1 | 1, c1 << 1)
+            };
+        }
+    }
+    if !diff {
+        assert!(
+            (0..3).any(|c| e0[c] + 3 < e1[c] || e1[c] + 4 < e0[c]),
+            "an individual ETC1 block this close decodes as differential in Unity's fork"
+        );
+    }
+    e0[3] = (b[3] >> 5) as i32;
+    e1[3] = ((b[3] >> 2) & 7) as i32;
+    let pack = |e: [i32; 4]| {
+        e.iter()
+            .enumerate()
+            .fold(0u32, |w, (i, &v)| w | (v as u32) << (8 * i))
+    };
+    let msb = u16::from_be_bytes([b[4], b[5]]);
+    let lsb = u16::from_be_bytes([b[6], b[7]]);
+    let mut s = 0u32;
+    for x in 0..4 {
+        for y in 0..4 {
+            let p = 4 * x + y;
+            // ETC index (msb, lsb) 11, 10, 00, 01 are the modifiers from most negative up.
+            let lin = match ((msb >> p) & 1, (lsb >> p) & 1) {
+                (1, 1) => 0,
+                (1, 0) => 1,
+                (0, 0) => 2,
+                _ => 3,
+            };
+            let at = if flip { 4 * y + x } else { 4 * x + y };
+            s |= lin << (2 * at);
+        }
+    }
+    EtcKeys {
+        e0: pack(e0),
+        e1: pack(e1),
+        flip,
+        s,
+    }
+}
+
+/// Writes an ETC1 crunch stream the way Unity's fork codes it (format 10): per block, the first
+/// sub-block's endpoint by reference (0 new delta, 1 the previous block's second endpoint, 2 the
+/// block above's first, 3 the up-left block's second), then the selector index, then the second
+/// endpoint as a new delta, unless the block is flipped and both endpoints are the same.
+/// At each even row, one symbol per block gives the references of it and the block below:
+/// bits 0-1 and 4-5 its first reference and second-endpoint kind, bits 2-3 and 6-7 the below
+/// block's. Second-endpoint kind: 0 same as the first and flip, 1 new and flip, 2 or 3 new and no
+/// flip.
+pub fn write_etc1(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+    let faces = levels[0].len();
+    let all: Vec<Vec<Vec<EtcKeys>>> = levels
+        .iter()
+        .map(|lv| {
+            lv.iter()
+                .map(|f| f.chunks_exact(8).map(etc_keys).collect())
+                .collect()
+        })
+        .collect();
+    let flat = || all.iter().flatten().flatten();
+    let ce = Palette::new(flat().flat_map(|k| [k.e0, k.e1]));
+    let cs = Palette::new(flat().map(|k| k.s));
+    let mut s = Stream::new();
+    let mut prev = 0u32;
+    for &v in &ce.values {
+        for k in 0..4 {
+            s.push((
+                0,
+                (((v >> (8 * k)) & 31) + 32 - ((prev >> (8 * k)) & 31)) % 32,
+            ));
+        }
+        prev = v;
+    }
+    let seg_ce = palette_segment(&s, &[1]);
+    let seg_cs = unity_color_selectors(cs.values.iter().copied());
+    let mut references = [0usize; 4];
+    let mut streams = Vec::new();
+    for (l, lv) in all.iter().enumerate() {
+        let bx = ((width >> l).max(1) as usize).div_ceil(4);
+        let by = ((height >> l).max(1) as usize).div_ceil(4);
+        assert!(lv.iter().all(|f| f.len() == bx * by), "level {l} size");
+        streams.push(level_etc1(lv, (bx, by), &ce, &cs, &mut references));
+    }
+    let (bytes, face_starts) = finish(
+        Header {
+            format: 10,
+            width,
+            height,
+            faces,
+            has_color: true,
+            has_alpha: false,
+        },
+        &streams,
+        [
+            (seg_ce, ce.len()),
+            (seg_cs, cs.len()),
+            (Vec::new(), 0),
+            (Vec::new(), 0),
+        ],
+    );
+    Written {
+        bytes,
+        chunk_encodings: [0; 8],
+        references,
+        face_starts,
+    }
+}
+
+fn level_etc1(
+    faces: &[Vec<EtcKeys>],
+    (bx, by): (usize, usize),
+    ce: &Palette<u32>,
+    cs: &Palette<u32>,
+    used: &mut [usize; 4],
+) -> (Stream, Vec<usize>) {
+    let (w, h) = (bx.next_multiple_of(2), by.next_multiple_of(2));
+    let n = ce.len();
+    let mut s = Stream::new();
+    let mut starts = Vec::new();
+    // Decoder state: the running endpoint index, the diagonal, and per column the first and
+    // second endpoint indices of the block above.
+    let (mut cur, mut diag) = (0u32, 0u32);
+    let mut above = vec![[0u32; 2]; w];
+    let mut alt = false;
+    for face in faces {
+        starts.push(s.len());
+        let mut refs = vec![vec![(0u32, 0u32); w]; h];
+        let mut syms: Vec<Vec<Stream>> = vec![vec![Stream::new(); w]; h];
+        for y in 0..h {
+            for x in 0..w {
+                let k = (x < bx && y < by).then(|| &face[y * bx + x]);
+                let (e0, e1, flip, sel) = match k {
+                    Some(k) => (ce.at(k.e0), ce.at(k.e1), k.flip, cs.at(k.s)),
+                    None => (cur, cur, true, 0),
+                };
+                let out = &mut syms[y][x];
+                let first = if e0 == cur {
+                    1
+                } else if y > 0 && e0 == above[x][0] {
+                    2
+                } else if y > 0 && x > 0 && e0 == diag {
+                    3
+                } else {
+                    0
+                };
+                match first {
+                    0 => {
+                        out.push((M_EP_C, delta(e0, cur, n)));
+                        cur = e0;
+                    }
+                    2 => cur = above[x][0],
+                    3 => cur = diag,
+                    _ => {}
+                }
+                above[x][0] = cur;
+                used[first as usize] += 1;
+                out.push((M_SEL_C, sel));
+                let second = if flip && e1 == e0 {
+                    0
+                } else if flip {
+                    1
+                } else {
+                    alt = !alt;
+                    if alt {
+                        2
+                    } else {
+                        3
+                    }
+                };
+                if second != 0 {
+                    out.push((M_EP_C, delta(e1, cur, n)));
+                    cur = e1;
+                }
+                diag = above[x][1];
+                above[x][1] = cur;
+                refs[y][x] = (first, second);
+            }
+        }
+        for y in 0..h {
+            for x in 0..w {
+                if y % 2 == 0 {
+                    let ((f0, s0), (f1, s1)) = (refs[y][x], refs[y + 1][x]);
+                    s.push((M_CHUNK, f0 | f1 << 2 | s0 << 4 | s1 << 6));
                 }
                 s.extend_from_slice(&syms[y][x]);
             }
