@@ -20,6 +20,9 @@ use texscope::codec::crunch::{Crunch, Variant};
 use texscope::io::{BytesSource, SourceRef};
 use texscope::{decode_surface, ErrorKind, Limits, PixelFormat, Pixels, TextureKind};
 
+/// Blocks of every level and face, `[level][face]`.
+type Levels = Vec<Vec<Vec<u8>>>;
+
 const W: u32 = 52;
 const H: u32 = 36;
 const LEVELS: usize = 6;
@@ -44,7 +47,7 @@ impl Rng {
 /// Blocks of every level and face, `[level][face]`: per 2x2 chunk a sharing pattern (cycling
 /// through the 8 with the chunk, face and level), distinct endpoints per tile drawn from small
 /// pools, selectors drawn per block. Pools are per stream, so palettes are shared as in crnlib.
-fn content(format: Format, faces: usize, seed: u64) -> Vec<Vec<Vec<u8>>> {
+fn content(format: Format, faces: usize, seed: u64) -> Levels {
     let mut rng = Rng(seed);
     let ce: Vec<u32> = (0..24).map(|_| rng.next() as u32).collect();
     let cs: Vec<u32> = (0..20).map(|_| rng.next() as u32).collect();
@@ -122,7 +125,7 @@ fn block_format(f: Format) -> PixelFormat {
     }
 }
 
-fn cube(format: Format, variant: WVariant) -> (Vec<Vec<Vec<u8>>>, Written) {
+fn cube(format: Format, variant: WVariant) -> (Levels, Written) {
     let seed = format.id() as u64 * 1000 + variant as u64;
     let blocks = content(format, 6, seed);
     let w = write(format, variant, W, H, &blocks);
@@ -205,7 +208,7 @@ fn a_single_face_stream_with_the_same_writer_also_round_trips() {
 /// reference kind occurs); differential blocks (deltas -4..3), individual ones (some channel 2 or
 /// more apart in 4 bits) and blocks whose halves are equal; random flips and tables; selectors from
 /// a pool. The block bytes follow the ETC1 specification's layout.
-fn etc1_content(faces: usize, seed: u64) -> Vec<Vec<Vec<u8>>> {
+fn etc1_content(faces: usize, seed: u64) -> Levels {
     let mut rng = Rng(seed);
     let pool: Vec<[i32; 4]> = (0..24)
         .map(|_| {
@@ -581,5 +584,94 @@ fn dump(dir: &std::path::Path, stem: &str, w: &Written, blocks: &[Vec<Vec<u8>>])
     std::fs::write(dir.join(format!("{stem}.crn")), &w.bytes).unwrap();
     for (l, lv) in blocks.iter().enumerate() {
         std::fs::write(dir.join(format!("{stem}.l{l}f0")), &lv[0]).unwrap();
+    }
+}
+
+/// The crunch files in tests/vectors (fed to the wasm == native check,
+/// tests/browser/wasm-native.test.mjs) are this writer's output for these seeds: regenerated and
+/// compared here, rewritten with `CRN_VECTORS_WRITE=1`. Each one also round-trips (the expected
+/// blocks are the construction's).
+#[test]
+fn the_crn_vector_files_are_the_writers_output() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let rewrite = std::env::var_os("CRN_VECTORS_WRITE").is_some();
+    let mut files: Vec<(String, Levels, Written)> = Vec::new();
+    for (f, v, tag) in [
+        (Format::Dxt1, WVariant::Crnlib, "crn_dxt1"),
+        (Format::Dxt5, WVariant::Crnlib, "crn_dxt5"),
+        (Format::DxnXY, WVariant::Unity, "crn_unity_dxn"),
+        (Format::Dxt5A, WVariant::Unity, "crn_unity_dxt5a"),
+    ] {
+        let blocks = content(f, 6, 500 + f.id() as u64);
+        let w = write(f, v, W, H, &blocks);
+        files.push((format!("{tag}_cube.crn"), blocks, w));
+    }
+    let blocks = etc1_content(6, 600);
+    let w = write_etc1(W, H, &blocks);
+    files.push(("crn_unity_etc1_cube.crn".into(), blocks, w));
+    for (name, blocks, w) in files {
+        let path = dir.join(&name);
+        if rewrite {
+            std::fs::write(&path, &w.bytes).unwrap();
+        }
+        let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            stored == w.bytes,
+            "{name} is not the writer's output (CRN_VECTORS_WRITE=1 rewrites it)"
+        );
+        let crn = Crunch::new(&stored).unwrap();
+        for (l, lv) in blocks.iter().enumerate() {
+            for (face, want) in lv.iter().enumerate() {
+                let got = crn
+                    .unpack(l as u32, face as u32, &Limits::default())
+                    .unwrap();
+                assert!(&got == want, "{name} level {l} face {face}");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_entry_palettes_and_a_single_block_round_trip() {
+    // Every block the same: each palette holds one entry, so every index delta is 0 of an
+    // alphabet of one (the writer adds an unused second symbol to keep its codes complete).
+    // And a 4x4 cube of one level: one partial chunk (crnlib) or 2x2 group (Unity) per face.
+    for variant in [WVariant::Crnlib, WVariant::Unity] {
+        for f in FORMATS {
+            let mut one = content(f, 1, 77)[0][0][..f.block_bytes()].to_vec();
+            if f == Format::DxnXY {
+                // Both halves alike, so the alpha palettes hold one entry too.
+                let (a, b) = one.split_at_mut(8);
+                b.copy_from_slice(a);
+            }
+            for (w, h, levels) in [(W, H, LEVELS), (4, 4, 1)] {
+                let blocks: Levels = (0..levels)
+                    .map(|l| {
+                        let n = ((w >> l).max(1) as usize).div_ceil(4)
+                            * ((h >> l).max(1) as usize).div_ceil(4);
+                        vec![one.repeat(n); 6]
+                    })
+                    .collect();
+                let wr = write(f, variant, w, h, &blocks);
+                let crn =
+                    Crunch::new(&wr.bytes).unwrap_or_else(|e| panic!("{f:?} {variant:?}: {e}"));
+                assert_eq!(
+                    crn.header
+                        .color_endpoints
+                        .num
+                        .max(crn.header.alpha_endpoints.num),
+                    1
+                );
+                for (l, lv) in blocks.iter().enumerate() {
+                    for face in 0..6 {
+                        let got = crn.unpack(l as u32, face, &Limits::default()).unwrap();
+                        assert!(
+                            got == lv[face as usize],
+                            "{f:?} {variant:?} {w}x{h} level {l} face {face}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -364,7 +364,8 @@ impl Model {
 /// Symbols of one segment, each tagged with the model it is coded with.
 type Stream = Vec<(usize, u32)>;
 
-/// Encodes a segment whose models are sent first (palettes): `models` alphabets' minimum sizes.
+/// Codes a palette segment: its prefix codes first (one per entry of `totals`, each alphabet at
+/// least that long), then the symbols, each tagged with the code it uses.
 fn palette_segment(stream: &Stream, totals: &[usize]) -> Vec<u8> {
     let models: Vec<Model> = (0..totals.len())
         .map(|m| {
