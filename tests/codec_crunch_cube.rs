@@ -460,7 +460,7 @@ fn a_cube_cut_inside_face_5_decodes_faces_0_to_4_and_refuses_face_5() {
             let msg = e.to_string();
             assert_eq!(e.kind, ErrorKind::Malformed, "{msg}");
             assert!(
-                msg.contains("level 0") && msg.contains("more bits than"),
+                msg.contains("level 0, face 5") && msg.contains("more bits than"),
                 "{f:?} {variant:?}: {msg}"
             );
             // Later levels are intact.
@@ -471,6 +471,15 @@ fn a_cube_cut_inside_face_5_decodes_faces_0_to_4_and_refuses_face_5() {
             let e = cat.decode(0, 0, 5, Default::default()).unwrap_err();
             assert!(e.to_string().contains("cut.crn"), "{e}");
             assert!(cat.decode(0, 0, 4, Default::default()).is_ok());
+            // The file itself cut inside face 5 of its last level (header untouched): the
+            // stream is shorter than m_data_size says, refused when opened, naming the file.
+            let last = LEVELS - 1;
+            let ofs = u32::from_be_bytes(w.bytes[70 + 4 * last..74 + 4 * last].try_into().unwrap());
+            let end = ofs as usize + w.face_starts[last][5] + 1;
+            let cat = open("short.crn", w.bytes[..end].to_vec());
+            assert!(cat.textures.is_empty());
+            let p = format!("{:?}", cat.problems);
+            assert!(p.contains("short.crn") && p.contains("m_data_size"), "{p}");
         }
     }
 }
