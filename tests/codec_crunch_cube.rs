@@ -1,6 +1,6 @@
 //! Crunch cube maps and mip chains (issue 3): every level of every face, both variants, DXT1 /
-//! DXT5 / DXT5A / DXN, and ETC1 (Unity's fork only; its own level coding with two endpoints per
-//! block). No real cube .crn is at hand, so the streams come from the test-only
+//! DXT5 / DXT5A / DXN, and ETC1 / ETC2A (Unity's fork only; their own level coding with two
+//! endpoints per block). No real cube .crn is at hand, so the streams come from the test-only
 //! writer in tests/common/crn_writer.rs (written from crnlib's format description, see there).
 //!
 //! Expected values come from the construction: each stream is written from chosen blocks
@@ -13,7 +13,9 @@
 #[path = "common/crn_writer.rs"]
 mod crn_writer;
 
-use crn_writer::{fix_checksums, write, write_etc1, Format, Variant as WVariant, Written, TILES};
+use crn_writer::{
+    fix_checksums, write, write_etc1, write_etc2a, Format, Variant as WVariant, Written, TILES,
+};
 use std::path::PathBuf;
 use std::process::Command;
 use texscope::codec::crunch::{Crunch, Variant};
@@ -203,12 +205,13 @@ fn a_single_face_stream_with_the_same_writer_also_round_trips() {
     }
 }
 
-/// ETC1 blocks of every level and face: endpoints from a pool, often repeating the previous
+/// ETC1 blocks (with `alpha`, ETC2 RGBA8 ones: an EAC alpha half first, its endpoint repeated
+/// with the colour endpoint it travels with) of every level and face: endpoints from a pool, often repeating the previous
 /// block's second sub-block, the block above's first or the up-left block's second (so every
 /// reference kind occurs); differential blocks (deltas -4..3), individual ones (some channel 2 or
 /// more apart in 4 bits) and blocks whose halves are equal; random flips and tables; selectors from
 /// a pool. The block bytes follow the ETC1 specification's layout.
-fn etc1_content(faces: usize, seed: u64) -> Levels {
+fn etc_content(alpha: bool, faces: usize, seed: u64) -> Levels {
     let mut rng = Rng(seed);
     let pool: Vec<[i32; 4]> = (0..24)
         .map(|_| {
@@ -222,26 +225,46 @@ fn etc1_content(faces: usize, seed: u64) -> Levels {
         })
         .collect();
     let sels: Vec<u32> = (0..20).map(|_| rng.next() as u32).collect();
+    // ETC2A: EAC alpha endpoints (base, multiplier / table) and 48 index bits.
+    let (aeps, asels): (Vec<u16>, Vec<u64>) = if alpha {
+        (
+            (0..16).map(|_| rng.next() as u16).collect(),
+            (0..16).map(|_| rng.next() & 0xffff_ffff_ffff).collect(),
+        )
+    } else {
+        (vec![0], vec![0])
+    };
     (0..LEVELS)
         .map(|l| {
             let (w, h) = ((W >> l).max(1) as usize, (H >> l).max(1) as usize);
             let (bx, by) = (w.div_ceil(4), h.div_ceil(4));
             (0..faces)
                 .map(|_| {
-                    // Per block the endpoints as meant: (first, second).
-                    let mut eps = vec![([0i32; 4], [0i32; 4]); bx * by];
-                    let mut out = Vec::with_capacity(bx * by * 8);
+                    // Per block the endpoints as meant: (first, second, alpha).
+                    let mut eps = vec![([0i32; 4], [0i32; 4], 0u16); bx * by];
+                    let mut out = Vec::new();
                     for y in 0..by {
                         for x in 0..bx {
                             let r = rng.below(100);
-                            let e0 = if x > 0 && r < 25 {
-                                eps[y * bx + x - 1].1
+                            let (e0, ae) = if x > 0 && r < 25 {
+                                let n = eps[y * bx + x - 1];
+                                (n.1, n.2)
                             } else if y > 0 && r < 45 {
-                                eps[(y - 1) * bx + x].0
+                                let n = eps[(y - 1) * bx + x];
+                                (n.0, n.2)
                             } else if y > 0 && x > 0 && r < 60 {
-                                eps[(y - 1) * bx + x - 1].1
+                                let n = eps[(y - 1) * bx + x - 1];
+                                (n.1, n.2)
                             } else {
-                                pool[rng.below(pool.len())]
+                                let e = pool[rng.below(pool.len())];
+                                (
+                                    e,
+                                    if alpha {
+                                        aeps[rng.below(aeps.len())]
+                                    } else {
+                                        0
+                                    },
+                                )
                             };
                             let mode = rng.below(3);
                             let (e1, diff) = match mode {
@@ -275,12 +298,17 @@ fn etc1_content(faces: usize, seed: u64) -> Levels {
                             }
                             b[3] = (e0[3] << 5 | e1[3] << 2) as u8 | (diff as u8) << 1 | flip;
                             b[4..].copy_from_slice(&sels[rng.below(sels.len())].to_be_bytes());
+                            if alpha {
+                                out.extend_from_slice(&ae.to_le_bytes());
+                                let idx = asels[rng.below(asels.len())];
+                                out.extend_from_slice(&idx.to_be_bytes()[2..]);
+                            }
                             out.extend_from_slice(&b);
                             // What a neighbour can repeat: individual halves keep 4 bits only.
                             eps[y * bx + x] = if diff {
-                                (e0, e1)
+                                (e0, e1, ae)
                             } else {
-                                (e0.map(|v| v & !1), e1.map(|v| v & !1))
+                                (e0.map(|v| v & !1), e1.map(|v| v & !1), ae)
                             };
                         }
                     }
@@ -292,43 +320,52 @@ fn etc1_content(faces: usize, seed: u64) -> Levels {
 }
 
 #[test]
-fn etc1_cubes_unpack_and_decode_per_level_and_face() {
-    for faces in [6, 1] {
-        let blocks = etc1_content(faces, 31 + faces as u64);
-        let w = write_etc1(W, H, &blocks);
-        assert!(
-            w.references.iter().all(|&n| n > 0),
-            "references used {:?}",
-            w.references
-        );
-        let crn = Crunch::new(&w.bytes).unwrap();
-        assert_eq!(crn.variant, Variant::Unity);
-        for (l, lv) in blocks.iter().enumerate() {
-            for (face, want) in lv.iter().enumerate() {
-                let got = crn
-                    .unpack(l as u32, face as u32, &Limits::default())
-                    .unwrap_or_else(|e| panic!("level {l} face {face}: {e}"));
-                assert!(&got == want, "ETC1 level {l} face {face}: blocks differ");
+fn etc1_and_etc2a_cubes_unpack_and_decode_per_level_and_face() {
+    for (alpha, fmt, name) in [
+        (false, PixelFormat::ETC1, "ETC1"),
+        (true, PixelFormat::ETC2RGBA8, "ETC2A"),
+    ] {
+        for faces in [6, 1] {
+            let blocks = etc_content(alpha, faces, 31 + faces as u64);
+            let w = if alpha {
+                write_etc2a(W, H, &blocks)
+            } else {
+                write_etc1(W, H, &blocks)
+            };
+            assert!(
+                w.references.iter().all(|&n| n > 0),
+                "{name}: references used {:?}",
+                w.references
+            );
+            let crn = Crunch::new(&w.bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(crn.variant, Variant::Unity);
+            assert_eq!(crn.header.format.block_format(), fmt);
+            for (l, lv) in blocks.iter().enumerate() {
+                for (face, want) in lv.iter().enumerate() {
+                    let got = crn
+                        .unpack(l as u32, face as u32, &Limits::default())
+                        .unwrap_or_else(|e| panic!("{name} level {l} face {face}: {e}"));
+                    assert!(&got == want, "{name} level {l} face {face}: blocks differ");
+                }
             }
-        }
-        let cat = open("etc1.crn", w.bytes.clone());
-        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
-        assert_eq!(cat.textures[0].slices, faces as u32);
-        for (l, lv) in blocks.iter().enumerate() {
-            let (mw, mh) = ((W >> l).max(1), (H >> l).max(1));
-            for (face, want) in lv.iter().enumerate() {
-                let got = cat.decode(0, l, face as u32, Default::default()).unwrap();
-                let want =
-                    decode_surface(PixelFormat::ETC1, mw, mh, want, &Limits::default()).unwrap();
-                assert!(got.pixels == want.pixels, "ETC1 level {l} face {face}");
+            let cat = open("etc.crn", w.bytes.clone());
+            assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+            assert_eq!(cat.textures[0].slices, faces as u32);
+            for (l, lv) in blocks.iter().enumerate() {
+                let (mw, mh) = ((W >> l).max(1), (H >> l).max(1));
+                for (face, want) in lv.iter().enumerate() {
+                    let got = cat.decode(0, l, face as u32, Default::default()).unwrap();
+                    let want = decode_surface(fmt, mw, mh, want, &Limits::default()).unwrap();
+                    assert!(got.pixels == want.pixels, "{name} level {l} face {face}");
+                }
             }
-        }
-        if faces == 6 {
-            let cut = cut_level(&w.bytes, 0, w.face_starts[0][5] + 2);
-            let crn = Crunch::new(&cut).unwrap();
-            assert!(crn.unpack(0, 4, &Limits::default()).unwrap() == blocks[0][4]);
-            let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
-            assert!(e.to_string().contains("more bits than"), "{e}");
+            if faces == 6 {
+                let cut = cut_level(&w.bytes, 0, w.face_starts[0][5] + 2);
+                let crn = Crunch::new(&cut).unwrap();
+                assert!(crn.unpack(0, 4, &Limits::default()).unwrap() == blocks[0][4]);
+                let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
+                assert!(e.to_string().contains("level 0, face 5"), "{e}");
+            }
         }
     }
 }
@@ -563,8 +600,8 @@ fn the_writer_crc_agrees_with_the_decoder_crc() {
 /// Writes streams for scripts/crn_crosscheck.py (texture2ddecoder, an independent port of
 /// crn_decomp.h): `CRN_DUMP=/some/dir cargo test --test codec_crunch_cube -- --ignored`.
 /// Found 2026-12-02 with texture2ddecoder 1.0.6: face 0 of every level equal to the written
-/// blocks for all 18 streams (DXT1 / DXT5 / DXT5A / DXN in both variants and ETC1 in Unity's, each
-/// with 1 and 6 faces), 108 of 108 levels. Given a
+/// blocks for all 20 streams (DXT1 / DXT5 / DXT5A / DXN in both variants, ETC1 and ETC2A in
+/// Unity's, each with 1 and 6 faces), 120 of 120 levels. Given a
 /// 6-face stream as it is, texture2ddecoder crashes (SIGSEGV): it has one output buffer and
 /// unpacks every face; the script relabels cubes as 1 face (faces are stored in order).
 #[test]
@@ -583,9 +620,12 @@ fn dump_streams_for_the_cross_check() {
         }
     }
     for faces in [1usize, 6] {
-        let blocks = etc1_content(faces, 4321 + faces as u64);
+        let blocks = etc_content(false, faces, 4321 + faces as u64);
         let w = write_etc1(W, H, &blocks);
         dump(&dir, &format!("unity_Etc1_{faces}"), &w, &blocks);
+        let blocks = etc_content(true, faces, 4321 + faces as u64);
+        let w = write_etc2a(W, H, &blocks);
+        dump(&dir, &format!("unity_Etc2A_{faces}"), &w, &blocks);
     }
 }
 
@@ -615,9 +655,12 @@ fn the_crn_vector_files_are_the_writers_output() {
         let w = write(f, v, W, H, &blocks);
         files.push((format!("{tag}_cube.crn"), blocks, w));
     }
-    let blocks = etc1_content(6, 600);
+    let blocks = etc_content(false, 6, 600);
     let w = write_etc1(W, H, &blocks);
     files.push(("crn_unity_etc1_cube.crn".into(), blocks, w));
+    let blocks = etc_content(true, 6, 700);
+    let w = write_etc2a(W, H, &blocks);
+    files.push(("crn_unity_etc2a_cube.crn".into(), blocks, w));
     for (name, blocks, w) in files {
         let path = dir.join(&name);
         if rewrite {
@@ -690,8 +733,8 @@ fn mutated_cubes_give_errors_or_blocks_at_every_level_and_face_never_a_panic() {
     // Bytes changed anywhere (header included), checksums made to match so the decoder itself
     // meets the damage; every level of every face is unpacked and decoded. The expected outcome
     // is the project's rule (an Error or an image, never a panic), not a reference. 60 changed
-    // streams per file here; run once with 3,000 per file (release, 2026-12-02): 449,600
-    // decodes, 444,169 Ok and 5,431 errors, no panic, 3.0 s.
+    // streams per file here; run once with 3,000 per file (release, 2026-12-02, six files):
+    // 544,440 decodes, 538,231 Ok and 6,209 errors, no panic, 3.4 s.
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
     let mut rng = Rng(2026);
     let (mut ok, mut err) = (0usize, 0usize);
@@ -702,6 +745,7 @@ fn mutated_cubes_give_errors_or_blocks_at_every_level_and_face_never_a_panic() {
         "crn_unity_dxn_cube.crn",
         "crn_unity_dxt5a_cube.crn",
         "crn_unity_etc1_cube.crn",
+        "crn_unity_etc2a_cube.crn",
     ] {
         let data = std::fs::read(dir.join(name)).unwrap();
         for _ in 0..60 {

@@ -1,6 +1,6 @@
 //! A test-only crunch (.crn) writer: packs given DXT1 / DXT5 / DXT5A / DXN blocks of every level and
-//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1 blocks
-//! in Unity's fork (`write_etc1`, the only layout with ETC). It is not a
+//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1 / ETC2A
+//! blocks in Unity's fork (`write_etc1`, `write_etc2a`; the only layout with ETC). It is not a
 //! compressor: the palettes are exactly the distinct endpoints and selectors of the blocks given,
 //! so a decoder that follows the format gives those blocks back bit for bit.
 //!
@@ -523,15 +523,7 @@ pub fn write(
         }
     }
     if !format.alpha_parts().is_empty() {
-        let mut s = Stream::new();
-        let (mut a, mut b) = (0u32, 0u32);
-        for &v in &ae.values {
-            let (lo, hi) = (v as u32 & 255, (v >> 8) as u32);
-            s.push((0, (lo + 256 - a) & 255));
-            s.push((0, (hi + 256 - b) & 255));
-            (a, b) = (lo, hi);
-        }
-        seg_ae = palette_segment(&s, &[1]);
+        seg_ae = alpha_endpoints(&ae.values);
         let mut s = Stream::new();
         let lin_of = |v: u64| -> Vec<u64> {
             (0..16)
@@ -1070,27 +1062,68 @@ fn etc_keys(b: &[u8]) -> EtcKeys {
     }
 }
 
-/// Writes an ETC1 crunch stream the way Unity's fork codes it (format 10): per block, the first
-/// sub-block's endpoint by reference (0 new delta, 1 the previous block's second endpoint, 2 the
-/// block above's first, 3 the up-left block's second), then the selector index, then the second
-/// endpoint as a new delta, unless the block is flipped and both endpoints are the same.
-/// At each even row, one symbol per block gives the references of it and the block below:
-/// bits 0-1 and 4-5 its first reference and second-endpoint kind, bits 2-3 and 6-7 the below
-/// block's. Second-endpoint kind: 0 same as the first and flip, 1 new and flip, 2 or 3 new and no
-/// flip.
+/// Splits an ETC2 RGBA8 block's EAC alpha half (base, multiplier and table, then 48 index bits,
+/// big-endian, texel x*4+y) into the alpha endpoint (bytes 0-1, little-endian) and the fork's
+/// linear selectors: a byte per texel pair (3 bits each, the first low), the pairs in column order
+/// for unflipped blocks and in raster order for flipped ones (the fork keeps both copies of each
+/// palette entry). EAC indices 3, 2, 1, 0, 4, 5, 6, 7 are the modifiers from most negative up.
+fn eac_keys(b: &[u8], flip: bool) -> (u16, u64) {
+    let bits = b[2..8].iter().fold(0u64, |v, &x| v << 8 | x as u64);
+    let mut lin = 0u64;
+    for x in 0..4 {
+        for y in 0..4 {
+            let idx = (bits >> (45 - 3 * (4 * x + y))) & 7;
+            let l = if idx <= 3 { 3 - idx } else { idx };
+            let at = if flip { 4 * y + x } else { 4 * x + y };
+            lin |= l << (8 * (at / 2) + 3 * (at % 2));
+        }
+    }
+    (u16::from_le_bytes([b[0], b[1]]), lin)
+}
+
+/// Writes an ETC1 crunch stream the way Unity's fork codes it (format 10); see `write_etc`.
 pub fn write_etc1(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+    write_etc(false, width, height, levels)
+}
+
+/// Writes an ETC2 RGBA8 (ETC2A, format 12) crunch stream the way Unity's fork codes it: blocks
+/// are the EAC alpha half then the ETC colour half; see `write_etc`.
+pub fn write_etc2a(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+    write_etc(true, width, height, levels)
+}
+
+/// Unity's fork for ETC1 / ETC2A: per block, the first sub-block's endpoint (and the alpha
+/// endpoint) by reference (0 new deltas, 1 the previous block's second colour endpoint and its
+/// alpha, 2 the block above's first and alpha, 3 the up-left block's second and alpha), then the
+/// colour (and alpha) selector index, then the second endpoint as a new delta, unless the block is
+/// flipped and both endpoints are the same. At each even row, one symbol per block gives the
+/// references of it and the block below: bits 0-1 and 4-5 its first reference and second-endpoint
+/// kind, bits 2-3 and 6-7 the below block's. Second-endpoint kind: 0 same as the first and flip,
+/// 1 new and flip, 2 or 3 new and no flip.
+fn write_etc(alpha: bool, width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
     let faces = levels[0].len();
-    let all: Vec<Vec<Vec<EtcKeys>>> = levels
+    let bpb = if alpha { 16 } else { 8 };
+    let all: Vec<Vec<Vec<EtcBlock>>> = levels
         .iter()
         .map(|lv| {
             lv.iter()
-                .map(|f| f.chunks_exact(8).map(etc_keys).collect())
+                .map(|f| {
+                    f.chunks_exact(bpb)
+                        .map(|b| {
+                            let k = etc_keys(&b[bpb - 8..]);
+                            let a = alpha.then(|| eac_keys(&b[..8], k.flip));
+                            (k, a)
+                        })
+                        .collect()
+                })
                 .collect()
         })
         .collect();
     let flat = || all.iter().flatten().flatten();
-    let ce = Palette::new(flat().flat_map(|k| [k.e0, k.e1]));
-    let cs = Palette::new(flat().map(|k| k.s));
+    let ce = Palette::new(flat().flat_map(|k| [k.0.e0, k.0.e1]));
+    let cs = Palette::new(flat().map(|k| k.0.s));
+    let ae = Palette::new(flat().filter_map(|k| k.1.map(|a| a.0)));
+    let asel = Palette::new(flat().filter_map(|k| k.1.map(|a| a.1)));
     let mut s = Stream::new();
     let mut prev = 0u32;
     for &v in &ce.values {
@@ -1104,29 +1137,45 @@ pub fn write_etc1(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
     }
     let seg_ce = palette_segment(&s, &[1]);
     let seg_cs = unity_color_selectors(cs.values.iter().copied());
+    let (mut seg_ae, mut seg_as) = (Vec::new(), Vec::new());
+    if alpha {
+        seg_ae = alpha_endpoints(&ae.values);
+        let mut s = Stream::new();
+        let mut prev = 0u64;
+        for &v in &asel.values {
+            let x = v ^ prev;
+            for k in 0..8 {
+                s.push((0, ((x >> (8 * k)) & 63) as u32));
+            }
+            prev = v;
+        }
+        seg_as = palette_segment(&s, &[1]);
+    }
+    let pals = Palettes { ce, cs, ae, asel };
     let mut references = [0usize; 4];
     let mut streams = Vec::new();
     for (l, lv) in all.iter().enumerate() {
         let bx = ((width >> l).max(1) as usize).div_ceil(4);
         let by = ((height >> l).max(1) as usize).div_ceil(4);
         assert!(lv.iter().all(|f| f.len() == bx * by), "level {l} size");
-        streams.push(level_etc1(lv, (bx, by), &ce, &cs, &mut references));
+        streams.push(level_etc(lv, (bx, by), &pals, &mut references));
     }
+    let Palettes { ce, cs, ae, asel } = pals;
     let (bytes, face_starts) = finish(
         Header {
-            format: 10,
+            format: if alpha { 12 } else { 10 },
             width,
             height,
             faces,
             has_color: true,
-            has_alpha: false,
+            has_alpha: alpha,
         },
         &streams,
         [
             (seg_ce, ce.len()),
             (seg_cs, cs.len()),
-            (Vec::new(), 0),
-            (Vec::new(), 0),
+            (seg_ae, ae.len()),
+            (seg_as, asel.len()),
         ],
     );
     Written {
@@ -1137,21 +1186,23 @@ pub fn write_etc1(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
     }
 }
 
-fn level_etc1(
-    faces: &[Vec<EtcKeys>],
+/// An ETC block's colour keys and, for ETC2A, its alpha endpoint and linear selectors.
+type EtcBlock = (EtcKeys, Option<(u16, u64)>);
+
+fn level_etc(
+    faces: &[Vec<EtcBlock>],
     (bx, by): (usize, usize),
-    ce: &Palette<u32>,
-    cs: &Palette<u32>,
+    p: &Palettes,
     used: &mut [usize; 4],
 ) -> (Stream, Vec<usize>) {
     let (w, h) = (bx.next_multiple_of(2), by.next_multiple_of(2));
-    let n = ce.len();
+    let (n, na) = (p.ce.len(), p.ae.len());
     let mut s = Stream::new();
     let mut starts = Vec::new();
-    // Decoder state: the running endpoint index, the diagonal, and per column the first and
-    // second endpoint indices of the block above.
-    let (mut cur, mut diag) = (0u32, 0u32);
-    let mut above = vec![[0u32; 2]; w];
+    // Decoder state: the running (colour, alpha) endpoint indices, the diagonal, and per column
+    // those of the block above: [first colour, alpha] and [second colour, alpha].
+    let (mut cur, mut diag) = ([0u32; 2], [0u32; 2]);
+    let mut above = vec![[[0u32; 2]; 2]; w];
     let mut alt = false;
     for face in faces {
         starts.push(s.len());
@@ -1160,24 +1211,34 @@ fn level_etc1(
         for y in 0..h {
             for x in 0..w {
                 let k = (x < bx && y < by).then(|| &face[y * bx + x]);
-                let (e0, e1, flip, sel) = match k {
-                    Some(k) => (ce.at(k.e0), ce.at(k.e1), k.flip, cs.at(k.s)),
-                    None => (cur, cur, true, 0),
+                let (e0, e1, flip, sel, a) = match k {
+                    Some((k, a)) => (
+                        p.ce.at(k.e0),
+                        p.ce.at(k.e1),
+                        k.flip,
+                        p.cs.at(k.s),
+                        a.map(|(e, s)| (p.ae.at(e), p.asel.at(s))),
+                    ),
+                    None => (cur[0], cur[0], true, 0, (na > 0).then_some((cur[1], 0))),
                 };
+                let first_ep = [e0, a.map_or(0, |a| a.0)];
                 let out = &mut syms[y][x];
-                let first = if e0 == cur {
+                let first = if first_ep == cur {
                     1
-                } else if y > 0 && e0 == above[x][0] {
+                } else if y > 0 && first_ep == above[x][0] {
                     2
-                } else if y > 0 && x > 0 && e0 == diag {
+                } else if y > 0 && x > 0 && first_ep == diag {
                     3
                 } else {
                     0
                 };
                 match first {
                     0 => {
-                        out.push((M_EP_C, delta(e0, cur, n)));
-                        cur = e0;
+                        out.push((M_EP_C, delta(e0, cur[0], n)));
+                        if let Some((ai, _)) = a {
+                            out.push((M_EP_A, delta(ai, cur[1], na)));
+                        }
+                        cur = first_ep;
                     }
                     2 => cur = above[x][0],
                     3 => cur = diag,
@@ -1186,6 +1247,9 @@ fn level_etc1(
                 above[x][0] = cur;
                 used[first as usize] += 1;
                 out.push((M_SEL_C, sel));
+                if let Some((_, asel)) = a {
+                    out.push((M_SEL_A, asel));
+                }
                 let second = if flip && e1 == e0 {
                     0
                 } else if flip {
@@ -1199,8 +1263,8 @@ fn level_etc1(
                     }
                 };
                 if second != 0 {
-                    out.push((M_EP_C, delta(e1, cur, n)));
-                    cur = e1;
+                    out.push((M_EP_C, delta(e1, cur[0], n)));
+                    cur[0] = e1;
                 }
                 diag = above[x][1];
                 above[x][1] = cur;
@@ -1218,4 +1282,17 @@ fn level_etc1(
         }
     }
     (s, starts)
+}
+
+/// The alpha endpoint palette: deltas of both bytes, one code.
+fn alpha_endpoints(values: &[u16]) -> Vec<u8> {
+    let mut s = Stream::new();
+    let (mut a, mut b) = (0u32, 0u32);
+    for &v in values {
+        let (lo, hi) = (v as u32 & 255, (v >> 8) as u32);
+        s.push((0, (lo + 256 - a) & 255));
+        s.push((0, (hi + 256 - b) & 255));
+        (a, b) = (lo, hi);
+    }
+    palette_segment(&s, &[1])
 }
