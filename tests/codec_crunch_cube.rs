@@ -1,6 +1,6 @@
 //! Crunch cube maps and mip chains (issue 3): every level of every face, both variants, DXT1 /
 //! DXT5 / DXT5A / DXN, and ETC1 / ETC2A (Unity's fork only; their own level coding with two
-//! endpoints per block). No real cube .crn is at hand, so the streams come from the test-only
+//! endpoints per block) and ETC1S / ETC2AS (Unity's fork, DXT-like level coding). No real cube .crn is at hand, so the streams come from the test-only
 //! writer in tests/common/crn_writer.rs (written from crnlib's format description, see there).
 //!
 //! Expected values come from the construction: each stream is written from chosen blocks
@@ -51,7 +51,15 @@ impl Rng {
 /// pools, selectors drawn per block. Pools are per stream, so palettes are shared as in crnlib.
 fn content(format: Format, faces: usize, seed: u64) -> Levels {
     let mut rng = Rng(seed);
-    let ce: Vec<u32> = (0..24).map(|_| rng.next() as u32).collect();
+    let mut ce: Vec<u32> = (0..24).map(|_| rng.next() as u32).collect();
+    if matches!(format, Format::Etc1S | Format::Etc2AS) {
+        // ETC1S colours: 5-bit R, G, B with zero deltas, one table for both halves, unflipped.
+        for v in ce.iter_mut() {
+            let t = (*v >> 24 & 7) as u8;
+            let c = |i: u32| ((*v >> (8 * i)) as u8) & 0xf8;
+            *v = u32::from_le_bytes([c(0), c(1), c(2), t << 5 | t << 2 | 2]);
+        }
+    }
     let cs: Vec<u32> = (0..20).map(|_| rng.next() as u32).collect();
     let ae: Vec<u16> = (0..18).map(|_| rng.next() as u16).collect();
     let asel: Vec<u64> = (0..16).map(|_| rng.next() & 0xffff_ffff_ffff).collect();
@@ -93,10 +101,10 @@ fn content(format: Format, faces: usize, seed: u64) -> Levels {
                                     b[4..8].copy_from_slice(&sel.to_le_bytes());
                                 };
                                 match format {
-                                    Format::Dxt1 => {
+                                    Format::Dxt1 | Format::Etc1S => {
                                         color(b, ce[tc[t]], cs[rng.below(cs.len())]);
                                     }
-                                    Format::Dxt5 => {
+                                    Format::Dxt5 | Format::Etc2AS => {
                                         alpha(&mut b[..8], ae[ta0[t]], asel[rng.below(asel.len())]);
                                         color(&mut b[8..], ce[tc[t]], cs[rng.below(cs.len())]);
                                     }
@@ -124,6 +132,8 @@ fn block_format(f: Format) -> PixelFormat {
         Format::Dxt5 => PixelFormat::BC3,
         Format::Dxt5A => PixelFormat::BC4,
         Format::DxnXY => PixelFormat::BC5,
+        Format::Etc1S => PixelFormat::ETC1,
+        Format::Etc2AS => PixelFormat::ETC2RGBA8,
     }
 }
 
@@ -370,6 +380,45 @@ fn etc1_and_etc2a_cubes_unpack_and_decode_per_level_and_face() {
     }
 }
 
+#[test]
+fn etc1s_and_etc2as_cubes_unpack_and_decode_per_level_and_face() {
+    // Unity's single-colour ETC formats: DXT1 / DXT5 level coding, ETC palettes.
+    for f in [Format::Etc1S, Format::Etc2AS] {
+        let (blocks, w) = cube(f, WVariant::Unity);
+        assert!(
+            w.references[..3].iter().all(|&n| n > 0),
+            "{f:?}: {:?}",
+            w.references
+        );
+        let crn = Crunch::new(&w.bytes).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+        assert_eq!(crn.variant, Variant::Unity);
+        assert_eq!(crn.header.format.block_format(), block_format(f));
+        let cat = open("etcs.crn", w.bytes.clone());
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        for (l, lv) in blocks.iter().enumerate() {
+            let (mw, mh) = ((W >> l).max(1), (H >> l).max(1));
+            for (face, want) in lv.iter().enumerate() {
+                let got = crn
+                    .unpack(l as u32, face as u32, &Limits::default())
+                    .unwrap();
+                assert!(&got == want, "{f:?} level {l} face {face}: blocks differ");
+                let img = cat.decode(0, l, face as u32, Default::default()).unwrap();
+                let want =
+                    decode_surface(block_format(f), mw, mh, want, &Limits::default()).unwrap();
+                assert!(
+                    img.pixels == want.pixels,
+                    "{f:?} level {l} face {face}: pixels"
+                );
+            }
+        }
+        let cut = cut_level(&w.bytes, 0, w.face_starts[0][5] + 2);
+        let crn = Crunch::new(&cut).unwrap();
+        assert!(crn.unpack(0, 4, &Limits::default()).unwrap() == blocks[0][4]);
+        let e = crn.unpack(0, 5, &Limits::default()).unwrap_err();
+        assert!(e.to_string().contains("level 0, face 5"), "{e}");
+    }
+}
+
 fn open(name: &str, bytes: Vec<u8>) -> texscope::Catalog {
     texscope::open(
         vec![BytesSource::shared(name.to_string(), bytes) as SourceRef],
@@ -600,8 +649,8 @@ fn the_writer_crc_agrees_with_the_decoder_crc() {
 /// Writes streams for scripts/crn_crosscheck.py (texture2ddecoder, an independent port of
 /// crn_decomp.h): `CRN_DUMP=/some/dir cargo test --test codec_crunch_cube -- --ignored`.
 /// Found 2026-12-02 with texture2ddecoder 1.0.6: face 0 of every level equal to the written
-/// blocks for all 20 streams (DXT1 / DXT5 / DXT5A / DXN in both variants, ETC1 and ETC2A in
-/// Unity's, each with 1 and 6 faces), 120 of 120 levels. Given a
+/// blocks for all 24 streams (DXT1 / DXT5 / DXT5A / DXN in both variants, ETC1 / ETC2A / ETC1S /
+/// ETC2AS in Unity's, each with 1 and 6 faces), 144 of 144 levels. Given a
 /// 6-face stream as it is, texture2ddecoder crashes (SIGSEGV): it has one output buffer and
 /// unpacks every face; the script relabels cubes as 1 face (faces are stored in order).
 #[test]
@@ -626,6 +675,11 @@ fn dump_streams_for_the_cross_check() {
         let blocks = etc_content(true, faces, 4321 + faces as u64);
         let w = write_etc2a(W, H, &blocks);
         dump(&dir, &format!("unity_Etc2A_{faces}"), &w, &blocks);
+        for f in [Format::Etc1S, Format::Etc2AS] {
+            let blocks = content(f, faces, 1234 + faces as u64);
+            let w = write(f, WVariant::Unity, W, H, &blocks);
+            dump(&dir, &format!("unity_{f:?}_{faces}"), &w, &blocks);
+        }
     }
 }
 

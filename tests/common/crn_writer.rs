@@ -1,6 +1,7 @@
 //! A test-only crunch (.crn) writer: packs given DXT1 / DXT5 / DXT5A / DXN blocks of every level and
-//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1 / ETC2A
-//! blocks in Unity's fork (`write_etc1`, `write_etc2a`; the only layout with ETC). It is not a
+//! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1S /
+//! ETC2AS (`write`) and ETC1 / ETC2A (`write_etc1`, `write_etc2a`) blocks in Unity's fork, the only
+//! layout with ETC. It is not a
 //! compressor: the palettes are exactly the distinct endpoints and selectors of the blocks given,
 //! so a decoder that follows the format gives those blocks back bit for bit.
 //!
@@ -43,6 +44,11 @@ pub enum Format {
     Dxt5,
     Dxt5A,
     DxnXY,
+    /// Unity's fork only: ETC1 blocks with one colour (differential, zero deltas, one table, not
+    /// flipped), coded like DXT1.
+    Etc1S,
+    /// Unity's fork only: ETC2 RGBA8 blocks with an ETC1S colour half, coded like DXT5.
+    Etc2AS,
 }
 
 impl Format {
@@ -52,31 +58,37 @@ impl Format {
             Format::Dxt5 => 2,
             Format::DxnXY => 7,
             Format::Dxt5A => 9,
+            Format::Etc1S => 13,
+            Format::Etc2AS => 14,
         }
     }
 
     pub fn block_bytes(self) -> usize {
         match self {
-            Format::Dxt1 | Format::Dxt5A => 8,
-            Format::Dxt5 | Format::DxnXY => 16,
+            Format::Dxt1 | Format::Dxt5A | Format::Etc1S => 8,
+            Format::Dxt5 | Format::DxnXY | Format::Etc2AS => 16,
         }
     }
 
     fn has_color(self) -> bool {
-        matches!(self, Format::Dxt1 | Format::Dxt5)
+        !matches!(self, Format::Dxt5A | Format::DxnXY)
+    }
+
+    fn is_etc(self) -> bool {
+        matches!(self, Format::Etc1S | Format::Etc2AS)
     }
 
     /// Byte offsets of the alpha half-blocks in a block.
     fn alpha_parts(self) -> &'static [usize] {
         match self {
-            Format::Dxt1 => &[],
-            Format::Dxt5 | Format::Dxt5A => &[0],
+            Format::Dxt1 | Format::Etc1S => &[],
+            Format::Dxt5 | Format::Dxt5A | Format::Etc2AS => &[0],
             Format::DxnXY => &[0, 8],
         }
     }
 
     fn color_at(self) -> usize {
-        if self == Format::Dxt5 {
+        if matches!(self, Format::Dxt5 | Format::Etc2AS) {
             8
         } else {
             0
@@ -110,6 +122,9 @@ struct Keys {
 }
 
 fn keys(f: Format, b: &[u8]) -> Keys {
+    if f.is_etc() {
+        return etc_s_keys(f, b);
+    }
     let color = f.has_color().then(|| {
         let c = f.color_at();
         let w = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
@@ -474,7 +489,11 @@ pub fn write(
     let mut seg_cs = Vec::new();
     let mut seg_ae = Vec::new();
     let mut seg_as = Vec::new();
-    if format.has_color() {
+    if format.is_etc() {
+        assert_eq!(variant, Variant::Unity, "ETC crunch is Unity's fork only");
+        seg_ce = etc_endpoints(&ce.values);
+        seg_cs = unity_color_selectors(cs.values.iter().copied());
+    } else if format.has_color() {
         let mut s = Stream::new();
         let mut prev = [0u32; 6];
         for &v in &ce.values {
@@ -547,6 +566,7 @@ pub fn write(
                 }
                 seg_as = palette_segment(&s, &[225]);
             }
+            Variant::Unity if format.is_etc() => seg_as = unity_eac_selectors(&asel.values),
             Variant::Unity => {
                 let (mut p0, mut p1) = (0u64, 0u64);
                 for &v in &asel.values {
@@ -1037,23 +1057,7 @@ fn etc_keys(b: &[u8]) -> EtcKeys {
             .enumerate()
             .fold(0u32, |w, (i, &v)| w | (v as u32) << (8 * i))
     };
-    let msb = u16::from_be_bytes([b[4], b[5]]);
-    let lsb = u16::from_be_bytes([b[6], b[7]]);
-    let mut s = 0u32;
-    for x in 0..4 {
-        for y in 0..4 {
-            let p = 4 * x + y;
-            // ETC index (msb, lsb) 11, 10, 00, 01 are the modifiers from most negative up.
-            let lin = match ((msb >> p) & 1, (lsb >> p) & 1) {
-                (1, 1) => 0,
-                (1, 0) => 1,
-                (0, 0) => 2,
-                _ => 3,
-            };
-            let at = if flip { 4 * y + x } else { 4 * x + y };
-            s |= lin << (2 * at);
-        }
-    }
+    let s = etc_linear(b, flip);
     EtcKeys {
         e0: pack(e0),
         e1: pack(e1),
@@ -1124,32 +1128,12 @@ fn write_etc(alpha: bool, width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> W
     let cs = Palette::new(flat().map(|k| k.0.s));
     let ae = Palette::new(flat().filter_map(|k| k.1.map(|a| a.0)));
     let asel = Palette::new(flat().filter_map(|k| k.1.map(|a| a.1)));
-    let mut s = Stream::new();
-    let mut prev = 0u32;
-    for &v in &ce.values {
-        for k in 0..4 {
-            s.push((
-                0,
-                (((v >> (8 * k)) & 31) + 32 - ((prev >> (8 * k)) & 31)) % 32,
-            ));
-        }
-        prev = v;
-    }
-    let seg_ce = palette_segment(&s, &[1]);
+    let seg_ce = etc_endpoints(&ce.values);
     let seg_cs = unity_color_selectors(cs.values.iter().copied());
     let (mut seg_ae, mut seg_as) = (Vec::new(), Vec::new());
     if alpha {
         seg_ae = alpha_endpoints(&ae.values);
-        let mut s = Stream::new();
-        let mut prev = 0u64;
-        for &v in &asel.values {
-            let x = v ^ prev;
-            for k in 0..8 {
-                s.push((0, ((x >> (8 * k)) & 63) as u32));
-            }
-            prev = v;
-        }
-        seg_as = palette_segment(&s, &[1]);
+        seg_as = unity_eac_selectors(&asel.values);
     }
     let pals = Palettes { ce, cs, ae, asel };
     let mut references = [0usize; 4];
@@ -1293,6 +1277,82 @@ fn alpha_endpoints(values: &[u16]) -> Vec<u8> {
         s.push((0, (lo + 256 - a) & 255));
         s.push((0, (hi + 256 - b) & 255));
         (a, b) = (lo, hi);
+    }
+    palette_segment(&s, &[1])
+}
+
+/// An ETC colour half's 16 pixel indices as the fork's linear selectors (2 bits a texel): raster
+/// order when `raster` (flipped blocks, and the single-colour "S" formats), else column order.
+fn etc_linear(b: &[u8], raster: bool) -> u32 {
+    let msb = u16::from_be_bytes([b[4], b[5]]);
+    let lsb = u16::from_be_bytes([b[6], b[7]]);
+    let mut s = 0u32;
+    for x in 0..4 {
+        for y in 0..4 {
+            let p = 4 * x + y;
+            // ETC index (msb, lsb) 11, 10, 00, 01 are the modifiers from most negative up.
+            let lin = match ((msb >> p) & 1, (lsb >> p) & 1) {
+                (1, 1) => 0,
+                (1, 0) => 1,
+                (0, 0) => 2,
+                _ => 3,
+            };
+            let at = if raster { 4 * y + x } else { 4 * x + y };
+            s |= lin << (2 * at);
+        }
+    }
+    s
+}
+
+/// ETC1S / ETC2AS keys: the colour as the fork's 5-bit R, G, B and table (one byte each) and the
+/// raster-order linear selectors; for ETC2AS the EAC half as for ETC2A, raster order. A colour
+/// half that is not one colour (differential, zero deltas, equal tables, unflipped) is refused.
+fn etc_s_keys(f: Format, b: &[u8]) -> Keys {
+    let c = &b[f.color_at()..f.color_at() + 8];
+    assert!(
+        c[3] & 3 == 2 && c[3] >> 5 == (c[3] >> 2) & 7 && c[..3].iter().all(|&v| v & 7 == 0),
+        "not an ETC1S colour: differential, zero deltas, one table, unflipped"
+    );
+    let a = (0..3).fold((c[3] as u32 >> 5) << 24, |w, i| {
+        w | ((c[i] as u32) >> 3) << (8 * i)
+    });
+    let alpha = f
+        .alpha_parts()
+        .iter()
+        .map(|&at| eac_keys(&b[at..at + 8], true))
+        .collect();
+    Keys {
+        color: Some((a, etc_linear(c, true))),
+        alpha,
+    }
+}
+
+/// The fork's ETC colour endpoint palette: deltas of the four 5-bit bytes (R, G, B, table), one
+/// code.
+fn etc_endpoints(values: &[u32]) -> Vec<u8> {
+    let mut s = Stream::new();
+    let mut prev = 0u32;
+    for &v in values {
+        for k in 0..4 {
+            let (a, p) = ((v >> (8 * k)) & 31, (prev >> (8 * k)) & 31);
+            s.push((0, (a + 32 - p) % 32));
+        }
+        prev = v;
+    }
+    palette_segment(&s, &[1])
+}
+
+/// The fork's EAC alpha selector palette (ETC2A / ETC2AS): each entry's eight bytes of linear
+/// texel pairs XORed with the previous entry's, one symbol a byte.
+fn unity_eac_selectors(values: &[u64]) -> Vec<u8> {
+    let mut s = Stream::new();
+    let mut prev = 0u64;
+    for &v in values {
+        let x = v ^ prev;
+        for k in 0..8 {
+            s.push((0, ((x >> (8 * k)) & 63) as u32));
+        }
+        prev = v;
     }
     palette_segment(&s, &[1])
 }
