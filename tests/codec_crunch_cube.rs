@@ -14,7 +14,8 @@
 mod crn_writer;
 
 use crn_writer::{
-    fix_checksums, write, write_etc1, write_etc2a, Format, Variant as WVariant, Written, TILES,
+    fix_checksums, write, write_etc1, write_etc2, write_etc2a, Format, Variant as WVariant,
+    Written, TILES,
 };
 use std::path::PathBuf;
 use std::process::Command;
@@ -330,17 +331,18 @@ fn etc_content(alpha: bool, faces: usize, seed: u64) -> Levels {
 }
 
 #[test]
-fn etc1_and_etc2a_cubes_unpack_and_decode_per_level_and_face() {
+fn etc1_etc2_and_etc2a_cubes_unpack_and_decode_per_level_and_face() {
     for (alpha, fmt, name) in [
         (false, PixelFormat::ETC1, "ETC1"),
+        (false, PixelFormat::ETC2RGB, "ETC2"),
         (true, PixelFormat::ETC2RGBA8, "ETC2A"),
     ] {
         for faces in [6, 1] {
             let blocks = etc_content(alpha, faces, 31 + faces as u64);
-            let w = if alpha {
-                write_etc2a(W, H, &blocks)
-            } else {
-                write_etc1(W, H, &blocks)
+            let w = match name {
+                "ETC1" => write_etc1(W, H, &blocks),
+                "ETC2" => write_etc2(W, H, &blocks),
+                _ => write_etc2a(W, H, &blocks),
             };
             assert!(
                 w.references.iter().all(|&n| n > 0),

@@ -1087,16 +1087,22 @@ fn eac_keys(b: &[u8], flip: bool) -> (u16, u64) {
 
 /// Writes an ETC1 crunch stream the way Unity's fork codes it (format 10); see `write_etc`.
 pub fn write_etc1(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
-    write_etc(false, width, height, levels)
+    write_etc(10, width, height, levels)
+}
+
+/// The same blocks labelled ETC2 (format 11): the fork codes and unpacks them as ETC1 (it emits no
+/// ETC2-only modes), and they decode as ETC2 RGB.
+pub fn write_etc2(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+    write_etc(11, width, height, levels)
 }
 
 /// Writes an ETC2 RGBA8 (ETC2A, format 12) crunch stream the way Unity's fork codes it: blocks
 /// are the EAC alpha half then the ETC colour half; see `write_etc`.
 pub fn write_etc2a(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
-    write_etc(true, width, height, levels)
+    write_etc(12, width, height, levels)
 }
 
-/// Unity's fork for ETC1 / ETC2A: per block, the first sub-block's endpoint (and the alpha
+/// Unity's fork for ETC1 / ETC2 / ETC2A (format 10 / 11 / 12): per block, the first sub-block's endpoint (and the alpha
 /// endpoint) by reference (0 new deltas, 1 the previous block's second colour endpoint and its
 /// alpha, 2 the block above's first and alpha, 3 the up-left block's second and alpha), then the
 /// colour (and alpha) selector index, then the second endpoint as a new delta, unless the block is
@@ -1104,7 +1110,8 @@ pub fn write_etc2a(width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written 
 /// references of it and the block below: bits 0-1 and 4-5 its first reference and second-endpoint
 /// kind, bits 2-3 and 6-7 the below block's. Second-endpoint kind: 0 same as the first and flip,
 /// 1 new and flip, 2 or 3 new and no flip.
-fn write_etc(alpha: bool, width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+fn write_etc(format: u8, width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> Written {
+    let alpha = format == 12;
     let faces = levels[0].len();
     let bpb = if alpha { 16 } else { 8 };
     let all: Vec<Vec<Vec<EtcBlock>>> = levels
@@ -1147,7 +1154,7 @@ fn write_etc(alpha: bool, width: u32, height: u32, levels: &[Vec<Vec<u8>>]) -> W
     let Palettes { ce, cs, ae, asel } = pals;
     let (bytes, face_starts) = finish(
         Header {
-            format: if alpha { 12 } else { 10 },
+            format,
             width,
             height,
             faces,
