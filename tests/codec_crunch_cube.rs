@@ -1,7 +1,8 @@
 //! Crunch cube maps and mip chains (issue 3): every level of every face, both variants, DXT1 /
-//! DXT5 / DXT5A / DXN, and ETC1 / ETC2A (Unity's fork only; their own level coding with two
-//! endpoints per block) and ETC1S / ETC2AS (Unity's fork, DXT-like level coding). No real cube .crn is at hand, so the streams come from the test-only
-//! writer in tests/common/crn_writer.rs (written from crnlib's format description, see there).
+//! DXT5 / DXT5A / DXN; and in Unity's fork (the only one with ETC) ETC1 / ETC2 / ETC2A (their own
+//! level coding with two endpoints per block) and ETC1S / ETC2AS (DXT-like level coding). No real
+//! cube .crn is at hand, so the streams come from the test-only writer in
+//! tests/common/crn_writer.rs (written from crnlib's format description, see there).
 //!
 //! Expected values come from the construction: each stream is written from chosen blocks
 //! (pseudo-random palettes, a different mix per level and face), and decoding must give exactly

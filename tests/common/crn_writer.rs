@@ -1,9 +1,9 @@
 //! A test-only crunch (.crn) writer: packs given DXT1 / DXT5 / DXT5A / DXN blocks of every level and
 //! face into a valid crunch stream, in crnlib's original layout or in Unity's fork, and ETC1S /
-//! ETC2AS (`write`) and ETC1 / ETC2A (`write_etc1`, `write_etc2a`) blocks in Unity's fork, the only
-//! layout with ETC. It is not a
-//! compressor: the palettes are exactly the distinct endpoints and selectors of the blocks given,
-//! so a decoder that follows the format gives those blocks back bit for bit.
+//! ETC2AS (`write`) and ETC1 / ETC2 / ETC2A (`write_etc1`, `write_etc2`, `write_etc2a`) blocks in
+//! Unity's fork, the only layout with ETC. It is not a compressor: the palettes are exactly the
+//! distinct endpoints and selectors of the blocks given, so a decoder that follows the format gives
+//! those blocks back bit for bit. ETC specifics are described at `etc_keys` and `write_etc`.
 //!
 //! Written from the public description of the format (crnlib's `crn_decomp.h` and Unity's fork of
 //! it, read as reference; no code taken), following the decoder side:
