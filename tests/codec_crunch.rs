@@ -17,7 +17,10 @@
 //! Skipped with a message if the samples folder is absent.
 
 mod common;
+#[path = "common/crn_writer.rs"]
+mod crn_writer;
 use common::{ferris_512, samples};
+use crn_writer::fix_checksums;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -462,7 +465,7 @@ fn bad_headers_give_clear_errors() {
     // Unity's fork can carry with ETC.
     let mut etc = data.clone();
     etc[18] = 10;
-    fix_header_crc(&mut etc);
+    fix_checksums(&mut etc);
     let e = Crunch::new(&etc).err().unwrap();
     assert!(
         e.to_string().contains("only written by Unity's fork"),
@@ -480,7 +483,7 @@ fn bad_headers_give_clear_errors() {
         short[70 + 4 * i..74 + 4 * i].copy_from_slice(&o.to_be_bytes());
     }
     short[6..10].copy_from_slice(&((start + 2000) as u32).to_be_bytes());
-    fix_header_crc(&mut short);
+    fix_checksums(&mut short);
     let c = Crunch::new(&short).unwrap();
     let e = c.unpack(0, 0, &Limits::default()).unwrap_err();
     assert!(e.to_string().contains("more bits than"), "{e}");
@@ -488,7 +491,7 @@ fn bad_headers_give_clear_errors() {
     // 16384x16384 DXT1 is 134 MB of blocks; the level's bits run out in its first rows.
     let mut huge = data.clone();
     huge[12..16].copy_from_slice(&[0x40, 0, 0x40, 0]);
-    fix_header_crc(&mut huge);
+    fix_checksums(&mut huge);
     let c = Crunch::new(&huge).unwrap();
     let t0 = std::time::Instant::now();
     let e = c.unpack(0, 0, &Limits::default()).unwrap_err();
@@ -511,21 +514,6 @@ fn bad_headers_give_clear_errors() {
         crn.unpack(0, 0, &tight).unwrap_err().kind,
         ErrorKind::LimitExceeded
     );
-}
-
-/// Rewrites both checksums after a test edits the stream: the data crc16 (bytes header_size..
-/// data_size), then the header crc16 (bytes 6..header_size, which hold the data crc). crnlib's
-/// crc16 is the codec's, checked against the CRC catalogue's value in its unit test.
-fn fix_header_crc(d: &mut [u8]) {
-    use texscope::codec::crunch::crc16;
-    let hs = u16::from_be_bytes([d[2], d[3]]) as usize;
-    let size = u32::from_be_bytes([d[6], d[7], d[8], d[9]]) as usize;
-    if size <= d.len() && hs <= size {
-        let data = crc16(&d[hs..size]);
-        d[10..12].copy_from_slice(&data.to_be_bytes());
-    }
-    let crc = crc16(&d[6..hs]);
-    d[4..6].copy_from_slice(&crc.to_be_bytes());
 }
 
 #[test]
@@ -553,7 +541,7 @@ fn every_prefix_of_a_crn_gives_an_error_or_a_texture_never_a_panic() {
         for at in (200..data.len()).step_by(1499) {
             let mut bad = data.clone();
             bad[at] ^= 0x5a;
-            fix_header_crc(&mut bad);
+            fix_checksums(&mut bad);
             if let Ok(c) = Crunch::new(&bad) {
                 for level in 0..c.header.levels {
                     let _ = c.unpack(level, 0, &Limits::default());

@@ -1067,11 +1067,18 @@ impl<'a> Crunch<'a> {
             }
             (Variant::Unity, _) => self.unpack_unity(&mut bits, &mut out),
         };
-        r.map_err(|m| Error::malformed(format!("level {level}: {m}")).at_field("crn/level data"))?;
+        // A cube's faces share the level's bit stream, one after another: face N needs faces
+        // 0 to N-1 read first, so a stream cut in face N fails there and for later faces only.
+        let place = if h.faces > 1 {
+            format!("level {level}, face {face}")
+        } else {
+            format!("level {level}")
+        };
+        r.map_err(|m| Error::malformed(format!("{place}: {m}")).at_field("crn/level data"))?;
         // A stream read with the wrong rules, or cut short, asks for bits past its level.
         if bits.overrun() > 32 {
             return Err(Error::malformed(format!(
-                "level {level}'s blocks need {} more bits than its {} bytes hold: a damaged stream, or not the {} variant",
+                "{place}: the blocks need {} more bits than the level's {} bytes hold: a damaged stream, or not the {} variant",
                 bits.overrun(),
                 end - start,
                 self.variant.name()
