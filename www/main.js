@@ -1637,7 +1637,7 @@ window.texscope = {
   async timeDecode({ texture, mip = 0, slice = 0 } = {}) {
     const t0 = performance.now();
     const img = await call({ op: 'decode', texture: resolveTexture(texture), mip, slice });
-    return { ms: performance.now() - t0, width: img.width, height: img.height };
+    return { ms: performance.now() - t0, width: img.width, height: img.height, stages: img.stages };
   },
   textures() {
     return state.textures.map((t) => t.census);
