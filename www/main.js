@@ -641,6 +641,7 @@ async function show({ index, mip, slice }) {
       // held the paint back); the view is "ready" once it is there.
       await afterFrame();
       if (seq !== showSeq) return;
+      stage('frame');
       state.hist = histogram(image);
       renderHistogram();
       stage('histogram');

@@ -116,6 +116,27 @@ test('opening and showing a BC1/BC6H/BC7 mip reads each stored byte once; block 
       }
     }
 
+    // The histogram (view.js: max(R, G, B) per texel, 32 equal bins over [0, 1] for 8/16-bit
+    // values) from its definition over every decoded texel, against the page's.
+    if (name === 'bc7') {
+      const [got, want] = await page.evaluate((side) => {
+        const bins = new Array(32).fill(0);
+        let min = Infinity;
+        let max = -Infinity;
+        for (let y = 0; y < side; y++) {
+          for (let x = 0; x < side; x++) {
+            const [r, g, b] = window.texscope.pixel(x, y);
+            const v = Math.max(r, g, b) / 255;
+            bins[Math.min(31, Math.floor(v * 32))]++;
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+          }
+        }
+        return [window.texscope.histogram(), { kind: 'linear', lo: 0, bins, zero: 0, bad: 0, min, max }];
+      }, SIDE);
+      assert.deepEqual(got, want, 'histogram');
+    }
+
     // The GPU path switched on: the view is shown again from one more read of the preview and
     // of mip 0; the upload takes the stored bytes of that read.
     // (Pinning above showed the view again through setDisplay: count from here.)
