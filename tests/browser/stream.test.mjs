@@ -284,9 +284,9 @@ test('open-to-first-paint and open-to-full-mip vs the pure decode (4096² BC7 DD
     assert.ok(a.median < b.median, `${l}: first paint before the full mip`);
     // The full mip costs the first paint (open + preview), the mip's read + decode + copy out of
     // wasm (what "decode alone" times, after the memory has grown), the first decode into fresh
-    // memory and the paint. Measured 2026-12-02 at load ~9: full - first - decode alone = 90-120 ms
-    // at the median (before the open path work: 270-430). A loose guard for a loaded 2-core
-    // machine: decode counted twice, plus 250 ms.
+    // memory and the paint. Measured 2026-12-02 at load 4-9: full - first - decode alone = 95-145
+    // ms at the median (190-430 before the open path work, README). A loose guard for a loaded
+    // 2-core machine: decode counted twice, plus 250 ms.
     const bound = a.median + 2 * c.median + 250;
     assert.ok(b.median <= bound, `${l}: full mip ${b.median.toFixed(0)} ms > first paint + 2 x decode + 250 = ${bound.toFixed(0)} ms`);
   }
