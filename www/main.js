@@ -193,7 +193,7 @@ async function openFiles(fileList) {
   showError('');
   setStatus(`Opening ${files.length} file${files.length > 1 ? 's' : ''}…`);
   state.openedAt = performance.now();
-  state.stages = [];
+  resetStages();
   stage('open', state.openedAt);
   try {
     const { textures, problems } = await call({ op: 'add', files });
@@ -543,6 +543,11 @@ function stage(name, time = performance.now()) {
   performance.mark(name, { startTime: time });
   state.stages.push({ name, time });
 }
+// A new list of stages; the last one's marks go (the timeline would otherwise grow per selection).
+function resetStages() {
+  for (const s of state.stages) performance.clearMarks(s.name);
+  state.stages = [];
+}
 function workerStages(what, img) {
   const got = performance.now();
   if (img.stages) {
@@ -581,7 +586,7 @@ async function show({ index, mip, slice }) {
   state.selectedAt = performance.now();
   // Opening files keeps the stages openFiles began.
   if (keepStages) keepStages = false;
-  else state.stages = [];
+  else resetStages();
   stage('select');
   try {
     let image;
@@ -1709,7 +1714,7 @@ window.texscope = {
       return btoa(str);
     };
     const cpu = displayBytes(state.image, displaySettings()).bytes;
-    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer)) };
+    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer, cpu.byteOffset, cpu.length)) };
   },
   // Timings (ms) of the current surface, `runs` times: read + CPU decode + transfer (the worker's
   // decode) against read of the stored bytes, and their upload + one draw (GPU), each run fresh.
