@@ -435,7 +435,22 @@ impl Catalog {
             return self.decode_tiles(tex, mip, slice, None).map(|v| v.image);
         }
         let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
-        let mut img = decode_surface(t.format, w, h, &bytes, &self.options.limits)
+        self.decode_read(tex, &bytes, w, h, opts)
+    }
+
+    /// Decodes a `w` x `h` surface of texture `tex` from `bytes` as [`Catalog::read_surface`]
+    /// returned them, so a caller that also needs the stored bytes (the page's inspector and GPU
+    /// path) reads them once.
+    pub fn decode_read(
+        &self,
+        tex: usize,
+        bytes: &[u8],
+        w: u32,
+        h: u32,
+        opts: DecodeOptions,
+    ) -> Result<Image> {
+        let t = self.texture(tex)?;
+        let mut img = decode_surface(t.format, w, h, bytes, &self.options.limits)
             .map_err(|e| e.in_file(&t.file))?;
         if t.rows == RowOrder::BottomFirst && !opts.as_stored {
             img.flip_rows();

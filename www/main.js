@@ -109,6 +109,7 @@ const state = {
   demo: null, // the demo the open files came from (for share links)
   restore: null, // a share link's view waiting for its files
   paints: [], // {mip, kind: 'preview'|'full'|'tiles', time}: what was painted when (test hook)
+  stages: [], // {name, time}: the last selection's open-path stages (test hook, stage())
   openedAt: null, // performance.now() when files were last given to the page
   decodeDelay: 0, // test hook: ms to hold a full mip back (to see the progressive first paint)
   gpuOn: null, // draw from the stored blocks on the GPU (issue 8); null: decided on first use
@@ -192,8 +193,12 @@ async function openFiles(fileList) {
   showError('');
   setStatus(`Opening ${files.length} file${files.length > 1 ? 's' : ''}…`);
   state.openedAt = performance.now();
+  resetStages();
+  stage('open', state.openedAt);
   try {
     const { textures, problems } = await call({ op: 'add', files });
+    stage('catalog');
+    keepStages = true;
     opened.push(...files);
     state.demo = null; // openDemo sets it back when the files are a demo's
     await showCatalog(textures, problems);
@@ -531,7 +536,40 @@ function renderInfo(t, mip) {
   }
 }
 
+// The open path's stages (issue 8), as performance marks and in state.stages ({name, time}, for
+// texscope.stages()): each names the end of a stage; the worker's own stages of a decode (read,
+// decode, copy out of wasm, the reply's trip to this thread) are added when the reply comes.
+function stage(name, time = performance.now()) {
+  performance.mark(name, { startTime: time });
+  state.stages.push({ name, time });
+}
+// A new list of stages; the last one's marks go (the timeline would otherwise grow per selection).
+function resetStages() {
+  for (const s of state.stages) performance.clearMarks(s.name);
+  state.stages = [];
+}
+function workerStages(what, img) {
+  const got = performance.now();
+  if (img.stages) {
+    const [read, decode, copy] = img.stages;
+    const sent = img.posted - performance.timeOrigin;
+    stage(`${what}: worker start`, sent - copy - decode - read);
+    stage(`${what}: worker read`, sent - copy - decode);
+    stage(`${what}: worker decode`, sent - copy);
+    stage(`${what}: worker copy out`, sent);
+    stage(`${what}: reply arrived`, got);
+  }
+  return img;
+}
+
+// Resolves after the next frame is drawn (or after 100 ms when frames are not drawn, as in a hidden tab).
+const afterFrame = () => new Promise((resolve) => {
+  const timer = setTimeout(resolve, 100);
+  requestAnimationFrame(() => setTimeout(() => { clearTimeout(timer); resolve(); }, 0));
+});
+
 let showSeq = 0;
+let keepStages = false;
 async function show({ index, mip, slice }) {
   const t = state.textures[index];
   if (!t) throw new Error(`there is no texture ${index}`);
@@ -546,19 +584,24 @@ async function show({ index, mip, slice }) {
   renderInfo(t, mip);
   setState('loading');
   state.selectedAt = performance.now();
+  // Opening files keeps the stages openFiles began.
+  if (keepStages) keepStages = false;
+  else resetStages();
+  stage('select');
   try {
     let image;
     const streamed = !state.cross && streams(t, mip);
     const pre = state.cross || streamed ? -1 : previewMip(t, mip, slice, viewportSize());
     if (pre >= 0) {
       // Progressive display: a small mip first, scaled to the asked mip's box, then the mip itself.
-      const small = await call({ op: 'decode', texture: index, mip: pre, slice });
+      const small = workerStages('preview', await call({ op: 'decode', texture: index, mip: pre, slice }));
       if (seq !== showSeq) return;
       const m = t.mips[mip];
       streamer.setTexture(null);
       state.gpuSurface = null;
       present({ width: m.width, height: m.height, precision: small.precision, data: null, preview: small, previewMip: pre }, null, null);
       state.paints.push({ mip: pre, kind: 'preview', time: performance.now() });
+      stage('preview painted');
     }
     if (streamed) {
       const layout = await call({ op: 'vtLayout', texture: index });
@@ -570,7 +613,14 @@ async function show({ index, mip, slice }) {
       for (let f = 0; f < 6; f++) faces.push(await call({ op: 'decode', texture: index, mip, slice: base + f }));
       image = composeCross(faces);
     } else {
-      image = await call({ op: 'decode', texture: index, mip, slice });
+      // The stored bytes come with the decode (one read of the mip) when the inspector's block
+      // mode or the GPU path may want them (the GPU is probed while the worker decodes).
+      const stored = hasBlockMode(t.census.format) || (state.gpuOn !== false && !t.census.virtual);
+      const asked = call({ op: 'decode', texture: index, mip, slice, stored });
+      // The GPU probe (a WebGL context on first use: measured 15-30 ms) while the worker decodes;
+      // not during the preview's decode, which it outlasted, delaying the first paint.
+      gpuWhy(t, false);
+      image = workerStages('full', await asked);
       if (state.decodeDelay) await new Promise((r) => setTimeout(r, state.decodeDelay)); // test hook
     }
     // The grid is an overlay: if the core cannot give it, the image still shows.
@@ -578,27 +628,33 @@ async function show({ index, mip, slice }) {
     if (seq !== showSeq) return; // a newer selection won
     // The GPU path (issue 8) takes the stored blocks of a whole decoded surface; streamed VT mips
     // and previews stay on the CPU.
+    const stored = image.stored ?? null;
+    delete image.stored;
     const onGpu = image.streamed
       ? { surface: null, info: 'CPU decode: virtual textures are assembled from tiles on the CPU' }
-      : await gpuUpload(t, index, mip, slice, image);
+      : await gpuUpload(t, index, mip, slice, image, stored);
     if (seq !== showSeq) return;
+    stage('gpu path decided');
     state.gpuSurface = onGpu.surface;
     setGpuInfo(onGpu.info);
     streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
-    present(image, grid, null);
+    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7), came with the decode.
+    present(image, grid, hasBlockMode(t.census.format) && !image.cross && image.data ? stored : null);
     state.paints.push({ mip, kind: image.streamed ? 'streamed' : 'full', time: performance.now() });
-    // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7); optional like the grid.
-    // Asked for after the paint (they are a second read of the mip, unless the GPU upload read
-    // them already), before the view is "ready".
-    if (hasBlockMode(t.census.format) && !image.cross && image.data) {
-      const blocks = onGpu.bytes ?? await call({ op: 'surfaceBytes', texture: index, mip, slice }).catch(() => null);
+    if (image.data) {
+      // The histogram after the frame that shows the mip (it took ~110 ms of a 4096² open, which
+      // held the paint back); the view is "ready" once it is there.
+      await afterFrame();
       if (seq !== showSeq) return;
-      state.blocks = blocks;
-      renderInspector();
+      stage('frame');
+      state.hist = histogram(image);
+      renderHistogram();
+      stage('histogram');
     }
     const m = t.mips[mip];
     el.viewLabel.textContent = `${t.census.name} · mip ${mip} (${m.width}×${m.height}) · slice ${slice} · ${t.census.format}`;
     setState('ready');
+    stage('ready');
   } catch (e) {
     if (seq !== showSeq) return;
     state.image = null;
@@ -625,7 +681,7 @@ function present(image, grid, blocks) {
   const c = state.current;
   const t = state.textures[c.index];
   state.shown = { file: t.census.file, texture: t.census.name, index: c.index, mip: c.mip, slice: c.slice, format: t.census.format };
-  state.hist = image.data ? histogram(image) : null;
+  state.hist = null; // show() adds the histogram of a decoded surface after the paint
   state.grid = grid;
   if (!sameSize) {
     state.pin = null;
@@ -638,6 +694,7 @@ function present(image, grid, blocks) {
   applyZoom();
   paintCurrent();
   renderInspector();
+  if (image.data) stage('painted');
 }
 
 // The decoded value of texel (x, y) of the view: a streamed VT mip answers from its cached tiles.
@@ -739,9 +796,8 @@ function setGpuInfo(text) {
   $('gpu-info').textContent = text;
 }
 
-// Uploads the stored bytes of the surface shown when the GPU can draw them; else says why not.
-async function gpuUpload(t, index, mip, slice, image) {
-  const fmt = t.census.format;
+// Why the GPU path will not draw texture `t` (a cube cross when `cross`), or null when it will.
+function gpuWhy(t, cross) {
   if (state.gpuOn === null) {
     // A software WebGL (SwiftShader when the browser has no GPU) drew a 2048² view in 1-3 s
     // where the wasm decode plus displayBytes took 0.3-0.7 s (tests/browser/gpu.test.mjs), so
@@ -749,13 +805,20 @@ async function gpuUpload(t, index, mip, slice, image) {
     gpuSoftware = gpu.software();
     setToggle($('gpu-toggle'), 'gpuOn', !gpuSoftware);
   }
-  const why = !state.gpuOn ? (gpuSoftware ? 'WebGL here is a software renderer, slower than the CPU decode (the GPU button uses it anyway)' : 'the GPU path is switched off')
-    : image.cross ? 'the cube cross is put together on the CPU'
+  return !state.gpuOn ? (gpuSoftware ? 'WebGL here is a software renderer, slower than the CPU decode (the GPU button uses it anyway)' : 'the GPU path is switched off')
+    : cross ? 'the cube cross is put together on the CPU'
       : t.census.virtual ? 'virtual textures are assembled from tiles on the CPU'
-        : gpu.unsupported(fmt);
+        : gpu.unsupported(t.census.format);
+}
+
+// Uploads the stored bytes of the surface shown when the GPU can draw them (`stored` when the
+// decode brought them, else they are read now); else says why not.
+async function gpuUpload(t, index, mip, slice, image, stored) {
+  const fmt = t.census.format;
+  const why = gpuWhy(t, !!image.cross);
   if (why) return { surface: null, info: `CPU decode: ${why}` };
   try {
-    const bytes = await call({ op: 'surfaceBytes', texture: index, mip, slice });
+    const bytes = stored ?? await call({ op: 'surfaceBytes', texture: index, mip, slice });
     const s = gpu.upload(`${gpuGen}:${index}:${slice}`, fmt, mip, image.width, image.height, bytes);
     const what = t.block[0] > 1 || t.block[1] > 1 ? 'blocks' : 'texels';
     return { surface: s, bytes, info: `GPU: ${fmt} ${what} uploaded${s.cached ? '' : ` (${s.uploadMs.toFixed(1)} ms)`}` };
@@ -1560,6 +1623,10 @@ window.texscope = {
   clearPaints() {
     state.paints = [];
   },
+  // The last selection's stages ([{name, time}], time = performance.now() at the stage's end).
+  stages() {
+    return state.stages.map((s) => ({ ...s }));
+  },
   setDecodeDelay(ms) {
     state.decodeDelay = ms;
   },
@@ -1576,7 +1643,7 @@ window.texscope = {
   async timeDecode({ texture, mip = 0, slice = 0 } = {}) {
     const t0 = performance.now();
     const img = await call({ op: 'decode', texture: resolveTexture(texture), mip, slice });
-    return { ms: performance.now() - t0, width: img.width, height: img.height };
+    return { ms: performance.now() - t0, width: img.width, height: img.height, stages: img.stages };
   },
   textures() {
     return state.textures.map((t) => t.census);
@@ -1647,7 +1714,7 @@ window.texscope = {
       return btoa(str);
     };
     const cpu = displayBytes(state.image, displaySettings()).bytes;
-    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer)) };
+    return { width: state.image.width, height: state.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer, cpu.byteOffset, cpu.length)) };
   },
   // Timings (ms) of the current surface, `runs` times: read + CPU decode + transfer (the worker's
   // decode) against read of the stored bytes, and their upload + one draw (GPU), each run fresh.

@@ -90,12 +90,13 @@ async function run(req) {
       session.debugPanic();
       return { value: null };
     case 'decode': {
-      const img = session.decode(req.texture, req.mip, req.slice);
-      return { result: img, transfer: [img.data.buffer] };
+      // With `stored`, the stored bytes come from the same read (inspector block mode, GPU path).
+      const img = session.decode(req.texture, req.mip, req.slice, !!req.stored);
+      return { result: img, transfer: img.stored ? [img.data.buffer, img.stored.buffer] : [img.data.buffer] };
     }
     case 'thumb': {
       // The grid's thumbnail: one small mip (the page picks it) reduced here to a few KiB.
-      const t = thumbnail(session.decode(req.texture, req.mip, 0));
+      const t = thumbnail(session.decode(req.texture, req.mip, 0, false));
       return { result: t, transfer: [t.data.buffer] };
     }
     case 'exportDds': {
@@ -105,13 +106,6 @@ async function run(req) {
     case 'surfaceBytes': {
       const bytes = session.surfaceBytes(req.texture, req.mip, req.slice);
       return { result: bytes, transfer: [bytes.buffer] };
-    }
-    case 'vtLayout':
-      return { value: session.vtLayout(req.texture) };
-    case 'tiles': {
-      // A rectangle of VT tiles (www/pool.js runs these on every worker of the pool).
-      const img = session.decodeTiles(req.texture, req.mip, req.layer, req.x, req.y, req.w, req.h);
-      return { result: img, transfer: [img.data.buffer] };
     }
     case 'vtLayout':
       return { value: session.vtLayout(req.texture) };
@@ -150,6 +144,8 @@ self.onmessage = async (ev) => {
   }
   try {
     const out = await handle(req);
+    // When the reply left, on the clock both threads share (the page's open-path stages).
+    if (out.result?.stages) out.result.posted = performance.timeOrigin + performance.now();
     if (out.transfer) self.postMessage({ id: req.id, ok: true, value: out.result }, out.transfer);
     else self.postMessage({ id: req.id, ok: true, value: 'value' in out ? out.value : out });
   } catch (e) {

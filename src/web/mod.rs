@@ -138,6 +138,14 @@ pub fn read_stats() -> Vec<f64> {
         .to_vec()
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()` of this worker, for the stage timings `decode` reports (a direct
+    /// import: reaching it through `js_sys::Reflect` cost ~1 KB of the gzipped core module).
+    #[wasm_bindgen(js_namespace = performance)]
+    fn now() -> f64;
+}
+
 fn js_text(v: &JsValue) -> String {
     v.as_string()
         .or_else(|| {
@@ -479,19 +487,49 @@ impl Session {
         })
     }
 
-    /// Decodes one surface: `{width, height, precision: "unorm8"|"unorm16"|"float", data}` with
-    /// `data` a Uint8Array, Uint16Array or Float32Array of RGBA texels, rows top first.
+    /// Decodes one surface: `{width, height, precision: "unorm8"|"unorm16"|"float", data,
+    /// stages}` with `data` a Uint8Array, Uint16Array or Float32Array of RGBA texels, rows top
+    /// first, and `stages` = `[read, decode, copy out]` in ms (the page's open-path timings). With
+    /// `stored`, also `stored`: the surface's stored bytes (as `surfaceBytes` gives them) from the
+    /// same read, so the inspector's block mode and the GPU path do not read the mip again (not for
+    /// virtual textures, which are assembled from tiles).
     pub fn decode(
         &self,
         tex: usize,
         mip: usize,
         slice: u32,
+        stored: Option<bool>,
     ) -> std::result::Result<JsValue, JsValue> {
-        let img = self
-            .catalog
-            .decode(tex, mip, slice, DecodeOptions::default())
-            .map_err(decode_error)?;
-        Ok(image_object(&img, &[])?.into())
+        let opts = DecodeOptions::default();
+        let virt = self.virtual_texture(tex)?.is_some();
+        let t0 = now();
+        let (img, bytes) = if virt {
+            // As Catalog::decode does for a virtual texture: every tile of the mip.
+            let v = self.catalog.decode_tiles(tex, mip, slice, None);
+            (v.map_err(decode_error)?.image, None)
+        } else {
+            let (bytes, w, h) = self
+                .catalog
+                .read_surface(tex, mip, slice)
+                .map_err(decode_error)?;
+            let read = now();
+            let img = self.catalog.decode_read(tex, &bytes, w, h, opts);
+            (img.map_err(decode_error)?, Some((read, bytes)))
+        };
+        let t1 = now();
+        let out = image_object(&img, &[])?;
+        drop(img);
+        let read = bytes.as_ref().map_or(t0, |b| b.0);
+        let stored = match bytes {
+            Some((_, b)) if stored == Some(true) => js_sys::Uint8Array::from(&b[..]).into(),
+            _ => JsValue::NULL,
+        };
+        let stages = [read - t0, t1 - read, now() - t1];
+        let set = |k: &str, v: JsValue| js_sys::Reflect::set(&out, &JsValue::from_str(k), &v);
+        set("stored", stored)
+            .and_then(|_| set("stages", js_sys::Float64Array::from(&stages[..]).into()))
+            .map_err(|e| JsError::new(&js_text(&e)))?;
+        Ok(out.into())
     }
 
     /// The tiling of virtual texture `tex` for the page's tile streamer: `{tile_size,
