@@ -7,7 +7,7 @@
 //! The RGBA variants put an 8-byte alpha block first. Not the texture2ddecoder 0.1.2 crate: its black-trick colour
 //! is (c0 - c1) / 4 with wrap-around, which disagrees with the reference.
 
-use super::bc::rows;
+use super::bc::{rows, texel_rows};
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
@@ -56,8 +56,8 @@ pub(super) fn decode(
         })
     };
     match bytes {
-        8 => rows::<8>(w as usize, data, out, |b| block(b)),
-        _ => rows::<16>(w as usize, data, out, |b| block(b)),
+        8 => rows::<8>(w as usize, data, out, |b| texel_rows(block(b))),
+        _ => rows::<16>(w as usize, data, out, |b| texel_rows(block(b))),
     }
     Ok(true)
 }

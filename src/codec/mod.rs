@@ -21,6 +21,8 @@ mod plain;
 #[cfg(feature = "codec-pvrtc")]
 mod pvrtc;
 pub mod sample;
+#[cfg(target_arch = "wasm32")]
+mod simd;
 
 /// Stand-ins for the codecs a build leaves out: a format of theirs is a [`crate::io::ErrorKind::NotInBuild`]
 /// error (the page then loads its full module); any other format is not theirs (`Ok(false)`).
