@@ -36,12 +36,17 @@ pub(super) fn store(o: &mut [u8], v: v128) {
 }
 
 /// Byte-order formats (`N` bytes a texel, each output channel a byte of the texel or a constant,
-/// `order` as plain::Order): one swizzle per 4 output texels. Returns the texels done.
+/// `order` as plain::Order): one swizzle per 4 output texels, `V` = 16 / N / 4 of them per 16-byte
+/// load. Returns a vector with room for `n` bytes holding the texels done (the rest of `data` is a
+/// tail of under 16 bytes), and how many. Collected from an exact-size iterator, so there is no
+/// capacity check per store (an `extend_from_slice` a vector measured slower than the zero-filled
+/// image it replaces).
 #[target_feature(enable = "simd128")]
-pub(super) fn reorder<const N: usize>(out: &mut [u8], data: &[u8], order: [u8; 4]) -> usize {
-    // Output vectors per 16-byte load: 4 texels each, 16 / N texels loaded (N = 3 uses 12 bytes).
-    let v = (16 / N / 4).max(1);
-    let mut masks = [[0u8; 16]; 4];
+pub(super) fn reorder<const N: usize, const V: usize>(
+    data: &[u8],
+    n: usize,
+    order: [u8; 4],
+) -> (Vec<u8>, usize) {
     let mut fill = [0u8; 16];
     for (j, f) in fill.iter_mut().enumerate() {
         *f = if order[j % 4] == super::plain::FULL {
@@ -50,7 +55,8 @@ pub(super) fn reorder<const N: usize>(out: &mut [u8], data: &[u8], order: [u8; 4
             0
         };
     }
-    for (k, m) in masks.iter_mut().enumerate().take(v) {
+    let masks: [v128; V] = std::array::from_fn(|k| {
+        let mut m = [0u8; 16];
         for (j, b) in m.iter_mut().enumerate() {
             let p = order[j % 4] as usize;
             // Out of range lanes (>= 16) swizzle to 0; the constant channels come from `fill`.
@@ -60,29 +66,24 @@ pub(super) fn reorder<const N: usize>(out: &mut [u8], data: &[u8], order: [u8; 4
                 0x80
             };
         }
-    }
-    let masks = masks.map(|m| load(&m));
+        load(&m)
+    });
     let fill = load(&fill);
-    let mut done = 0;
-    for o in out.chunks_exact_mut(16 * v) {
-        // A whole 16-byte load must fit (N = 3 reads 4 bytes beyond the 12 it uses).
-        let Some(t) = data.get(done * N..done * N + 16) else {
-            break;
-        };
+    let chunks = data.chunks_exact(16);
+    let done = chunks.len() * 16 / N;
+    let mut out: Vec<[[u8; 16]; V]> = Vec::with_capacity(n.div_ceil(16 * V));
+    out.extend(chunks.map(|t| {
         let x = load(t);
-        for (m, o) in masks.iter().zip(o.chunks_exact_mut(16)) {
-            store(o, v128_or(u8x16_swizzle(x, *m), fill));
-        }
-        done += 4 * v;
-    }
-    done
+        masks.map(|m| bytes(v128_or(u8x16_swizzle(x, m), fill)))
+    }));
+    (out.into_flattened().into_flattened(), done)
 }
 
 /// 16-bit packed formats (`packed` as plain::Packed: per channel a shift and a bit count, widened
-/// with plain::WIDEN's multiply-add-shift): 8 texels per load. Returns the texels done.
+/// with plain::WIDEN's multiply-add-shift): 8 texels per load. Returns a vector with room for `n`
+/// bytes holding the texels done, and how many (as [`reorder`]).
 #[target_feature(enable = "simd128")]
-pub(super) fn packed16(out: &mut [u8], data: &[u8], packed: super::plain::Packed) -> usize {
-    let mut done = 0;
+pub(super) fn packed16(data: &[u8], n: usize, packed: super::plain::Packed) -> (Vec<u8>, usize) {
     let ch = packed.map(|(shift, bits)| {
         let (mul, add) = super::plain::WIDEN[bits as usize];
         (
@@ -92,7 +93,10 @@ pub(super) fn packed16(out: &mut [u8], data: &[u8], packed: super::plain::Packed
             u16x8_splat(add),
         )
     });
-    for (t, o) in data.chunks_exact(16).zip(out.chunks_exact_mut(32)) {
+    let chunks = data.chunks_exact(16);
+    let done = chunks.len() * 8;
+    let mut out: Vec<[[u8; 16]; 2]> = Vec::with_capacity(n.div_ceil(32));
+    out.extend(chunks.map(|t| {
         let v = load(t);
         let [r, g, b, a] = ch.map(|(shift, mask, mul, add)| {
             let x = v128_and(u16x8_shr(v, shift), mask);
@@ -100,17 +104,12 @@ pub(super) fn packed16(out: &mut [u8], data: &[u8], packed: super::plain::Packed
         });
         let rg = v128_or(r, u16x8_shl(g, 8));
         let ba = v128_or(b, u16x8_shl(a, 8));
-        store(
-            &mut o[..16],
-            i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(rg, ba),
-        );
-        store(
-            &mut o[16..],
-            i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(rg, ba),
-        );
-        done += 8;
-    }
-    done
+        [
+            bytes(i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(rg, ba)),
+            bytes(i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(rg, ba)),
+        ]
+    }));
+    (out.into_flattened().into_flattened(), done)
 }
 
 /// Swizzle masks picking a BC1 row's 4 palette colours (16 bytes) by its index byte: byte 4t + c of
