@@ -5,8 +5,9 @@
 // processes' CPU time from /proc/PID/task/*/schedstat (ns) around every decode; prints MB/s of RGBA
 // output as min / median / max over all rounds and the B/A ratio of the medians (markdown table).
 // Usage: node scripts/bench-cpu.mjs --a DIST --b DIST --formats A,B [--rounds N] [--runs N]
-// Linux only (schedstat). Tier-up: 5 untimed decodes first, Chromium run with --no-liftoff so
-// every timed decode runs optimised code (without it the first decodes may run baseline code).
+// Linux only (schedstat). Warm-up: one untimed pass over the formats, then 5 untimed decodes of
+// each; Chromium runs with --no-liftoff so every timed decode runs optimised code (without it the
+// first decodes may run baseline code).
 import { chromium } from 'playwright-core';
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -54,6 +55,16 @@ for (let round = 0; round < rounds; round++) {
         await m.default();
         window.m = m;
       }, glue);
+      // One untimed decode of every format first: the first surfaces of a fresh page grow the wasm
+      // memory, which measured up to 3x slower in whichever format came first.
+      await page.evaluate((formats) => {
+        const all = window.m.benchFormats();
+        for (const f of formats) {
+          const s = new window.m.BenchSurface(f, 2048, all.indexOf(f) + 1);
+          s.decode();
+          s.free();
+        }
+      }, formats);
       for (const f of formats) {
         await page.evaluate((f) => {
           const all = window.m.benchFormats();

@@ -35,11 +35,17 @@ pub(super) fn decode(
         Pixels::Rgba8(out) => match format {
             // wasm: the colour rows as simd swizzles of the palette (src/codec/simd.rs).
             #[cfg(target_arch = "wasm32")]
-            BC1 => super::simd::bc1(w, data, out),
+            BC1 => super::simd::colour8(w, data, out, |b| bc1_palette(b, false)),
             #[cfg(target_arch = "wasm32")]
-            BC2 => super::simd::bc1_alpha(w, data, out, bc2_alpha),
+            BC2 => super::simd::colour_alpha(w, data, out, |b| bc1_palette(b, true), bc2_alpha),
             #[cfg(target_arch = "wasm32")]
-            BC3 => super::simd::bc1_alpha(w, data, out, |b| alpha(b, false)),
+            BC3 => super::simd::colour_alpha(
+                w,
+                data,
+                out,
+                |b| bc1_palette(b, true),
+                |b| alpha(b, false),
+            ),
             #[cfg(not(target_arch = "wasm32"))]
             BC1 => rows::<8>(w, data, out, |b| texel_rows(bc1(b, false))),
             #[cfg(not(target_arch = "wasm32"))]
@@ -210,7 +216,7 @@ pub(super) fn texel_rows(px: [u32; 16]) -> [[u8; 16]; 4] {
 /// A BC1 colour block (also the colour half of BC2/BC3, which always use four colours:
 /// `four`). Palette arithmetic of bcdec_rs (see the module comment): 5/6-bit endpoints expanded with
 /// rounding, thirds and halves rounded from the 5/6-bit sums.
-#[cfg(not(target_arch = "wasm32"))] // wasm: simd::bc1_rows
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour8 / colour_alpha
 #[inline(always)]
 fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
     let pal = bc1_palette(b, four);

@@ -112,9 +112,9 @@ pub(super) fn packed16(data: &[u8], n: usize, packed: super::plain::Packed) -> (
     (out.into_flattened().into_flattened(), done)
 }
 
-/// Swizzle masks picking a BC1 row's 4 palette colours (16 bytes) by its index byte: byte 4t + c of
+/// Swizzle masks picking a BC1 / ATC row's 4 palette colours (16 bytes) by its index byte: byte 4t + c of
 /// mask i is byte c of colour (i >> 2t) & 3. A 4 KB table, built at compile time.
-static BC1_MASKS: [[u8; 16]; 256] = {
+static PALETTE_MASKS: [[u8; 16]; 256] = {
     let mut m = [[0u8; 16]; 256];
     let mut i = 0;
     while i < 256 {
@@ -152,35 +152,43 @@ fn bytes(v: v128) -> [u8; 16] {
     o
 }
 
-/// A BC1 colour block's rows: the palette (bc::bc1_palette, scalar) as one vector, each row one
-/// swizzle of it by the row's index byte.
+/// A 4-colour block's rows (BC1, ATC): `pal` as one vector, each row one swizzle of it by the
+/// row's index byte (`idx`: the block's 4 index bytes).
 #[inline]
 #[target_feature(enable = "simd128")]
-fn bc1_rows(b: &[u8; 8], four: bool) -> [v128; 4] {
-    let [p0, p1, p2, p3] = super::bc::bc1_palette(b, four);
-    let pal = u32x4(p0, p1, p2, p3);
-    [4, 5, 6, 7].map(|i| u8x16_swizzle(pal, load(&BC1_MASKS[b[i] as usize])))
+fn palette_rows(pal: [u32; 4], idx: &[u8]) -> [v128; 4] {
+    let pal = u32x4(pal[0], pal[1], pal[2], pal[3]);
+    [0, 1, 2, 3].map(|i| u8x16_swizzle(pal, load(&PALETTE_MASKS[idx[i] as usize])))
 }
 
-/// BC1 surfaces (see bc::rows).
+/// Surfaces of 8-byte colour blocks (BC1, ATC RGB) whose 4 colours `palette` gives (bc::rows).
 #[target_feature(enable = "simd128")]
-pub(super) fn bc1(w: usize, data: &[u8], out: &mut [u8]) {
-    super::bc::rows::<8>(w, data, out, |b| bc1_rows(b, false).map(|v| bytes(v)));
-}
-
-/// BC2 and BC3 surfaces: the colour half as BC1, the 16 alpha values from `alpha` (bc::bc2_alpha or
-/// bc::alpha, scalar) moved into place with one swizzle a row.
-#[target_feature(enable = "simd128")]
-pub(super) fn bc1_alpha(
+pub(super) fn colour8(
     w: usize,
     data: &[u8],
     out: &mut [u8],
+    palette: impl Fn(&[u8; 8]) -> [u32; 4],
+) {
+    super::bc::rows::<8>(w, data, out, |b| {
+        palette_rows(palette(b), &b[4..]).map(|v| bytes(v))
+    });
+}
+
+/// Surfaces of 16-byte blocks, an alpha block then a colour block (BC2, BC3, ATC RGBA): colour as
+/// [`colour8`], the 16 alpha values from `alpha` (scalar) moved into place with one swizzle a row.
+#[target_feature(enable = "simd128")]
+pub(super) fn colour_alpha(
+    w: usize,
+    data: &[u8],
+    out: &mut [u8],
+    palette: impl Fn(&[u8; 8]) -> [u32; 4],
     alpha: impl Fn(&[u8; 8]) -> [u8; 16],
 ) {
     let at = ALPHA_AT.map(|m| load(&m));
+    let rgb = u32x4_splat(0x00ff_ffff);
     super::bc::rows::<16>(w, data, out, |b| {
-        let c = bc1_rows(b[8..].try_into().expect("8 bytes"), true);
+        let c = palette_rows(palette(b[8..].try_into().expect("8 bytes")), &b[12..]);
         let a = load(&alpha(b[..8].try_into().expect("8 bytes")));
-        [0, 1, 2, 3].map(|r| bytes(v128_or(c[r], u8x16_swizzle(a, at[r]))))
+        [0, 1, 2, 3].map(|r| bytes(v128_or(v128_and(c[r], rgb), u8x16_swizzle(a, at[r]))))
     });
 }
