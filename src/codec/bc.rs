@@ -49,19 +49,9 @@ pub(super) fn decode(
             #[cfg(not(target_arch = "wasm32"))]
             BC1 => rows::<8>(w, data, out, |b| texel_rows(bc1(b, false))),
             #[cfg(not(target_arch = "wasm32"))]
-            BC2 | BC3 => rows::<16>(w, data, out, |b| {
-                let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
-                let a = b[..8].try_into().expect("8 bytes");
-                let a = if format == BC2 {
-                    bc2_alpha(a)
-                } else {
-                    alpha(a, false)
-                };
-                for (p, a) in px.iter_mut().zip(a) {
-                    *p |= (a as u32) << 24;
-                }
-                texel_rows(px)
-            }),
+            BC2 => rows::<16>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
+            #[cfg(not(target_arch = "wasm32"))]
+            BC3 => rows::<16>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
             BC4 => rows::<8>(w, data, out, |b| {
                 texel_rows(alpha(b, true).map(|r| r as u32 | 0xff00_0000))
             }),
@@ -255,6 +245,20 @@ pub(super) fn bc1_palette(b: &[u8; 8], four: bool) -> [u32; 4] {
         pal[2] = rgb(h5(r0, r1), h6(g0, g1), h5(b0, b1));
     }
     pal
+}
+
+/// A BC2 / BC3 block: the alpha block's 16 values (`alpha`) on top of the colour block's.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour_alpha
+#[inline(always)]
+fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [[u8; 16]; 4] {
+    let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
+    for (p, a) in px
+        .iter_mut()
+        .zip(alpha(b[..8].try_into().expect("8 bytes")))
+    {
+        *p |= (a as u32) << 24;
+    }
+    texel_rows(px)
 }
 
 /// A BC2 alpha block: 4 bits a texel, widened by 17 (bit replication).

@@ -33,19 +33,21 @@ pub(super) fn decode(
             RGB8 => map::<3, _>(out, data, |t| [t[0], t[1], t[2], 255]),
             BGR8 => map::<3, _>(out, data, |t| [t[2], t[1], t[0], 255]),
             RGBA8 => out.copy_from_slice(data),
-            _ => {
-                if let Some((bytes, order)) = order(format) {
-                    match bytes {
-                        1 => map::<1, _>(out, data, |t| pick(&t, order)),
-                        2 => map::<2, _>(out, data, |t| pick(&t, order)),
-                        _ => map::<4, _>(out, data, |t| pick(&t, order)),
-                    }
-                } else if let Some(packed) = packed(format) {
-                    map::<2, _>(out, data, |t| unpack(t, packed));
-                } else {
-                    return Ok(false);
-                }
-            }
+            // One arm a format with its table entry a constant, so that natively each loop is
+            // specialised and autovectorised (a table looked up at run time measured 0.22-0.43x).
+            R8 => map::<1, _>(out, data, |t| pick(&t, ORDER_R8)),
+            A8 => map::<1, _>(out, data, |t| pick(&t, ORDER_A8)),
+            L8 => map::<1, _>(out, data, |t| pick(&t, ORDER_L8)),
+            LA8 => map::<2, _>(out, data, |t| pick(&t, ORDER_LA8)),
+            RG8 => map::<2, _>(out, data, |t| pick(&t, ORDER_RG8)),
+            BGRA8 => map::<4, _>(out, data, |t| pick(&t, ORDER_BGRA8)),
+            ARGB8 => map::<4, _>(out, data, |t| pick(&t, ORDER_ARGB8)),
+            BGRX8 => map::<4, _>(out, data, |t| pick(&t, ORDER_BGRX8)),
+            RGB565 => map::<2, _>(out, data, |t| unpack(t, PACKED_RGB565)),
+            BGRA5551 => map::<2, _>(out, data, |t| unpack(t, PACKED_BGRA5551)),
+            ARGB4444 => map::<2, _>(out, data, |t| unpack(t, PACKED_ARGB4444)),
+            RGBA4444 => map::<2, _>(out, data, |t| unpack(t, PACKED_RGBA4444)),
+            _ => return Ok(false),
         },
         Pixels::Rgba16(out) => match format {
             R16 => map::<2, _>(out, data, |t| [u16le(&t, 0), 0, 0, 65535]),
@@ -110,47 +112,63 @@ pub(super) type Order = [u8; 4];
 pub(super) const ZERO: u8 = 0xfe;
 pub(super) const FULL: u8 = 0xff;
 
+const ORDER_R8: Order = [0, ZERO, ZERO, FULL];
+const ORDER_A8: Order = [ZERO, ZERO, ZERO, 0];
+const ORDER_L8: Order = [0, 0, 0, FULL];
+const ORDER_LA8: Order = [0, 0, 0, 1];
+const ORDER_RG8: Order = [0, 1, ZERO, FULL];
+const ORDER_BGRA8: Order = [2, 1, 0, 3];
+const ORDER_ARGB8: Order = [1, 2, 3, 0];
+const ORDER_BGRX8: Order = [2, 1, 0, FULL];
+
 /// The byte-order formats decoded by [`pick`] (and in wasm by simd::reorder): bytes a texel and
 /// channel order.
-#[inline(always)]
+#[cfg(target_arch = "wasm32")]
 fn order(format: PixelFormat) -> Option<(usize, Order)> {
     use PixelFormat::*;
     Some(match format {
-        R8 => (1, [0, ZERO, ZERO, FULL]),
-        A8 => (1, [ZERO, ZERO, ZERO, 0]),
-        L8 => (1, [0, 0, 0, FULL]),
-        LA8 => (2, [0, 0, 0, 1]),
-        RG8 => (2, [0, 1, ZERO, FULL]),
-        BGRA8 => (4, [2, 1, 0, 3]),
-        ARGB8 => (4, [1, 2, 3, 0]),
-        BGRX8 => (4, [2, 1, 0, FULL]),
+        R8 => (1, ORDER_R8),
+        A8 => (1, ORDER_A8),
+        L8 => (1, ORDER_L8),
+        LA8 => (2, ORDER_LA8),
+        RG8 => (2, ORDER_RG8),
+        BGRA8 => (4, ORDER_BGRA8),
+        ARGB8 => (4, ORDER_ARGB8),
+        BGRX8 => (4, ORDER_BGRX8),
         _ => return None,
     })
 }
 
 /// One texel of a byte-order format.
 #[inline(always)]
-fn pick(t: &[u8], order: Order) -> [u8; 4] {
-    order.map(|p| match p {
+fn pick<const N: usize>(t: &[u8; N], order: Order) -> [u8; 4] {
+    let ch = |p: u8| match p {
         ZERO => 0,
         FULL => 255,
         i => t[i as usize],
-    })
+    };
+    // Written out, not `order.map`: natively LA8's loop measured 0.86x with the map.
+    [ch(order[0]), ch(order[1]), ch(order[2]), ch(order[3])]
 }
 
 /// A 16-bit little-endian packed format's output channels (R, G, B, A): each a shift and a bit
 /// count, widened with [`expand`] (0 bits: 255).
 pub(super) type Packed = [(u8, u8); 4];
 
+const PACKED_RGB565: Packed = [(11, 5), (5, 6), (0, 5), (0, 0)];
+const PACKED_BGRA5551: Packed = [(10, 5), (5, 5), (0, 5), (15, 1)];
+const PACKED_ARGB4444: Packed = [(8, 4), (4, 4), (0, 4), (12, 4)];
+const PACKED_RGBA4444: Packed = [(12, 4), (8, 4), (4, 4), (0, 4)];
+
 /// The 16-bit packed formats decoded by [`unpack`] (and in wasm by simd::packed16).
-#[inline(always)]
+#[cfg(target_arch = "wasm32")]
 fn packed(format: PixelFormat) -> Option<Packed> {
     use PixelFormat::*;
     Some(match format {
-        RGB565 => [(11, 5), (5, 6), (0, 5), (0, 0)],
-        BGRA5551 => [(10, 5), (5, 5), (0, 5), (15, 1)],
-        ARGB4444 => [(8, 4), (4, 4), (0, 4), (12, 4)],
-        RGBA4444 => [(12, 4), (8, 4), (4, 4), (0, 4)],
+        RGB565 => PACKED_RGB565,
+        BGRA5551 => PACKED_BGRA5551,
+        ARGB4444 => PACKED_ARGB4444,
+        RGBA4444 => PACKED_RGBA4444,
         _ => return None,
     })
 }
@@ -181,7 +199,8 @@ pub(super) fn append(format: PixelFormat, data: &[u8], n: usize) -> Option<Vec<u
             _ => super::simd::reorder::<4, 1>(data, n, order),
         };
         for t in data[done * bytes..].chunks_exact(bytes) {
-            out.extend_from_slice(&pick(t, order));
+            let t: [u8; 4] = std::array::from_fn(|i| t.get(i).copied().unwrap_or(0));
+            out.extend_from_slice(&pick(&t, order));
         }
     } else if let Some(packed) = packed(format) {
         let data = &data[..texels * 2];
