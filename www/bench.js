@@ -28,7 +28,12 @@ async function run() {
     try {
       // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
       s = new BenchSurface(format, side, i + 1);
-      s.decode(); // untimed: first allocation, and formats that are not decoded yet
+      // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
+      // function runs baseline (Liftoff) code until its optimised code is ready, which measured
+      // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
+      // build), so decode for at least 3 times and 100 ms first.
+      const w0 = performance.now();
+      for (let k = 0; k < 3 || performance.now() - w0 < 100; k++) s.decode();
     } catch (e) {
       results.push({ format, error: String(e?.message ?? e) });
       row([format, 'n/a', String(e?.message ?? e).slice(0, 60), '']);
