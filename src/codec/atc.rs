@@ -8,7 +8,7 @@
 //! is (c0 - c1) / 4 with wrap-around, which disagrees with the reference.
 
 #[cfg(not(target_arch = "wasm32"))]
-use super::bc::{rows, texel_rows};
+use super::bc::rows;
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
@@ -60,8 +60,8 @@ pub(super) fn decode(
             px
         };
         match bytes {
-            8 => rows::<8>(w, data, out, |b| texel_rows(block(b))),
-            _ => rows::<16>(w, data, out, |b| texel_rows(block(b))),
+            8 => rows::<8, _>(w, data, out, |b| block(b)),
+            _ => rows::<16, _>(w, data, out, |b| block(b)),
         }
     }
     Ok(true)

@@ -47,22 +47,20 @@ pub(super) fn decode(
                 |b| alpha(b, false),
             ),
             #[cfg(not(target_arch = "wasm32"))]
-            BC1 => rows::<8>(w, data, out, |b| texel_rows(bc1(b, false))),
+            BC1 => rows::<8, _>(w, data, out, |b| bc1(b, false)),
             #[cfg(not(target_arch = "wasm32"))]
-            BC2 => rows::<16>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
+            BC2 => rows::<16, _>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
             #[cfg(not(target_arch = "wasm32"))]
-            BC3 => rows::<16>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
-            BC4 => rows::<8>(w, data, out, |b| {
-                texel_rows(alpha(b, true).map(|r| r as u32 | 0xff00_0000))
+            BC3 => rows::<16, _>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
+            BC4 => rows::<8, _>(w, data, out, |b| {
+                alpha(b, true).map(|r| r as u32 | 0xff00_0000)
             }),
-            BC5 => rows::<16>(w, data, out, |b| {
+            BC5 => rows::<16, _>(w, data, out, |b| {
                 let r = alpha(b[..8].try_into().expect("8 bytes"), true);
                 let g = alpha(b[8..].try_into().expect("8 bytes"), true);
-                texel_rows(std::array::from_fn(|t| {
-                    r[t] as u32 | (g[t] as u32) << 8 | 0xff00_0000
-                }))
+                std::array::from_fn(|t| r[t] as u32 | (g[t] as u32) << 8 | 0xff00_0000)
             }),
-            BC7 => rows::<16>(w, data, out, |b| texel_rows(bc7(b))),
+            BC7 => rows::<16, _>(w, data, out, bc7),
             _ => unreachable!("float formats decode below"),
         },
         Pixels::Rgba32F(out) => {
@@ -138,16 +136,16 @@ pub(super) fn copy_block<T: Copy>(
 }
 
 /// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (its
-/// 4 rows of 4 RGBA texels, e.g. [`texel_rows`]) into `out`, one row of blocks at a time: a whole
-/// block's row of 4 texels is one 16-byte copy, and only the last column and row of blocks are
-/// clipped. Always inlined, so that in wasm a caller with simd128 enabled (src/codec/simd.rs) gets
-/// the loop compiled with it.
+/// 16 texels, as [`BlockRows`]) into `out`, one row of blocks at a time: a whole block's row of 4
+/// texels is one 16-byte copy, and only the last column and row of blocks are clipped. Always
+/// inlined, so that in wasm a caller with simd128 enabled (src/codec/simd.rs) gets the loop
+/// compiled with it.
 #[inline(always)]
-pub(super) fn rows<const B: usize>(
+pub(super) fn rows<const B: usize, R: BlockRows>(
     w: usize,
     data: &[u8],
     out: &mut [u8],
-    block: impl Fn(&[u8; B]) -> [[u8; 16]; 4],
+    block: impl Fn(&[u8; B]) -> R,
 ) {
     let bw = w.div_ceil(4);
     let pitch = w * 4;
@@ -166,16 +164,16 @@ pub(super) fn rows<const B: usize>(
                 .zip(r3[..full * 16].chunks_exact_mut(16));
             for (b, (((d0, d1), d2), d3)) in src_full.chunks_exact(B).zip(dsts) {
                 let px = block(b.try_into().expect("B bytes"));
-                for (d, q) in [d0, d1, d2, d3].into_iter().zip(px) {
-                    d.copy_from_slice(&q);
+                for (r, d) in [d0, d1, d2, d3].into_iter().enumerate() {
+                    d.copy_from_slice(&px.row(r));
                 }
             }
         } else {
             for (bx, b) in src_full.chunks_exact(B).enumerate() {
                 let px = block(b.try_into().expect("B bytes"));
-                for (l, q) in px.iter().take(lines).enumerate() {
+                for l in 0..lines {
                     let o = l * pitch + bx * 16;
-                    dst[o..o + 16].copy_from_slice(q);
+                    dst[o..o + 16].copy_from_slice(&px.row(l));
                 }
             }
         }
@@ -183,24 +181,37 @@ pub(super) fn rows<const B: usize>(
             // The clipped last column: fewer than 4 texels a line.
             let px = block(b.try_into().expect("B bytes"));
             let cols = w - full * 4;
-            for (l, q) in px.iter().take(lines).enumerate() {
+            for l in 0..lines {
                 let o = l * pitch + full * 16;
-                dst[o..o + cols * 4].copy_from_slice(&q[..cols * 4]);
+                dst[o..o + cols * 4].copy_from_slice(&px.row(l)[..cols * 4]);
             }
         }
     }
 }
 
-/// 16 texels (little-endian RGBA u32, row by row) as 4 rows of RGBA bytes.
-#[inline(always)]
-pub(super) fn texel_rows(px: [u32; 16]) -> [[u8; 16]; 4] {
-    std::array::from_fn(|r| {
+/// A decoded block's 16 texels, one row of 4 at a time as RGBA bytes.
+pub(super) trait BlockRows {
+    fn row(&self, r: usize) -> [u8; 16];
+}
+
+/// Little-endian RGBA u32 texels, row by row (the scalar decoders).
+impl BlockRows for [u32; 16] {
+    #[inline(always)]
+    fn row(&self, r: usize) -> [u8; 16] {
         let mut o = [0u8; 16];
-        for (d, v) in o.chunks_exact_mut(4).zip(&px[r * 4..r * 4 + 4]) {
+        for (d, v) in o.chunks_exact_mut(4).zip(&self[r * 4..r * 4 + 4]) {
             d.copy_from_slice(&v.to_le_bytes());
         }
         o
-    })
+    }
+}
+
+/// Rows of RGBA bytes (the wasm simd kernels).
+impl BlockRows for [[u8; 16]; 4] {
+    #[inline(always)]
+    fn row(&self, r: usize) -> [u8; 16] {
+        self[r]
+    }
 }
 
 /// A BC1 colour block (also the colour half of BC2/BC3, which always use four colours:
@@ -250,7 +261,7 @@ pub(super) fn bc1_palette(b: &[u8; 8], four: bool) -> [u32; 4] {
 /// A BC2 / BC3 block: the alpha block's 16 values (`alpha`) on top of the colour block's.
 #[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour_alpha
 #[inline(always)]
-fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [[u8; 16]; 4] {
+fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [u32; 16] {
     let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
     for (p, a) in px
         .iter_mut()
@@ -258,7 +269,7 @@ fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [[u8; 16]
     {
         *p |= (a as u32) << 24;
     }
-    texel_rows(px)
+    px
 }
 
 /// A BC2 alpha block: 4 bits a texel, widened by 17 (bit replication).

@@ -169,7 +169,7 @@ pub(super) fn colour8(
     out: &mut [u8],
     palette: impl Fn(&[u8; 8]) -> [u32; 4],
 ) {
-    super::bc::rows::<8>(w, data, out, |b| {
+    super::bc::rows::<8, _>(w, data, out, |b| {
         palette_rows(palette(b), &b[4..]).map(|v| bytes(v))
     });
 }
@@ -186,7 +186,7 @@ pub(super) fn colour_alpha(
 ) {
     let at = ALPHA_AT.map(|m| load(&m));
     let rgb = u32x4_splat(0x00ff_ffff);
-    super::bc::rows::<16>(w, data, out, |b| {
+    super::bc::rows::<16, _>(w, data, out, |b| {
         let c = palette_rows(palette(b[8..].try_into().expect("8 bytes")), &b[12..]);
         let a = load(&alpha(b[..8].try_into().expect("8 bytes")));
         [0, 1, 2, 3].map(|r| bytes(v128_or(v128_and(c[r], rgb), u8x16_swizzle(a, at[r]))))
