@@ -15,7 +15,8 @@ export PATH="$HOME/.cache/texscope/bin:$HOME/.cargo/bin:$PATH"
 build() {
   local out=$1
   shift
-  # No `-C target-feature=+simd128`: measured no faster on the decoders (README "Decode benchmark").
+  # No module-wide `-C target-feature=+simd128`: measured no faster on the decoders (README "Decode
+  # benchmark"); the hot decode loops enable it per function instead (src/codec/simd.rs).
   # Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
   # ~118 KB gzipped; the page names brotli files as such.
   cargo build --release --lib --target wasm32-unknown-unknown --no-default-features "$@"
@@ -23,8 +24,9 @@ build() {
   wasm-bindgen --target web --no-typescript --out-dir "$out" \
     "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/texscope.wasm"
   # -O3 measured ~20% smaller and ~5% faster on BC1 than wasm-bindgen's output (shared notes).
-  # wasm-bindgen emits bulk-memory/nontrapping-fptoint ops (Rust's wasm32 defaults), so enable them.
-  node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+  # wasm-bindgen emits bulk-memory/nontrapping-fptoint ops (Rust's wasm32 defaults), so enable them;
+  # simd for src/codec/simd.rs.
+  node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
     "$out/texscope_bg.wasm" -o "$out/texscope_bg.wasm"
 }

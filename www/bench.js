@@ -22,13 +22,28 @@ async function run() {
   await init();
   document.getElementById('setup').textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
   const results = [];
+  // One untimed decode of every selected format first: the first surfaces of a fresh page grow
+  // the wasm memory and queue most of the optimised compiles, which left whichever format came
+  // first (R8) timed at about half its rate even after its own warm-up below.
+  for (const [i, format] of benchFormats().entries()) {
+    if (only && !only.includes(format)) continue;
+    try {
+      const s = new BenchSurface(format, side, i + 1);
+      try { s.decode(); } finally { s.free(); }
+    } catch { /* reported below */ }
+  }
   for (const [i, format] of benchFormats().entries()) {
     if (only && !only.includes(format)) continue;
     let s = null;
     try {
       // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
       s = new BenchSurface(format, side, i + 1);
-      s.decode(); // untimed: first allocation, and formats that are not decoded yet
+      // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
+      // function runs baseline (Liftoff) code until its optimised code is ready, which measured
+      // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
+      // build), so decode for at least 3 times and 100 ms first.
+      const w0 = performance.now();
+      for (let k = 0; k < 3 || performance.now() - w0 < 100; k++) s.decode();
     } catch (e) {
       results.push({ format, error: String(e?.message ?? e) });
       row([format, 'n/a', String(e?.message ?? e).slice(0, 60), '']);

@@ -7,6 +7,7 @@
 //! The RGBA variants put an 8-byte alpha block first. Not the texture2ddecoder 0.1.2 crate: its black-trick colour
 //! is (c0 - c1) / 4 with wrap-around, which disagrees with the reference.
 
+#[cfg(not(target_arch = "wasm32"))]
 use super::bc::rows;
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
@@ -21,51 +22,56 @@ pub(super) fn decode(
     img: &mut Image,
 ) -> Result<bool> {
     use PixelFormat::*;
-    let bytes = match format {
-        ATCRGB => 8,
-        ATCRGBAExplicit | ATCRGBAInterpolated => 16,
-        _ => return Ok(false),
-    };
+    if !matches!(format, ATCRGB | ATCRGBAExplicit | ATCRGBAInterpolated) {
+        return Ok(false);
+    }
     let Pixels::Rgba8(out) = &mut img.pixels else {
         return Ok(false);
     };
     // Whole rows of blocks straight into the image (bc::rows) instead of a scratch block copied
     // per block: measured in wasm (node, CPU time, 2048x2048, medians of two runs each) ATCRGB
     // 516/729 -> 758/849 MB/s; the two RGBA variants within the noise (alpha ramp dominates).
-    let block = |b: &[u8]| -> [u32; 16] {
-        let mut px = [255u8; 64];
-        colour(&b[bytes - 8..], &mut px);
-        let alpha = u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8]));
-        match format {
-            ATCRGBAExplicit => {
-                for t in 0..16 {
-                    let a = ((alpha >> (4 * t)) & 15) as u8;
-                    px[t * 4 + 3] = (a << 4) | a;
+    let w = w as usize;
+    // wasm: the colour rows as simd swizzles of the palette (src/codec/simd.rs).
+    #[cfg(target_arch = "wasm32")]
+    match format {
+        ATCRGB => super::simd::colour8(w, data, out, palette),
+        ATCRGBAExplicit => super::simd::colour_alpha(w, data, out, palette, super::bc::bc2_alpha),
+        _ => super::simd::colour_alpha(w, data, out, palette, interpolated),
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let bytes = if format == ATCRGB { 8 } else { 16 };
+        let block = |b: &[u8]| -> [u32; 16] {
+            let c: &[u8; 8] = b[bytes - 8..].try_into().expect("8 bytes");
+            let pal = palette(c);
+            let idx = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
+            let mut px: [u32; 16] = std::array::from_fn(|t| pal[(idx >> (2 * t)) as usize & 3]);
+            if bytes == 16 {
+                let a = b[..8].try_into().expect("8 bytes");
+                let a = match format {
+                    ATCRGBAExplicit => super::bc::bc2_alpha(a),
+                    _ => interpolated(a),
+                };
+                for (p, a) in px.iter_mut().zip(a) {
+                    *p = *p & 0x00ff_ffff | (a as u32) << 24;
                 }
             }
-            ATCRGBAInterpolated => {
-                let ramp = alpha_ramp(alpha as u8, (alpha >> 8) as u8);
-                for t in 0..16 {
-                    px[t * 4 + 3] = ramp[((alpha >> (16 + 3 * t)) & 7) as usize];
-                }
-            }
-            _ => {}
+            px
+        };
+        match bytes {
+            8 => rows::<8, _>(w, data, out, |b| block(b)),
+            _ => rows::<16, _>(w, data, out, |b| block(b)),
         }
-        std::array::from_fn(|t| {
-            u32::from_le_bytes([px[t * 4], px[t * 4 + 1], px[t * 4 + 2], px[t * 4 + 3]])
-        })
-    };
-    match bytes {
-        8 => rows::<8>(w as usize, data, out, |b| block(b)),
-        _ => rows::<16>(w as usize, data, out, |b| block(b)),
     }
     Ok(true)
 }
 
-fn colour(b: &[u8], px: &mut [u8; 64]) {
+/// The four colours of an ATC colour block (little-endian RGBA u32, opaque).
+#[inline(always)]
+fn palette(b: &[u8; 8]) -> [u32; 4] {
     let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
     let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
-    let idx = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
     let rep5 = |v: u32| ((v << 3) | (v >> 2)) as i32;
     let rep6 = |v: u32| ((v << 2) | (v >> 4)) as i32;
     let lo = [rep5((c0 >> 10) & 31), rep5((c0 >> 5) & 31), rep5(c0 & 31)];
@@ -85,10 +91,15 @@ fn colour(b: &[u8], px: &mut [u8; 64]) {
             hi,
         ]
     };
-    for t in 0..16 {
-        let c = palette[((idx >> (2 * t)) & 3) as usize];
-        px[t * 4..t * 4 + 3].copy_from_slice(&[c[0] as u8, c[1] as u8, c[2] as u8]);
-    }
+    palette.map(|[r, g, b]| r as u32 | (g as u32) << 8 | (b as u32) << 16 | 0xff00_0000)
+}
+
+/// An interpolated alpha block's 16 values: endpoints, then 3-bit indices into [`alpha_ramp`].
+#[inline(always)]
+fn interpolated(b: &[u8; 8]) -> [u8; 16] {
+    let alpha = u64::from_le_bytes(*b);
+    let ramp = alpha_ramp(b[0], b[1]);
+    std::array::from_fn(|t| ramp[((alpha >> (16 + 3 * t)) & 7) as usize])
 }
 
 /// The interpolated-alpha ramp (BC3-style), with the reference's rounding (+3)/7 and (+2)/5.

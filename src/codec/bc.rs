@@ -33,32 +33,34 @@ pub(super) fn decode(
     let (w, h) = (w as usize, h as usize);
     match &mut img.pixels {
         Pixels::Rgba8(out) => match format {
-            BC1 => rows::<8>(w, data, out, |b| bc1(b, false)),
-            BC2 => rows::<16>(w, data, out, |b| {
-                let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
-                let a = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
-                for (t, p) in px.iter_mut().enumerate() {
-                    *p |= (((a >> (4 * t)) as u32 & 15) * 17) << 24;
-                }
-                px
-            }),
-            BC3 => rows::<16>(w, data, out, |b| {
-                let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
-                let a = alpha(b[..8].try_into().expect("8 bytes"), false);
-                for (p, a) in px.iter_mut().zip(a) {
-                    *p |= (a as u32) << 24;
-                }
-                px
-            }),
-            BC4 => rows::<8>(w, data, out, |b| {
+            // wasm: the colour rows as simd swizzles of the palette (src/codec/simd.rs).
+            #[cfg(target_arch = "wasm32")]
+            BC1 => super::simd::colour8(w, data, out, |b| bc1_palette(b, false)),
+            #[cfg(target_arch = "wasm32")]
+            BC2 => super::simd::colour_alpha(w, data, out, |b| bc1_palette(b, true), bc2_alpha),
+            #[cfg(target_arch = "wasm32")]
+            BC3 => super::simd::colour_alpha(
+                w,
+                data,
+                out,
+                |b| bc1_palette(b, true),
+                |b| alpha(b, false),
+            ),
+            #[cfg(not(target_arch = "wasm32"))]
+            BC1 => rows::<8, _>(w, data, out, |b| bc1(b, false)),
+            #[cfg(not(target_arch = "wasm32"))]
+            BC2 => rows::<16, _>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
+            #[cfg(not(target_arch = "wasm32"))]
+            BC3 => rows::<16, _>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
+            BC4 => rows::<8, _>(w, data, out, |b| {
                 alpha(b, true).map(|r| r as u32 | 0xff00_0000)
             }),
-            BC5 => rows::<16>(w, data, out, |b| {
+            BC5 => rows::<16, _>(w, data, out, |b| {
                 let r = alpha(b[..8].try_into().expect("8 bytes"), true);
                 let g = alpha(b[8..].try_into().expect("8 bytes"), true);
                 std::array::from_fn(|t| r[t] as u32 | (g[t] as u32) << 8 | 0xff00_0000)
             }),
-            BC7 => rows::<16>(w, data, out, bc7),
+            BC7 => rows::<16, _>(w, data, out, bc7),
             _ => unreachable!("float formats decode below"),
         },
         Pixels::Rgba32F(out) => {
@@ -133,14 +135,17 @@ pub(super) fn copy_block<T: Copy>(
     }
 }
 
-/// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (16 texels as little-endian
-/// RGBA u32, row by row) into `out`, one row of blocks at a time: a whole block's row of 4 texels
-/// is one 16-byte copy, and only the last column and row of blocks are clipped.
-pub(super) fn rows<const B: usize>(
+/// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (its
+/// 16 texels, as [`BlockRows`]) into `out`, one row of blocks at a time: a whole block's row of 4
+/// texels is one 16-byte copy, and only the last column and row of blocks are clipped. Always
+/// inlined, so that in wasm a caller with simd128 enabled (src/codec/simd.rs) gets the loop
+/// compiled with it.
+#[inline(always)]
+pub(super) fn rows<const B: usize, R: BlockRows>(
     w: usize,
     data: &[u8],
     out: &mut [u8],
-    block: impl Fn(&[u8; B]) -> [u32; 16],
+    block: impl Fn(&[u8; B]) -> R,
 ) {
     let bw = w.div_ceil(4);
     let pitch = w * 4;
@@ -159,16 +164,16 @@ pub(super) fn rows<const B: usize>(
                 .zip(r3[..full * 16].chunks_exact_mut(16));
             for (b, (((d0, d1), d2), d3)) in src_full.chunks_exact(B).zip(dsts) {
                 let px = block(b.try_into().expect("B bytes"));
-                for (d, q) in [d0, d1, d2, d3].into_iter().zip(px.chunks_exact(4)) {
-                    d.copy_from_slice(&row_bytes(q));
+                for (r, d) in [d0, d1, d2, d3].into_iter().enumerate() {
+                    d.copy_from_slice(&px.row(r));
                 }
             }
         } else {
             for (bx, b) in src_full.chunks_exact(B).enumerate() {
                 let px = block(b.try_into().expect("B bytes"));
-                for (l, q) in px.chunks_exact(4).take(lines).enumerate() {
+                for l in 0..lines {
                     let o = l * pitch + bx * 16;
-                    dst[o..o + 16].copy_from_slice(&row_bytes(q));
+                    dst[o..o + 16].copy_from_slice(&px.row(l));
                 }
             }
         }
@@ -176,29 +181,53 @@ pub(super) fn rows<const B: usize>(
             // The clipped last column: fewer than 4 texels a line.
             let px = block(b.try_into().expect("B bytes"));
             let cols = w - full * 4;
-            for (l, q) in px.chunks_exact(4).take(lines).enumerate() {
+            for l in 0..lines {
                 let o = l * pitch + full * 16;
-                dst[o..o + cols * 4].copy_from_slice(&row_bytes(q)[..cols * 4]);
+                dst[o..o + cols * 4].copy_from_slice(&px.row(l)[..cols * 4]);
             }
         }
     }
 }
 
-/// Four texels as RGBA bytes.
-#[inline(always)]
-fn row_bytes(q: &[u32]) -> [u8; 16] {
-    let mut o = [0u8; 16];
-    for (d, v) in o.chunks_exact_mut(4).zip(q) {
-        d.copy_from_slice(&v.to_le_bytes());
+/// A decoded block's 16 texels, one row of 4 at a time as RGBA bytes.
+pub(super) trait BlockRows {
+    fn row(&self, r: usize) -> [u8; 16];
+}
+
+/// Little-endian RGBA u32 texels, row by row (the scalar decoders).
+impl BlockRows for [u32; 16] {
+    #[inline(always)]
+    fn row(&self, r: usize) -> [u8; 16] {
+        let mut o = [0u8; 16];
+        for (d, v) in o.chunks_exact_mut(4).zip(&self[r * 4..r * 4 + 4]) {
+            d.copy_from_slice(&v.to_le_bytes());
+        }
+        o
     }
-    o
+}
+
+/// Rows of RGBA bytes (the wasm simd kernels).
+impl BlockRows for [[u8; 16]; 4] {
+    #[inline(always)]
+    fn row(&self, r: usize) -> [u8; 16] {
+        self[r]
+    }
 }
 
 /// A BC1 colour block (also the colour half of BC2/BC3, which always use four colours:
 /// `four`). Palette arithmetic of bcdec_rs (see the module comment): 5/6-bit endpoints expanded with
 /// rounding, thirds and halves rounded from the 5/6-bit sums.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour8 / colour_alpha
 #[inline(always)]
 fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
+    let pal = bc1_palette(b, four);
+    let idx = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+    std::array::from_fn(|t| pal[(idx >> (2 * t)) as usize & 3])
+}
+
+/// The four colours of a BC1 block (little-endian RGBA u32), as [`bc1`] picks them.
+#[inline(always)]
+pub(super) fn bc1_palette(b: &[u8; 8], four: bool) -> [u32; 4] {
     let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
     let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
     let (r0, g0, b0) = (c0 >> 11, (c0 >> 5) & 63, c0 & 31);
@@ -226,14 +255,34 @@ fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
         let h6 = |a: u32, b: u32| ((a + b) * 4145 + 1019) >> 11;
         pal[2] = rgb(h5(r0, r1), h6(g0, g1), h5(b0, b1));
     }
-    let idx = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
-    std::array::from_fn(|t| pal[(idx >> (2 * t)) as usize & 3])
+    pal
+}
+
+/// A BC2 / BC3 block: the alpha block's 16 values (`alpha`) on top of the colour block's.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour_alpha
+#[inline(always)]
+fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [u32; 16] {
+    let mut px = bc1(b[8..].try_into().expect("8 bytes"), true);
+    for (p, a) in px
+        .iter_mut()
+        .zip(alpha(b[..8].try_into().expect("8 bytes")))
+    {
+        *p |= (a as u32) << 24;
+    }
+    px
+}
+
+/// A BC2 alpha block: 4 bits a texel, widened by 17 (bit replication).
+#[inline(always)]
+pub(super) fn bc2_alpha(b: &[u8; 8]) -> [u8; 16] {
+    let a = u64::from_le_bytes(*b);
+    std::array::from_fn(|t| ((a >> (4 * t)) as u8 & 15) * 17)
 }
 
 /// A BC3 alpha / BC4 / BC5 channel block: two 8-bit endpoints and 3-bit indices. `bc4` selects
 /// BC4's rounding (nearest, 16-bit fixed point) over BC3's ((n + 1) / 7), both as bcdec_rs.
 #[inline(always)]
-fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
+pub(super) fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
     let (a0, a1) = (b[0] as u32, b[1] as u32);
     let mut pal = [a0, a1, 0, 0, 0, 0, 0, 255];
     if a0 > a1 {

@@ -21,6 +21,8 @@ mod plain;
 #[cfg(feature = "codec-pvrtc")]
 mod pvrtc;
 pub mod sample;
+#[cfg(target_arch = "wasm32")]
+mod simd;
 
 /// Stand-ins for the codecs a build leaves out: a format of theirs is a [`crate::io::ErrorKind::NotInBuild`]
 /// error (the page then loads its full module); any other format is not theirs (`Ok(false)`).
@@ -380,7 +382,13 @@ pub struct Image {
 
 impl Image {
     /// A blank image of the given precision; the size was checked against `limits` first.
-    pub fn new(width: u32, height: u32, precision: Precision, limits: &Limits) -> Result<Image> {
+    /// The channel values (4 a texel) of an image of this size, checked against `limits`.
+    fn checked_len(
+        width: u32,
+        height: u32,
+        precision: Precision,
+        limits: &Limits,
+    ) -> Result<usize> {
         let texels = width as u64 * height as u64;
         let elem = match precision {
             Precision::Unorm8 => 1,
@@ -388,7 +396,11 @@ impl Image {
             Precision::Float => 4,
         };
         limits.check_alloc(texels * 4 * elem, "a decoded image")?;
-        let n = (texels * 4) as usize;
+        Ok((texels * 4) as usize)
+    }
+
+    pub fn new(width: u32, height: u32, precision: Precision, limits: &Limits) -> Result<Image> {
+        let n = Image::checked_len(width, height, precision, limits)?;
         let pixels = match precision {
             Precision::Unorm8 => Pixels::Rgba8(vec![0; n]),
             Precision::Unorm16 => Pixels::Rgba16(vec![0; n]),
@@ -476,6 +488,19 @@ pub fn decode_surface(
             "{} surface of {w}x{h} needs {need} bytes",
             format.name()
         )));
+    }
+    // wasm: the formats with simd kernels are appended to an empty vector instead of overwriting a
+    // zero-filled image (plain::append).
+    #[cfg(target_arch = "wasm32")]
+    if format.precision() == Precision::Unorm8 {
+        let n = Image::checked_len(w, h, Precision::Unorm8, limits)?;
+        if let Some(px) = plain::append(format, data, n) {
+            return Ok(Image {
+                width: w,
+                height: h,
+                pixels: Pixels::Rgba8(px),
+            });
+        }
     }
     let mut img = Image::new(w, h, format.precision(), limits)?;
     if w == 0 || h == 0 {
