@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openPage } from './harness.mjs';
+import { openPage, stateWaiter } from './harness.mjs';
 
 const TAIL = 'unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures';
 const DIR = [resolve(import.meta.dirname, '../../../shared/samples', TAIL), join('/work/shared/samples', TAIL)].find(existsSync);
@@ -42,7 +42,7 @@ const EXPECTED = {
   },
 };
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 60000 });
+const waitState = stateWaiter(60000);
 
 for (const [stem, levels] of Object.entries(EXPECTED)) {
   test(`${stem}.crn in wasm: texels of levels 0, 2, 5 equal the reference decoder's`, { skip: !DIR && 'samples not found' }, async (t) => {

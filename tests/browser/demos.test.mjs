@@ -5,14 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select } from './harness.mjs';
 import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 const pixel = (page, x, y) => page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
 const shown = (page, x, y) => page.evaluate(([x, y]) => window.texscope.shown(x, y), [x, y]);
 const view = (page) => page.evaluate(() => window.texscope.view());
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
 
 async function openDemo(page, id) {
   await page.click(`[data-testid=demo-gallery] [data-testid=demo-${id}]`);

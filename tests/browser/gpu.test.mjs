@@ -13,19 +13,17 @@
 // SwiftShader explicitly so the test does not depend on a host GPU.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OUT, openPage, launchArgs } from './harness.mjs';
+import { OUT, openPage, launchArgs, stateWaiter, select, SAMPLES } from './harness.mjs';
 import { header } from './dds-fixtures.mjs';
 
 launchArgs(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SAMPLES = [join(ROOT, '../shared/samples'), '/work/shared/samples'].find((d) => existsSync(d));
 const KTX = 'unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 60000 });
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
+const waitState = stateWaiter(60000);
 const gpuState = (page) => page.evaluate(() => window.texscope.gpu());
 
 async function drop(page, files) {

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { OUT, openPage, scrollSteps } from './harness.mjs';
+import { OUT, openPage, scrollSteps, stateWaiter } from './harness.mjs';
 import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 const thumbs = (page) => page.evaluate(() => window.texscope.thumbs());
 // Scrolls the grid, then waits two frames so the cells of the new position are built.
 const scrollGrid = (page, top) => page.$eval('[data-testid=texture-grid]', (g, top) => {

@@ -11,6 +11,14 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
 /** Screenshots go here (git-ignored); look at them. */
 export const OUT = join(ROOT, 'test-output');
+/** The shared sample files, read in place: ../shared/samples beside the repository, else /work's. */
+export const SAMPLES = [join(ROOT, '../shared/samples'), '/work/shared/samples'].find((d) => existsSync(d));
+
+/** A function waiting (at most `timeout` ms) until the page's body says data-state="<state>". */
+export const stateWaiter = (timeout) => (page, state) =>
+  page.waitForFunction((want) => document.body.dataset.state === want, state, { timeout });
+/** Selects a texture / mip / slice through the page's test API. */
+export const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 let server, browser;

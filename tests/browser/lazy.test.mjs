@@ -11,13 +11,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openPage } from './harness.mjs';
+import { openPage, stateWaiter } from './harness.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TAIL = 'unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures';
 const DIR = [resolve(ROOT, '../shared/samples', TAIL), join('/work/shared/samples', TAIL)].find(existsSync);
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 120000 });
+const waitState = stateWaiter(120000);
 
 async function page(t, query = '') {
   const p = await openPage(t, query);

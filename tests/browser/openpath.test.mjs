@@ -17,13 +17,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OUT, openPage, launchArgs } from './harness.mjs';
+import { OUT, openPage, launchArgs, stateWaiter } from './harness.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
 
 // WebGL2 on SwiftShader (as tests/browser/gpu.test.mjs asks), so the GPU path can be switched on.
 launchArgs(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 120000 });
+const waitState = stateWaiter(120000);
 const hooks = (page, name, arg) => page.evaluate(([n, a]) => window.texscope[n](a), [name, arg]);
 
 const SIDE = 1024;

@@ -7,10 +7,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter } from './harness.mjs';
 import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 
 // A second server on 127.0.0.1 (another port, so another origin): /cors/* sends
 // Access-Control-Allow-Origin: *, /plain/* sends no CORS header.

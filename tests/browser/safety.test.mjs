@@ -4,18 +4,16 @@
 // shared/samples/frostbite/renderformat/*.tsv; expected sentences from the examples of issue 9.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select, SAMPLES } from './harness.mjs';
 import { rgba8Dds, rgba8Texel, bc1Dds, bc1Expected } from './dds-fixtures.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SAMPLES = [join(ROOT, '../shared/samples'), '/work/shared/samples'].find((d) => existsSync(d));
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 const pixel = (page, x, y) => page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
 const view = (page) => page.evaluate(() => window.texscope.view());
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
 const text = (page, id) => page.evaluate((id) => document.querySelector(`[data-testid=${id}]`)?.textContent ?? '', id);
 
 async function drop(page, files) {

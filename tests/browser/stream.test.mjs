@@ -13,12 +13,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter } from './harness.mjs';
 import { header } from './dds-fixtures.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const RUNS = Number(process.env.STREAM_RUNS || 5);
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 120000 });
+const waitState = stateWaiter(120000);
 const hooks = (page, name, arg) => page.evaluate(([n, a]) => window.texscope[n](a), [name, arg]);
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inflateSync, crc32 } from 'node:zlib';
-import { OUT, openPage, scrollSteps, route } from './harness.mjs';
+import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
 import { header, fourcc, bc1Dds, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
+const waitState = stateWaiter(30000);
 const shown = (page, x, y) => page.evaluate(([x, y]) => window.texscope.shown(x, y), [x, y]);
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 

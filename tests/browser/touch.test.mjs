@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter } from './harness.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 const display = (page) => page.evaluate(() => window.texscope.display());
 
 async function openDemo(page, id) {

@@ -6,16 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select, SAMPLES } from './harness.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SAMPLES = [join(ROOT, '../shared/samples'), '/work/shared/samples'].find((d) => existsSync(d));
 const DATA = 'unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
+const waitState = stateWaiter(30000);
 const textures = (page) => page.evaluate(() => window.texscope.textures());
 const text = (page, id) => page.evaluate((id) => document.querySelector(`[data-testid=${id}]`)?.textContent ?? '', id);
 const sample = (rel) => readFileSync(join(SAMPLES, rel));

@@ -7,15 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select } from './harness.mjs';
 import { header, fourcc, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 30000 });
+const waitState = stateWaiter(30000);
 const pixel = (page, x, y) => page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
 const shown = (page, x, y) => page.evaluate(([x, y]) => window.texscope.shown(x, y), [x, y]);
 const display = (page) => page.evaluate(() => window.texscope.display());
 const setDisplay = (page, s) => page.evaluate((s) => window.texscope.setDisplay(s), s);
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
 const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
 
 async function openDemo(page, id) {

@@ -4,17 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { OUT, openPage } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select } from './harness.mjs';
 import { rgba8Dds, rgba8Texel, bc1Dds, bc1Expected, rgba16fDds, halfTexel } from './dds-fixtures.mjs';
 
 async function drop(page, files) {
   await page.setInputFiles('[data-testid=file-input]', files.map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })));
 }
 
-const waitState = (page, s) => page.waitForFunction((want) => document.body.dataset.state === want, s, { timeout: 20000 });
+const waitState = stateWaiter(20000);
 const pixel = (page, x, y) => page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
 const view = (page) => page.evaluate(() => window.texscope.view());
-const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
 
 test('RGBA8 legacy-mask .dds: texels of both mips', async (t) => {
   const { page, problems } = await openPage(t);
