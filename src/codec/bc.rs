@@ -52,9 +52,15 @@ pub(super) fn decode(
             BC2 => rows::<16, _>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
             #[cfg(not(target_arch = "wasm32"))]
             BC3 => rows::<16, _>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
+            #[cfg(target_arch = "wasm32")]
+            BC4 => super::simd::bc4(w, data, out),
+            #[cfg(not(target_arch = "wasm32"))]
             BC4 => rows::<8, _>(w, data, out, |b| {
                 alpha(b, true).map(|r| r as u32 | 0xff00_0000)
             }),
+            #[cfg(target_arch = "wasm32")]
+            BC5 => super::simd::bc5(w, data, out),
+            #[cfg(not(target_arch = "wasm32"))]
             BC5 => rows::<16, _>(w, data, out, |b| {
                 let r = alpha(b[..8].try_into().expect("8 bytes"), true);
                 let g = alpha(b[8..].try_into().expect("8 bytes"), true);
