@@ -4,7 +4,9 @@
 // bench surface (codec::sample, the same bytes as `texscope bench`) and reads the renderer
 // processes' CPU time from /proc/PID/task/*/schedstat (ns) around every decode; prints MB/s of RGBA
 // output as min / median / max over all rounds and the B/A ratio of the medians (markdown table).
-// Usage: node scripts/bench-cpu.mjs --a DIST --b DIST --formats A,B [--rounds N] [--runs N]
+// Usage: node scripts/bench-cpu.mjs --a DIST --b DIST --formats A,B [--rounds N] [--runs N] [--wall]
+// --wall: time each decode with performance.now() in the page instead (wall clock), for a quiet
+// machine whose host still adds noise: the alternating rounds and medians spread it over A and B.
 // Linux only (schedstat). Warm-up: one untimed pass over the formats, then 5 untimed decodes of
 // each; Chromium runs with --no-liftoff so every timed decode runs optimised code (without it the
 // first decodes may run baseline code).
@@ -19,6 +21,7 @@ const dists = [resolve(opt('--a')), resolve(opt('--b'))];
 const formats = opt('--formats').split(',');
 const rounds = Number(opt('--rounds', '3'));
 const runs = Number(opt('--runs', '5'));
+const wall = args.includes('--wall');
 
 /** Renderer processes (children of the browser with --type=renderer), their tasks' CPU ns. */
 function rendererCpu() {
@@ -74,8 +77,12 @@ for (let round = 0; round < rounds; round++) {
         }, f);
         for (let r = 0; r < runs; r++) {
           const c0 = rendererCpu();
-          const mb = await page.evaluate(() => window.s.decode());
-          const dt = (rendererCpu() - c0) / 1e9;
+          const [mb, ms] = await page.evaluate(() => {
+            const t0 = performance.now();
+            const mb = window.s.decode();
+            return [mb, performance.now() - t0];
+          });
+          const dt = wall ? ms / 1000 : (rendererCpu() - c0) / 1e9;
           if (!rates[k].has(f)) rates[k].set(f, []);
           rates[k].get(f).push(mb / dt);
         }

@@ -41,9 +41,19 @@ async function run() {
       // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
       // function runs baseline (Liftoff) code until its optimised code is ready, which measured
       // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
-      // build), so decode for at least 3 times and 100 ms first.
+      // build). How long that takes depends on the host: a fixed 3 runs and 100 ms sufficed on
+      // one, while on a slower one BC1 climbed from 0.5 to 2.7 GB/s over its first ~28 decodes
+      // (~300 ms). So decode until the rate stops climbing: at least 3 runs and 100 ms, then until
+      // 5 decodes in a row are no more than 3% faster than the best so far (at most 5 s).
       const w0 = performance.now();
-      for (let k = 0; k < 3 || performance.now() - w0 < 100; k++) s.decode();
+      for (let k = 0, best = 0, calm = 0; ; k++) {
+        const t = performance.now();
+        s.decode();
+        const rate = 1 / Math.max(performance.now() - t, 0.01);
+        if (rate > best * 1.03) { best = rate; calm = 0; } else calm++;
+        const spent = performance.now() - w0;
+        if ((k >= 2 && spent >= 100 && calm >= 5) || spent > 5000) break;
+      }
     } catch (e) {
       results.push({ format, error: String(e?.message ?? e) });
       row([format, 'n/a', String(e?.message ?? e).slice(0, 60), '']);

@@ -34,11 +34,7 @@ pub(super) fn decode(
     let w = w as usize;
     // wasm: the colour rows as simd swizzles of the palette (src/codec/simd.rs).
     #[cfg(target_arch = "wasm32")]
-    match format {
-        ATCRGB => super::simd::colour8(w, data, out, palette),
-        ATCRGBAExplicit => super::simd::colour_alpha(w, data, out, palette, super::bc::bc2_alpha),
-        _ => super::simd::colour_alpha(w, data, out, palette, interpolated),
-    }
+    super::simd::blocks(format, w, data, out);
     #[cfg(not(target_arch = "wasm32"))]
     {
         let bytes = if format == ATCRGB { 8 } else { 16 };
@@ -60,8 +56,8 @@ pub(super) fn decode(
             px
         };
         match bytes {
-            8 => rows::<8, _>(w, data, out, |b| block(b)),
-            _ => rows::<16, _>(w, data, out, |b| block(b)),
+            8 => rows::<8, _>(w, data, out, |b: &[u8; 8]| block(b)),
+            _ => rows::<16, _>(w, data, out, |b: &[u8; 16]| block(b)),
         }
     }
     Ok(true)
@@ -69,7 +65,7 @@ pub(super) fn decode(
 
 /// The four colours of an ATC colour block (little-endian RGBA u32, opaque).
 #[inline(always)]
-fn palette(b: &[u8; 8]) -> [u32; 4] {
+pub(super) fn palette(b: &[u8; 8]) -> [u32; 4] {
     let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
     let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
     let rep5 = |v: u32| ((v << 3) | (v >> 2)) as i32;
@@ -95,6 +91,7 @@ fn palette(b: &[u8; 8]) -> [u32; 4] {
 }
 
 /// An interpolated alpha block's 16 values: endpoints, then 3-bit indices into [`alpha_ramp`].
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Ramp
 #[inline(always)]
 fn interpolated(b: &[u8; 8]) -> [u8; 16] {
     let alpha = u64::from_le_bytes(*b);
@@ -103,6 +100,7 @@ fn interpolated(b: &[u8; 8]) -> [u8; 16] {
 }
 
 /// The interpolated-alpha ramp (BC3-style), with the reference's rounding (+3)/7 and (+2)/5.
+#[cfg(not(target_arch = "wasm32"))]
 fn alpha_ramp(a0: u8, a1: u8) -> [u8; 8] {
     let (a, b) = (a0 as u32, a1 as u32);
     let mut r = [a0, a1, 0, 0, 0, 0, 0, 255];

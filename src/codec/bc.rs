@@ -10,8 +10,9 @@
 //! BC2 697/918 -> 1597/1610, BC3 608/723 -> 1106/1438, BC4 670/776 -> 1607/1921, BC5 592/623 ->
 //! 916/1253, BC7 180/178 -> 581/748 MB/s; natively BC7 CPU time of 21 decodes 1.06 s -> 0.43 s.
 //! The palette rounding is bcdec_rs's (exact rounding of the 5/6-bit interpolation for BC1, its own
-//! alpha rounding for BC3 and BC4), so images are unchanged: tests/codec_bc_fast.rs holds every
-//! 8-bit format bit-exact against bcdec_rs, tests/codec_reference.rs against the `dds` crate.
+//! alpha rounding for BC3 and BC4), so images are unchanged: tests/codec_reference.rs holds every
+//! 8-bit format bit-exact against bcdec_rs and against the `dds` crate. In wasm the 8-bit formats
+//! run as simd kernels (src/codec/simd.rs) with this file's code as their reference.
 
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
@@ -32,36 +33,23 @@ pub(super) fn decode(
     };
     let (w, h) = (w as usize, h as usize);
     match &mut img.pixels {
+        // wasm: simd kernels (src/codec/simd.rs), the scalar code below is their reference.
+        #[cfg(target_arch = "wasm32")]
+        Pixels::Rgba8(out) => {
+            let done = super::simd::blocks(format, w, data, out);
+            debug_assert!(done, "every 8-bit BC format has a wasm kernel");
+        }
+        #[cfg(not(target_arch = "wasm32"))]
         Pixels::Rgba8(out) => match format {
-            // wasm: the colour rows as simd swizzles of the palette (src/codec/simd.rs).
-            #[cfg(target_arch = "wasm32")]
-            BC1 => super::simd::colour8(w, data, out, |b| bc1_palette(b, false)),
-            #[cfg(target_arch = "wasm32")]
-            BC2 => super::simd::colour_alpha(w, data, out, |b| bc1_palette(b, true), bc2_alpha),
-            #[cfg(target_arch = "wasm32")]
-            BC3 => super::simd::colour_alpha(
-                w,
-                data,
-                out,
-                |b| bc1_palette(b, true),
-                |b| alpha(b, false),
-            ),
-            #[cfg(not(target_arch = "wasm32"))]
-            BC1 => rows::<8, _>(w, data, out, |b| bc1(b, false)),
-            #[cfg(not(target_arch = "wasm32"))]
-            BC2 => rows::<16, _>(w, data, out, |b| colour_alpha(b, bc2_alpha)),
-            #[cfg(not(target_arch = "wasm32"))]
-            BC3 => rows::<16, _>(w, data, out, |b| colour_alpha(b, |a| alpha(a, false))),
-            #[cfg(target_arch = "wasm32")]
-            BC4 => super::simd::bc4(w, data, out),
-            #[cfg(not(target_arch = "wasm32"))]
-            BC4 => rows::<8, _>(w, data, out, |b| {
+            BC1 => rows::<8, _>(w, data, out, |b: &[u8; 8]| bc1(b, false)),
+            BC2 => rows::<16, _>(w, data, out, |b: &[u8; 16]| colour_alpha(b, bc2_alpha)),
+            BC3 => rows::<16, _>(w, data, out, |b: &[u8; 16]| {
+                colour_alpha(b, |a| alpha(a, false))
+            }),
+            BC4 => rows::<8, _>(w, data, out, |b: &[u8; 8]| {
                 alpha(b, true).map(|r| r as u32 | 0xff00_0000)
             }),
-            #[cfg(target_arch = "wasm32")]
-            BC5 => super::simd::bc5(w, data, out),
-            #[cfg(not(target_arch = "wasm32"))]
-            BC5 => rows::<16, _>(w, data, out, |b| {
+            BC5 => rows::<16, _>(w, data, out, |b: &[u8; 16]| {
                 let r = alpha(b[..8].try_into().expect("8 bytes"), true);
                 let g = alpha(b[8..].try_into().expect("8 bytes"), true);
                 std::array::from_fn(|t| r[t] as u32 | (g[t] as u32) << 8 | 0xff00_0000)
@@ -143,55 +131,70 @@ pub(super) fn copy_block<T: Copy>(
 
 /// Decodes every `B`-byte block of a surface `w` texels wide (its height is `out`'s) with `block` (its
 /// 16 texels, as [`BlockRows`]) into `out`, one row of blocks at a time: a whole block's row of 4
-/// texels is one 16-byte copy, and only the last column and row of blocks are clipped. Always
-/// inlined, so that in wasm a caller with simd128 enabled (src/codec/simd.rs) gets the loop
-/// compiled with it.
+/// texels is one 16-byte copy. Always inlined, so that in wasm a caller with simd128 enabled
+/// (src/codec/simd.rs) gets the loop compiled with it. The clipped last column and row of blocks go
+/// through [`rows_clipped`], not inlined, so that `block` has one call site here: with three, LLVM
+/// kept the wasm BC1/BC2/BC3 kernels' block closures out of line, a call and a 64-byte result through
+/// memory per block. A [`Block`] can also be a type whose `decode` is always inlined (the wasm BC1
+/// and BC7 kernels), where LLVM's cost model would not inline a closure that large.
 #[inline(always)]
-pub(super) fn rows<const B: usize, R: BlockRows>(
-    w: usize,
-    data: &[u8],
-    out: &mut [u8],
-    block: impl Fn(&[u8; B]) -> R,
-) {
+pub(super) fn rows<const B: usize, K: Block<B>>(w: usize, data: &[u8], out: &mut [u8], block: K) {
     let bw = w.div_ceil(4);
     let pitch = w * 4;
     let full = w / 4;
     for (src, dst) in data.chunks_exact(bw * B).zip(out.chunks_mut(pitch * 4)) {
-        let lines = dst.len() / pitch;
-        let (src_full, src_rest) = src.split_at(full * B);
-        if lines == 4 {
-            let (r0, rest) = dst.split_at_mut(pitch);
-            let (r1, rest) = rest.split_at_mut(pitch);
-            let (r2, r3) = rest.split_at_mut(pitch);
-            let dsts = r0[..full * 16]
-                .chunks_exact_mut(16)
-                .zip(r1[..full * 16].chunks_exact_mut(16))
-                .zip(r2[..full * 16].chunks_exact_mut(16))
-                .zip(r3[..full * 16].chunks_exact_mut(16));
-            for (b, (((d0, d1), d2), d3)) in src_full.chunks_exact(B).zip(dsts) {
-                let px = block(b.try_into().expect("B bytes"));
-                for (r, d) in [d0, d1, d2, d3].into_iter().enumerate() {
-                    d.copy_from_slice(&px.row(r));
-                }
-            }
-        } else {
-            for (bx, b) in src_full.chunks_exact(B).enumerate() {
-                let px = block(b.try_into().expect("B bytes"));
-                for l in 0..lines {
-                    let o = l * pitch + bx * 16;
-                    dst[o..o + 16].copy_from_slice(&px.row(l));
-                }
+        if dst.len() < pitch * 4 {
+            rows_clipped(w, src, dst, &block);
+            continue;
+        }
+        let (r0, rest) = dst.split_at_mut(pitch);
+        let (r1, rest) = rest.split_at_mut(pitch);
+        let (r2, r3) = rest.split_at_mut(pitch);
+        let dsts = r0[..full * 16]
+            .chunks_exact_mut(16)
+            .zip(r1[..full * 16].chunks_exact_mut(16))
+            .zip(r2[..full * 16].chunks_exact_mut(16))
+            .zip(r3[..full * 16].chunks_exact_mut(16));
+        for (b, (((d0, d1), d2), d3)) in src[..full * B].chunks_exact(B).zip(dsts) {
+            let px = block.decode(b.try_into().expect("B bytes"));
+            for (r, d) in [d0, d1, d2, d3].into_iter().enumerate() {
+                d.copy_from_slice(&px.row(r));
             }
         }
-        if let Some(b) = src_rest.get(..B) {
-            // The clipped last column: fewer than 4 texels a line.
-            let px = block(b.try_into().expect("B bytes"));
-            let cols = w - full * 4;
-            for l in 0..lines {
-                let o = l * pitch + full * 16;
-                dst[o..o + cols * 4].copy_from_slice(&px.row(l)[..cols * 4]);
-            }
+        if full < bw {
+            rows_clipped(w, src, dst, &block);
         }
+    }
+}
+
+/// [`rows`] for one row of blocks clipped at the bottom (`dst` under 4 lines: every block) or at
+/// the right (4 lines: the last block only, whose texels past `w` are dropped).
+#[inline(never)]
+fn rows_clipped<const B: usize, K: Block<B>>(w: usize, src: &[u8], dst: &mut [u8], block: &K) {
+    let pitch = w * 4;
+    let lines = dst.len() / pitch;
+    let first = if lines == 4 { w / 4 } else { 0 };
+    for (bx, b) in src.chunks_exact(B).enumerate().skip(first) {
+        let px = block.decode(b.try_into().expect("B bytes"));
+        let cols = (w - bx * 4).min(4);
+        for l in 0..lines {
+            let o = l * pitch + bx * 16;
+            dst[o..o + cols * 4].copy_from_slice(&px.row(l)[..cols * 4]);
+        }
+    }
+}
+
+/// Decodes one `B`-byte block for [`rows`]: any closure from the block's bytes to its texels.
+pub(super) trait Block<const B: usize> {
+    type Rows: BlockRows;
+    fn decode(&self, b: &[u8; B]) -> Self::Rows;
+}
+
+impl<const B: usize, R: BlockRows, F: Fn(&[u8; B]) -> R> Block<B> for F {
+    type Rows = R;
+    #[inline(always)]
+    fn decode(&self, b: &[u8; B]) -> R {
+        self(b)
     }
 }
 
@@ -287,8 +290,9 @@ pub(super) fn bc2_alpha(b: &[u8; 8]) -> [u8; 16] {
 
 /// A BC3 alpha / BC4 / BC5 channel block: two 8-bit endpoints and 3-bit indices. `bc4` selects
 /// BC4's rounding (nearest, 16-bit fixed point) over BC3's ((n + 1) / 7), both as bcdec_rs.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Ramp (its weights are these numbers)
 #[inline(always)]
-pub(super) fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
+fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
     let (a0, a1) = (b[0] as u32, b[1] as u32);
     let mut pal = [a0, a1, 0, 0, 0, 0, 0, 255];
     if a0 > a1 {
@@ -359,7 +363,7 @@ const WEIGHTS: [[u32; 16]; 3] = [
 /// and the anchor texels of each partition as a mask (texel 0 always; then the second and third
 /// subsets' anchors). Values of the BC7 specification's partition and anchor-index tables, packed
 /// by a one-off script from bcdec_rs 0.2.1's transcription of them (its note: Khronos's copy has
-/// errors); tests/codec_bc_fast.rs decodes every partition of every multi-subset mode bit-exact
+/// errors); tests/codec_reference.rs decodes every partition of every multi-subset mode bit-exact
 /// against the `dds` crate's own tables.
 #[rustfmt::skip]
 const PARTITIONS: [[u32; 64]; 2] = [
@@ -435,7 +439,15 @@ fn lerp(e0: u64, e1: u64, w: u64) -> u32 {
 /// endpoints held as four 16-bit lanes, weights applied with the specification's integer formula.
 /// An invalid mode (first byte 0) decodes to transparent black, as the specification says and
 /// `dds` does.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::bc7
 fn bc7(b: &[u8; 16]) -> [u32; 16] {
+    bc7_block(b)
+}
+
+/// [`bc7`], always inlined: the wasm kernel (simd::bc7) inlines it into a function compiled with
+/// simd128.
+#[inline(always)]
+pub(super) fn bc7_block(b: &[u8; 16]) -> [u32; 16] {
     let v = u128::from_le_bytes(*b);
     // One copy of the decoder per mode, its field widths constants (loops unrolled): measured
     // natively on the bench's 2048x2048 random blocks, CPU time of 21 decodes 0.58 s -> 0.43 s.
