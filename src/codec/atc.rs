@@ -100,8 +100,8 @@ fn interpolated(b: &[u8; 8]) -> [u8; 16] {
 }
 
 /// The interpolated-alpha ramp (BC3-style), with the reference's rounding (+3)/7 and (+2)/5.
-#[cfg(not(target_arch = "wasm32"))]
-fn alpha_ramp(a0: u8, a1: u8) -> [u8; 8] {
+#[cfg(any(test, not(target_arch = "wasm32")))]
+pub(super) fn alpha_ramp(a0: u8, a1: u8) -> [u8; 8] {
     let (a, b) = (a0 as u32, a1 as u32);
     let mut r = [a0, a1, 0, 0, 0, 0, 0, 255];
     if a > b {

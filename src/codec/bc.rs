@@ -320,6 +320,83 @@ fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
     std::array::from_fn(|t| pal[(idx >> (3 * t)) as usize & 7] as u8)
 }
 
+/// Per-lane weights of the three 8-entry alpha ramps, for the wasm kernels (simd::Ramp), which
+/// compute all 8 entries at once: entry j is
+/// `(wa[j] a0 + wb[j] a1 + add[j]) >> 16`. Index 0 of a ramp: a0 <= a1 (4 steps, then 0 and 255,
+/// the latter as an added `255 << 16`); index 1: a0 > a1 (6 steps). Entries 0 and 1 are a0 and a1
+/// themselves (weight `1 << 16`, add under `1 << 16`).
+/// - BC4 / BC5: the scalar code's 16-bit fixed point (bc::alpha with `bc4`), the same numbers.
+/// - BC3: (k a + (n - k) b + 1) / n (bc::alpha), as (x + 1) * ceil(65536 / n) >> 16 with the
+///   multiplier folded into the weights: exact for every x this can be (x <= 7 * 255 + 1), checked
+///   for all 65,536 endpoint pairs.
+/// - ATC interpolated: the same with + 3 (n = 7) and + 2 (n = 5) (atc::alpha_ramp), also checked.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // tests use it natively
+pub(super) static RAMPS: [[[[u32; 8]; 3]; 2]; 3] = {
+    const H: u32 = 32768;
+    const S7: u32 = 9363; // ceil(65536 / 7)
+    const S5: u32 = 13108; // ceil(65536 / 5)
+    const fn steps<const N: u32>(s: u32, a: bool) -> [u32; 8] {
+        // Weights of a0 (`a`) or a1 for entries 2.. (k = 1..N-1), the rest 0.
+        let mut w = [0u32; 8];
+        w[if a { 0 } else { 1 }] = 65536;
+        let mut k = 1;
+        while k < N {
+            w[k as usize + 1] = if a { (N - k) * s } else { k * s };
+            k += 1;
+        }
+        w
+    }
+    const fn add(lo: u32, hi: u32, top: bool) -> [u32; 8] {
+        // `lo` for entries 0 and 1 (under 1 << 16), `hi` for the steps; 255 << 16 at entry 7 (`top`).
+        let mut a = [hi; 8];
+        a[0] = lo;
+        a[1] = lo;
+        if top {
+            a[6] = 0;
+            a[7] = 255 << 16;
+        }
+        a
+    }
+    [
+        [
+            [
+                [65536, 0, 52429, 39321, 26215, 13107, 0, 0],
+                [0, 65536, 13107, 26215, 39321, 52429, 0, 0],
+                [H, H, H, H, H, H, H, H + (255 << 16)],
+            ],
+            [
+                [65536, 0, 56173, 46812, 37450, 28086, 18724, 9363],
+                [0, 65536, 9363, 18724, 28086, 37450, 46812, 56173],
+                [H; 8],
+            ],
+        ],
+        [
+            [
+                steps::<5>(S5, true),
+                steps::<5>(S5, false),
+                add(0, S5, true),
+            ],
+            [
+                steps::<7>(S7, true),
+                steps::<7>(S7, false),
+                add(0, S7, false),
+            ],
+        ],
+        [
+            [
+                steps::<5>(S5, true),
+                steps::<5>(S5, false),
+                add(0, 2 * S5, true),
+            ],
+            [
+                steps::<7>(S7, true),
+                steps::<7>(S7, false),
+                add(0, 3 * S7, false),
+            ],
+        ],
+    ]
+};
+
 /// One BC7 mode's field widths (BC7 format specification: Microsoft "BC7 Format Mode Reference",
 /// the same in the Khronos Data Format Specification's BPTC section).
 struct Mode {
@@ -561,4 +638,43 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u32; 16] {
         }
     }
     px
+}
+
+#[cfg(test)]
+mod tests {
+    /// RAMPS (the wasm kernels' weights) give exactly the scalar ramps for every endpoint pair:
+    /// BC4/BC5 and BC3 against [`super::alpha`], ATC against atc::alpha_ramp (the scalar code is
+    /// itself held to bcdec_rs, `dds` and Compressonator's formulas in tests/).
+    #[test]
+    fn ramps_match_the_scalar_ramps() {
+        for a0 in 0..=255u8 {
+            for a1 in 0..=255u8 {
+                let mut b = [a0, a1, 0, 0, 0, 0, 0, 0];
+                for (ramp, reference) in [
+                    (0, scalar(&mut b, |b| super::alpha(b, true))),
+                    (1, scalar(&mut b, |b| super::alpha(b, false))),
+                    (2, crate::codec::atc::alpha_ramp(a0, a1)),
+                ] {
+                    let [wa, wb, add] = &super::RAMPS[ramp][(a0 > a1) as usize];
+                    for j in 0..8 {
+                        let v = (wa[j] * a0 as u32 + wb[j] * a1 as u32 + add[j]) >> 16;
+                        assert_eq!(
+                            v, reference[j] as u32,
+                            "ramp {ramp}, a0 {a0}, a1 {a1}, entry {j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 8 entries of a channel block's ramp, read back through the block's texels: texel t
+    /// given index t (t < 8).
+    fn scalar(b: &mut [u8; 8], decode: impl Fn(&[u8; 8]) -> [u8; 16]) -> [u8; 8] {
+        // Indices 0..7 for texels 0..7: 3 bits each from bit 16.
+        let idx: u64 = (0..8u64).fold(0, |acc, t| acc | t << (3 * t));
+        b[2..].copy_from_slice(&(idx.to_le_bytes()[..6]));
+        let texels = decode(b);
+        std::array::from_fn(|j| texels[j])
+    }
 }

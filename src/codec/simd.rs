@@ -260,82 +260,7 @@ impl<P: Palette, A: AlphaRows> super::bc::Block<16> for ColourAlpha<P, A> {
     }
 }
 
-/// Per-lane weights of the three 8-entry alpha ramps: entry j is
-/// `(wa[j] a0 + wb[j] a1 + add[j]) >> 16`. Index 0 of a ramp: a0 <= a1 (4 steps, then 0 and 255,
-/// the latter as an added `255 << 16`); index 1: a0 > a1 (6 steps). Entries 0 and 1 are a0 and a1
-/// themselves (weight `1 << 16`, add under `1 << 16`).
-/// - BC4 / BC5: the scalar code's 16-bit fixed point (bc::alpha with `bc4`), the same numbers.
-/// - BC3: (k a + (n - k) b + 1) / n (bc::alpha), as (x + 1) * ceil(65536 / n) >> 16 with the
-///   multiplier folded into the weights: exact for every x this can be (x <= 7 * 255 + 1), checked
-///   for all 65,536 endpoint pairs.
-/// - ATC interpolated: the same with + 3 (n = 7) and + 2 (n = 5) (atc::alpha_ramp), also checked.
-static RAMPS: [[[[u32; 8]; 3]; 2]; 3] = {
-    const H: u32 = 32768;
-    const S7: u32 = 9363; // ceil(65536 / 7)
-    const S5: u32 = 13108; // ceil(65536 / 5)
-    const fn steps<const N: u32>(s: u32, a: bool) -> [u32; 8] {
-        // Weights of a0 (`a`) or a1 for entries 2.. (k = 1..N-1), the rest 0.
-        let mut w = [0u32; 8];
-        w[if a { 0 } else { 1 }] = 65536;
-        let mut k = 1;
-        while k < N {
-            w[k as usize + 1] = if a { (N - k) * s } else { k * s };
-            k += 1;
-        }
-        w
-    }
-    const fn add(lo: u32, hi: u32, top: bool) -> [u32; 8] {
-        // `lo` for entries 0 and 1 (under 1 << 16), `hi` for the steps; 255 << 16 at entry 7 (`top`).
-        let mut a = [hi; 8];
-        a[0] = lo;
-        a[1] = lo;
-        if top {
-            a[6] = 0;
-            a[7] = 255 << 16;
-        }
-        a
-    }
-    [
-        [
-            [
-                [65536, 0, 52429, 39321, 26215, 13107, 0, 0],
-                [0, 65536, 13107, 26215, 39321, 52429, 0, 0],
-                [H, H, H, H, H, H, H, H + (255 << 16)],
-            ],
-            [
-                [65536, 0, 56173, 46812, 37450, 28086, 18724, 9363],
-                [0, 65536, 9363, 18724, 28086, 37450, 46812, 56173],
-                [H; 8],
-            ],
-        ],
-        [
-            [
-                steps::<5>(S5, true),
-                steps::<5>(S5, false),
-                add(0, S5, true),
-            ],
-            [
-                steps::<7>(S7, true),
-                steps::<7>(S7, false),
-                add(0, S7, false),
-            ],
-        ],
-        [
-            [
-                steps::<5>(S5, true),
-                steps::<5>(S5, false),
-                add(0, 2 * S5, true),
-            ],
-            [
-                steps::<7>(S7, true),
-                steps::<7>(S7, false),
-                add(0, 3 * S7, false),
-            ],
-        ],
-    ]
-};
-
-/// One of [`RAMPS`] as vectors: [a0 > a1][wa, wb, add][lanes 0-3, 4-7].
+/// One of bc::RAMPS as vectors: [a0 > a1][wa, wb, add][lanes 0-3, 4-7].
 struct Ramp([[[v128; 2]; 3]; 2]);
 
 impl Ramp {
@@ -347,7 +272,7 @@ impl Ramp {
     #[target_feature(enable = "simd128")]
     fn new(ramp: usize) -> Ramp {
         Ramp(
-            RAMPS[ramp].map(|set| {
+            super::bc::RAMPS[ramp].map(|set| {
                 set.map(|l| [u32x4(l[0], l[1], l[2], l[3]), u32x4(l[4], l[5], l[6], l[7])])
             }),
         )
