@@ -1,7 +1,11 @@
 // Runs bench.html (from dist/) in headless Debian chromium and prints its JSON lines, the same shape
 // `texscope bench` prints. Used by scripts/bench.sh. Args: --side N --runs N [--formats A,B]
-// [--dist DIR] (another build's dist/, to compare two builds in one run).
+// [--dist DIR] (another build's dist/, to compare two builds in one run) [--tier-up] (V8's default
+// baseline-then-optimised compilation instead of --no-liftoff) [--native BIN --rounds N] (paired:
+// per format, BIN's `bench` and the page take N turns; one JSON line per format with every turn's
+// native and wasm result).
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { serve } from '../tests/browser/server.mjs';
 
@@ -10,19 +14,46 @@ const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[
 const side = opt('--side', '2048');
 const runs = opt('--runs', '5');
 const formats = opt('--formats', '');
+const native = opt('--native', '');
+const rounds = Number(opt('--rounds', '3'));
 const root = resolve(import.meta.dirname, '..');
 const server = await serve(resolve(opt('--dist', join(root, 'dist'))));
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+  // --no-liftoff: wasm is compiled optimised up front, as it ends up after tier-up in a user's
+  // browser; with tier-up the slow formats (ASTC, ~150 ms a decode here) were sometimes still timed
+  // on baseline code after bench.js's warm-up (ASTC_6x5 108 MB/s median, 200 max, in one run).
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run',
+    ...(args.includes('--tier-up') ? [] : ['--js-flags=--no-liftoff'])],
 });
 try {
   const page = await browser.newPage();
-  await page.goto(`${server.url}bench.html?side=${side}&runs=${runs}${formats ? `&formats=${formats}` : ''}`);
-  await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 30 * 60 * 1000, polling: 1000 });
-  const results = await page.evaluate(() => window.benchResults);
-  if (!results) throw new Error(await page.evaluate(() => window.benchError));
-  for (const r of results) console.log(JSON.stringify(r));
+  if (native) {
+    // Paired: per format, native and wasm take turns (`rounds` times), seconds apart, so that a
+    // host whose speed drifts over minutes slows both halves of a ratio alike.
+    await page.goto(`${server.url}bench.html?side=${side}&formats=none`);
+    await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60000 });
+    const all = await page.evaluate(() => window.benchFormats);
+    const picked = formats ? all.filter((f) => formats.split(',').includes(f)) : all;
+    // One untimed pass first, as bench.html does: it grows the wasm memory.
+    for (const f of picked) await page.evaluate((f) => window.benchMeasure(f, 1), f);
+    for (const format of picked) {
+      const turns = [];
+      for (let r = 0; r < rounds; r++) {
+        const out = execFileSync(native, ['bench', '--side', side, '--runs', runs, '--format', format], { encoding: 'utf8' });
+        const n = JSON.parse(out.trim());
+        const w = await page.evaluate(([f, runs]) => window.benchMeasure(f, runs), [format, Number(runs)]);
+        turns.push({ native: n, wasm: w });
+      }
+      console.log(JSON.stringify({ format, turns }));
+    }
+  } else {
+    await page.goto(`${server.url}bench.html?side=${side}&runs=${runs}${formats ? `&formats=${formats}` : ''}`);
+    await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 30 * 60 * 1000, polling: 1000 });
+    const results = await page.evaluate(() => window.benchResults);
+    if (!results) throw new Error(await page.evaluate(() => window.benchError));
+    for (const r of results) console.log(JSON.stringify(r));
+  }
 } finally {
   await browser.close();
   await server.close();

@@ -18,6 +18,48 @@ function row(cells) {
   rows.append(tr);
 }
 
+/** Warms up and times `runs` decodes of `format`'s surface: { format, side, runs, min, median, max }
+ * in MB/s of RGBA output, or { format, error }. */
+function measure(format, runs) {
+  let s = null;
+  try {
+    // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
+    s = new BenchSurface(format, side, benchFormats().indexOf(format) + 1);
+    // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
+    // function runs baseline (Liftoff) code until its optimised code is ready, which measured
+    // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
+    // build). How long that takes depends on the host: a fixed 3 runs and 100 ms sufficed on
+    // one, while on a slower one BC1 climbed from 0.5 to 2.7 GB/s over its first ~28 decodes
+    // (~300 ms). So decode until the rate stops climbing: at least 3 runs and 100 ms, then until
+    // 5 decodes in a row are no more than 3% faster than the best so far (at most 5 s).
+    const w0 = performance.now();
+    for (let k = 0, best = 0, calm = 0; ; k++) {
+      const t = performance.now();
+      s.decode();
+      const rate = 1 / Math.max(performance.now() - t, 0.01);
+      if (rate > best * 1.03) { best = rate; calm = 0; } else calm++;
+      const spent = performance.now() - w0;
+      if ((k >= 2 && spent >= 100 && calm >= 5) || spent > 5000) break;
+    }
+  } catch (e) {
+    s?.free();
+    return { format, error: String(e?.message ?? e) };
+  }
+  const mbps = [];
+  for (let r = 0; r < runs; r++) {
+    // performance.now() is coarse (100 µs without cross-origin isolation): small surfaces repeat
+    // until 2 ms have passed so the rate is still a number.
+    let n = 0, mb = 0;
+    const t0 = performance.now();
+    let dt;
+    do { mb += s.decode(); n++; dt = performance.now() - t0; } while (dt < 2);
+    mbps.push(mb / (dt / 1000));
+  }
+  s.free();
+  mbps.sort((a, b) => a - b);
+  return { format, side, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1] };
+}
+
 async function run() {
   await init();
   document.getElementById('setup').textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
@@ -32,51 +74,16 @@ async function run() {
       try { s.decode(); } finally { s.free(); }
     } catch { /* reported below */ }
   }
-  for (const [i, format] of benchFormats().entries()) {
+  for (const format of benchFormats()) {
     if (only && !only.includes(format)) continue;
-    let s = null;
-    try {
-      // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
-      s = new BenchSurface(format, side, i + 1);
-      // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
-      // function runs baseline (Liftoff) code until its optimised code is ready, which measured
-      // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
-      // build). How long that takes depends on the host: a fixed 3 runs and 100 ms sufficed on
-      // one, while on a slower one BC1 climbed from 0.5 to 2.7 GB/s over its first ~28 decodes
-      // (~300 ms). So decode until the rate stops climbing: at least 3 runs and 100 ms, then until
-      // 5 decodes in a row are no more than 3% faster than the best so far (at most 5 s).
-      const w0 = performance.now();
-      for (let k = 0, best = 0, calm = 0; ; k++) {
-        const t = performance.now();
-        s.decode();
-        const rate = 1 / Math.max(performance.now() - t, 0.01);
-        if (rate > best * 1.03) { best = rate; calm = 0; } else calm++;
-        const spent = performance.now() - w0;
-        if ((k >= 2 && spent >= 100 && calm >= 5) || spent > 5000) break;
-      }
-    } catch (e) {
-      results.push({ format, error: String(e?.message ?? e) });
-      row([format, 'n/a', String(e?.message ?? e).slice(0, 60), '']);
-      s?.free();
-      continue;
-    }
-    const mbps = [];
-    for (let r = 0; r < runs; r++) {
-      // performance.now() is coarse (100 µs without cross-origin isolation): small surfaces repeat
-      // until 2 ms have passed so the rate is still a number.
-      let n = 0, mb = 0;
-      const t0 = performance.now();
-      let dt;
-      do { mb += s.decode(); n++; dt = performance.now() - t0; } while (dt < 2);
-      mbps.push(mb / (dt / 1000));
-    }
-    s.free();
-    mbps.sort((a, b) => a - b);
-    const res = { format, side, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1] };
+    const res = measure(format, runs);
     results.push(res);
-    row([format, res.min.toFixed(0), res.median.toFixed(0), res.max.toFixed(0)]);
+    if (res.error !== undefined) row([format, 'n/a', res.error.slice(0, 60), '']);
+    else row([format, res.min.toFixed(0), res.median.toFixed(0), res.max.toFixed(0)]);
     await new Promise((r) => setTimeout(r, 0)); // let the page paint between formats
   }
+  // scripts/bench-browser.mjs --native times native and wasm in turns, format by format.
+  window.benchMeasure = measure;
   window.benchFormats = benchFormats();
   window.benchResults = results;
   document.body.dataset.state = 'done';

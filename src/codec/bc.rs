@@ -557,8 +557,9 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u32; 16] {
     let rotation = take!(m.rb) as usize;
     let swap = take!(m.isb) == 1;
     let ends = 2 * m.ns as usize;
-    // Endpoints [subset * 2 + end], lanes R, G, B, A; the block stores them channel-major.
-    let mut ep = [0u64; 6];
+    // Endpoints [subset * 2 + end], lanes R, G, B, A; the block stores them channel-major. 8, not
+    // 6: a texel's subset is a 2-bit field, so `ep[2 * s + 1]` needs no bounds check.
+    let mut ep = [0u64; 8];
     for c in 0..3 {
         for e in ep.iter_mut().take(ends) {
             *e |= take!(m.cb) << (16 * c);
@@ -606,7 +607,8 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u32; 16] {
         let mut idx = (v >> pos) as u64;
         for (t, p) in px.iter_mut().enumerate() {
             let n = ib - (anchors >> t & 1) as u32;
-            let w = wt[(idx & ((1 << n) - 1)) as usize] as u64;
+            // `& 15`: no bounds check (n <= 4 already).
+            let w = wt[(idx & ((1 << n) - 1) & 15) as usize] as u64;
             idx >>= n;
             let s = (subsets >> (2 * t)) as usize & 3;
             *p = lerp(ep[2 * s], ep[2 * s + 1], w);
@@ -620,8 +622,8 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u32; 16] {
         let mut i2 = v >> (pos + 16 * ib - 1);
         for (t, p) in px.iter_mut().enumerate() {
             let (n1, n2) = (ib - (t == 0) as u32, ib2 - (t == 0) as u32);
-            let w1 = wt[(i1 as u32 & ((1 << n1) - 1)) as usize] as u64;
-            let w2 = wt2[(i2 as u32 & ((1 << n2) - 1)) as usize] as u64;
+            let w1 = wt[(i1 as u32 & ((1 << n1) - 1) & 15) as usize] as u64;
+            let w2 = wt2[(i2 as u32 & ((1 << n2) - 1) & 15) as usize] as u64;
             i1 >>= n1;
             i2 >>= n2;
             let (wc, wa) = if swap { (w2, w1) } else { (w1, w2) };
