@@ -135,8 +135,8 @@ pub(super) fn copy_block<T: Copy>(
 /// (src/codec/simd.rs) gets the loop compiled with it. The clipped last column and row of blocks go
 /// through [`rows_clipped`], not inlined, so that `block` has one call site here: with three, LLVM
 /// kept the wasm BC1/BC2/BC3 kernels' block closures out of line, a call and a 64-byte result through
-/// memory per block. A [`Block`] can also be a type whose `decode` is always inlined (the wasm BC1
-/// and BC7 kernels), where LLVM's cost model would not inline a closure that large.
+/// memory per block. A [`Block`] can also be a type whose `decode` is always inlined (every wasm
+/// kernel in src/codec/simd.rs), where LLVM's cost model would not inline a closure that large.
 #[inline(always)]
 pub(super) fn rows<const B: usize, K: Block<B>>(w: usize, data: &[u8], out: &mut [u8], block: K) {
     let bw = w.div_ceil(4);
@@ -325,10 +325,10 @@ fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
 /// `(wa[j] a0 + wb[j] a1 + add[j]) >> 16`. Index 0 of a ramp: a0 <= a1 (4 steps, then 0 and 255,
 /// the latter as an added `255 << 16`); index 1: a0 > a1 (6 steps). Entries 0 and 1 are a0 and a1
 /// themselves (weight `1 << 16`, add under `1 << 16`).
-/// - BC4 / BC5: the scalar code's 16-bit fixed point (bc::alpha with `bc4`), the same numbers.
-/// - BC3: (k a + (n - k) b + 1) / n (bc::alpha), as (x + 1) * ceil(65536 / n) >> 16 with the
+/// - BC4 / BC5: the scalar code's 16-bit fixed point (`alpha` with `bc4`), the same numbers.
+/// - BC3: ((n - k) a0 + k a1 + 1) / n (`alpha`), as (x + 1) * ceil(65536 / n) >> 16 with the
 ///   multiplier folded into the weights: exact for every x this can be (x <= 7 * 255 + 1), checked
-///   for all 65,536 endpoint pairs.
+///   for all 65,536 endpoint pairs (`tests::ramps_match_the_scalar_ramps`).
 /// - ATC interpolated: the same with + 3 (n = 7) and + 2 (n = 5) (atc::alpha_ramp), also checked.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // tests use it natively
 pub(super) static RAMPS: [[[[u32; 8]; 3]; 2]; 3] = {
