@@ -35,8 +35,8 @@ try {
     await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60000 });
     const all = await page.evaluate(() => window.benchFormats);
     const picked = formats ? all.filter((f) => formats.split(',').includes(f)) : all;
-    // One untimed pass first, as bench.html does: it grows the wasm memory.
-    for (const f of picked) await page.evaluate((f) => window.benchMeasure(f, 1), f);
+    // One untimed decode of each first, as bench.html does: it grows the wasm memory.
+    await page.evaluate((picked) => window.benchPrepare(picked), picked);
     for (const format of picked) {
       const turns = [];
       for (let r = 0; r < rounds; r++) {

@@ -60,20 +60,23 @@ function measure(format, runs) {
   return { format, side, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1] };
 }
 
+/** One untimed decode of each of `formats`, before timing any: the first surfaces of a fresh page
+ * grow the wasm memory and queue most of the optimised compiles, which left whichever format came
+ * first (R8) timed at about half its rate even after its own warm-up in `measure`. */
+function prepare(formats) {
+  for (const format of formats) {
+    try {
+      const s = new BenchSurface(format, side, benchFormats().indexOf(format) + 1);
+      try { s.decode(); } finally { s.free(); }
+    } catch { /* reported by measure */ }
+  }
+}
+
 async function run() {
   await init();
   document.getElementById('setup').textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
   const results = [];
-  // One untimed decode of every selected format first: the first surfaces of a fresh page grow
-  // the wasm memory and queue most of the optimised compiles, which left whichever format came
-  // first (R8) timed at about half its rate even after its own warm-up below.
-  for (const [i, format] of benchFormats().entries()) {
-    if (only && !only.includes(format)) continue;
-    try {
-      const s = new BenchSurface(format, side, i + 1);
-      try { s.decode(); } finally { s.free(); }
-    } catch { /* reported below */ }
-  }
+  prepare(benchFormats().filter((f) => !only || only.includes(f)));
   for (const format of benchFormats()) {
     if (only && !only.includes(format)) continue;
     const res = measure(format, runs);
@@ -83,6 +86,7 @@ async function run() {
     await new Promise((r) => setTimeout(r, 0)); // let the page paint between formats
   }
   // scripts/bench-browser.mjs --native times native and wasm in turns, format by format.
+  window.benchPrepare = prepare;
   window.benchMeasure = measure;
   window.benchFormats = benchFormats();
   window.benchResults = results;

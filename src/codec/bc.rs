@@ -288,6 +288,11 @@ pub(super) fn bc2_alpha(b: &[u8; 8]) -> [u8; 16] {
     std::array::from_fn(|t| ((a >> (4 * t)) as u8 & 15) * 17)
 }
 
+/// BC4's interpolation weights k/7 and k/5 in 16-bit fixed point, as bcdec_rs (9363 * k, rounded
+/// per its table); [`alpha`] and [`RAMPS`] use them.
+const W7: [u32; 7] = [0, 9363, 18724, 28086, 37450, 46812, 56173];
+const W5: [u32; 5] = [0, 13107, 26215, 39321, 52429];
+
 /// A BC3 alpha / BC4 / BC5 channel block: two 8-bit endpoints and 3-bit indices. `bc4` selects
 /// BC4's rounding (nearest, 16-bit fixed point) over BC3's ((n + 1) / 7), both as bcdec_rs.
 #[cfg(not(target_arch = "wasm32"))] // wasm: simd::Ramp (its weights are these numbers)
@@ -298,8 +303,6 @@ fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
     if a0 > a1 {
         for k in 1..7 {
             pal[k + 1] = if bc4 {
-                // k/7 in 16-bit fixed point, as bcdec_rs (9363 * k, rounded per its table).
-                const W7: [u32; 7] = [0, 9363, 18724, 28086, 37450, 46812, 56173];
                 (W7[7 - k] * a0 + W7[k] * a1 + 32768) >> 16
             } else {
                 ((7 - k as u32) * a0 + k as u32 * a1 + 1) / 7
@@ -308,7 +311,6 @@ fn alpha(b: &[u8; 8], bc4: bool) -> [u8; 16] {
     } else {
         for k in 1..5 {
             pal[k + 1] = if bc4 {
-                const W5: [u32; 5] = [0, 13107, 26215, 39321, 52429];
                 (W5[5 - k] * a0 + W5[k] * a1 + 32768) >> 16
             } else {
                 ((5 - k as u32) * a0 + k as u32 * a1 + 1) / 5
@@ -335,65 +337,52 @@ pub(super) static RAMPS: [[[[u32; 8]; 3]; 2]; 3] = {
     const H: u32 = 32768;
     const S7: u32 = 9363; // ceil(65536 / 7)
     const S5: u32 = 13108; // ceil(65536 / 5)
-    const fn steps<const N: u32>(s: u32, a: bool) -> [u32; 8] {
-        // Weights of a0 (`a`) or a1 for entries 2.. (k = 1..N-1), the rest 0.
-        let mut w = [0u32; 8];
-        w[if a { 0 } else { 1 }] = 65536;
-        let mut k = 1;
+                           // The weight of a1 for step k (0..n); a0's is that of n - k.
+    const fn multiples<const N: usize>(s: u32) -> [u32; N] {
+        let mut w = [0u32; N];
+        let mut k = 0;
         while k < N {
-            w[k as usize + 1] = if a { (N - k) * s } else { k * s };
+            w[k] = k as u32 * s;
             k += 1;
         }
         w
     }
+    // Weights of a0 (`a`) or a1: 1 << 16 at entry 0 (a0) or 1 (a1), then steps k = 1..n-1 at
+    // entries 2.., the rest 0.
+    const fn steps(w: &[u32], a: bool) -> [u32; 8] {
+        let n = w.len();
+        let mut out = [0u32; 8];
+        out[if a { 0 } else { 1 }] = 65536;
+        let mut k = 1;
+        while k < n {
+            out[k + 1] = if a { w[n - k] } else { w[k] };
+            k += 1;
+        }
+        out
+    }
+    // `lo` for entries 0 and 1 (under 1 << 16), `hi` for the steps; for 5 steps (`top`) entry 6
+    // is 0 and entry 7 is 255 (added as 255 << 16).
     const fn add(lo: u32, hi: u32, top: bool) -> [u32; 8] {
-        // `lo` for entries 0 and 1 (under 1 << 16), `hi` for the steps; 255 << 16 at entry 7 (`top`).
         let mut a = [hi; 8];
         a[0] = lo;
         a[1] = lo;
         if top {
             a[6] = 0;
-            a[7] = 255 << 16;
+            a[7] = hi + (255 << 16);
         }
         a
     }
+    const fn ramp(w5: &[u32], w7: &[u32], lo: u32, h5: u32, h7: u32) -> [[[u32; 8]; 3]; 2] {
+        [
+            [steps(w5, true), steps(w5, false), add(lo, h5, true)],
+            [steps(w7, true), steps(w7, false), add(lo, h7, false)],
+        ]
+    }
+    let (m5, m7) = (multiples::<5>(S5), multiples::<7>(S7));
     [
-        [
-            [
-                [65536, 0, 52429, 39321, 26215, 13107, 0, 0],
-                [0, 65536, 13107, 26215, 39321, 52429, 0, 0],
-                [H, H, H, H, H, H, H, H + (255 << 16)],
-            ],
-            [
-                [65536, 0, 56173, 46812, 37450, 28086, 18724, 9363],
-                [0, 65536, 9363, 18724, 28086, 37450, 46812, 56173],
-                [H; 8],
-            ],
-        ],
-        [
-            [
-                steps::<5>(S5, true),
-                steps::<5>(S5, false),
-                add(0, S5, true),
-            ],
-            [
-                steps::<7>(S7, true),
-                steps::<7>(S7, false),
-                add(0, S7, false),
-            ],
-        ],
-        [
-            [
-                steps::<5>(S5, true),
-                steps::<5>(S5, false),
-                add(0, 2 * S5, true),
-            ],
-            [
-                steps::<7>(S7, true),
-                steps::<7>(S7, false),
-                add(0, 3 * S7, false),
-            ],
-        ],
+        ramp(&W5, &W7, H, H, H),
+        ramp(&m5, &m7, 0, S5, S7),
+        ramp(&m5, &m7, 0, 2 * S5, 3 * S7),
     ]
 };
 
