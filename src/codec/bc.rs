@@ -512,6 +512,27 @@ fn lerp([base, diff]: [u64; 2], w: u64) -> u64 {
     (base.wrapping_add(diff.wrapping_mul(w)) >> 6) & LOW8
 }
 
+/// `f(0)` to `f(15)`, unrolled (LLVM kept a loop over a block's texels as a loop).
+#[inline(always)]
+fn sixteen(mut f: impl FnMut(usize)) {
+    f(0);
+    f(1);
+    f(2);
+    f(3);
+    f(4);
+    f(5);
+    f(6);
+    f(7);
+    f(8);
+    f(9);
+    f(10);
+    f(11);
+    f(12);
+    f(13);
+    f(14);
+    f(15);
+}
+
 /// Four 8-bit values in 16-bit lanes, packed to an RGBA8 texel.
 #[cfg(not(target_arch = "wasm32"))] // wasm: simd::Bc7 packs a row with one narrowing
 #[inline(always)]
@@ -615,15 +636,22 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u64; 16] {
     let mut px = [0u64; 16];
     if m.ib2 == 0 {
         // One index a texel for all four channels; at most 63 index bits in these modes, so one
-        // u64 shifted along.
+        // u64. An anchor texel's index is stored a bit short (its top bit is 0): that bit put back
+        // at each anchor, lowest first, every texel's index is at bit ib * t, a constant once the
+        // loop is unrolled (no running shift by a width that depends on the texel).
         let mut idx = (v >> pos) as u64;
-        for (t, p) in px.iter_mut().enumerate() {
-            let n = ib - (anchors >> t & 1) as u32;
-            // `& 15`: no bounds check (n <= 4 already).
-            let w = wt[(idx & ((1 << n) - 1) & 15) as usize] as u64;
-            idx >>= n;
-            *p = lerp(pairs[(subsets >> (2 * t)) as usize & 3], w);
+        let mut a = anchors;
+        for _ in 0..m.ns {
+            let p = ib * a.trailing_zeros() + ib - 1;
+            a &= a - 1;
+            idx = idx & ((1 << p) - 1) | (idx >> p) << (p + 1);
         }
+        let mask = (1 << ib) - 1;
+        sixteen(|t| {
+            // `& 15`: no bounds check.
+            let w = wt[(idx >> (ib as usize * t) & mask & 15) as usize] as u64;
+            px[t] = lerp(pairs[(subsets >> (2 * t)) as usize & 3], w);
+        });
     } else {
         // Modes 4 and 5: colour and alpha indices (swapped by the index-selection bit), then the
         // rotation bits swap alpha with one colour channel.
