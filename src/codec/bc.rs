@@ -512,6 +512,13 @@ fn lerp([base, diff]: [u64; 2], w: u64) -> u64 {
     (base.wrapping_add(diff.wrapping_mul(w)) >> 6) & LOW8
 }
 
+/// `idx` with a zero bit inserted at bit `p` (p < 63), the bits from `p` up moved one up: an
+/// anchor texel's index, stored without its top bit (always 0), made as wide as the others.
+#[inline(always)]
+fn unshorten(idx: u64, p: u32) -> u64 {
+    idx & ((1 << p) - 1) | (idx >> p) << (p + 1)
+}
+
 /// `f(0)` to `f(15)`, unrolled (LLVM kept a loop over a block's texels as a loop).
 #[inline(always)]
 fn sixteen(mut f: impl FnMut(usize)) {
@@ -642,9 +649,8 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u64; 16] {
         let mut idx = (v >> pos) as u64;
         let mut a = anchors;
         for _ in 0..m.ns {
-            let p = ib * a.trailing_zeros() + ib - 1;
+            idx = unshorten(idx, ib * a.trailing_zeros() + ib - 1);
             a &= a - 1;
-            idx = idx & ((1 << p) - 1) | (idx >> p) << (p + 1);
         }
         let mask = (1 << ib) - 1;
         sixteen(|t| {
@@ -653,30 +659,38 @@ fn bc7_mode<const MODE: usize>(v: u128) -> [u64; 16] {
             px[t] = lerp(pairs[(subsets >> (2 * t)) as usize & 3], w);
         });
     } else {
-        // Modes 4 and 5: colour and alpha indices (swapped by the index-selection bit), then the
-        // rotation bits swap alpha with one colour channel.
+        // Modes 4 and 5: a colour and an alpha index a texel, the index-selection bit saying which
+        // stream is which; texel 0's indices are a bit short (as anchors above). The rotation bits
+        // swap alpha with one colour channel after interpolation: done here on the endpoints
+        // before it, alpha's weight then going to that channel's lane (`alpha`).
+        let mut e = [ep[0], ep[1]];
+        let alpha = match rotation {
+            0 => !RGB,
+            r => {
+                let s = 16 * (r as u32 - 1);
+                for x in &mut e {
+                    let (a, c) = (*x >> 48, (*x >> s) & 255);
+                    *x = (*x & !(255 << s) & RGB) | a << s | c << 48;
+                }
+                0xffff << s
+            }
+        };
+        let pair = pair(e[0], e[1]);
         let ib2 = m.ib2 as u32;
         let wt2 = &WEIGHTS[ib2 as usize - 2];
-        let mut i1 = v >> pos;
-        let mut i2 = v >> (pos + 16 * ib - 1);
-        for (t, p) in px.iter_mut().enumerate() {
-            let (n1, n2) = (ib - (t == 0) as u32, ib2 - (t == 0) as u32);
-            let w1 = wt[(i1 as u32 & ((1 << n1) - 1) & 15) as usize] as u64;
-            let w2 = wt2[(i2 as u32 & ((1 << n2) - 1) & 15) as usize] as u64;
-            i1 >>= n1;
-            i2 >>= n2;
-            let (wc, wa) = if swap { (w2, w1) } else { (w1, w2) };
-            let c = lerp(pairs[0], wc) & RGB | lerp(pairs[0], wa) & !RGB;
-            *p = match rotation {
-                0 => c,
-                r => {
-                    // Swap lane 3 (alpha) with lane r - 1.
-                    let s = 16 * (r as u32 - 1);
-                    let (a, x) = (c >> 48, (c >> s) & 255);
-                    (c & !(255 << s) & RGB) | a << s | x << 48
-                }
-            };
-        }
+        let i1 = unshorten((v >> pos) as u64, ib - 1);
+        let i2 = unshorten((v >> (pos + 16 * ib - 1)) as u64, ib2 - 1);
+        let (m1, m2) = if swap {
+            (alpha, !alpha)
+        } else {
+            (!alpha, alpha)
+        };
+        let (mask1, mask2) = ((1 << ib) - 1, (1 << ib2) - 1);
+        sixteen(|t| {
+            let w1 = wt[(i1 >> (ib as usize * t) & mask1 & 15) as usize] as u64;
+            let w2 = wt2[(i2 >> (ib2 as usize * t) & mask2 & 15) as usize] as u64;
+            px[t] = lerp(pair, w1) & m1 | lerp(pair, w2) & m2;
+        });
     }
     px
 }
