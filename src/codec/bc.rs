@@ -282,6 +282,7 @@ fn colour_alpha(b: &[u8; 16], alpha: impl Fn(&[u8; 8]) -> [u8; 16]) -> [u32; 16]
 }
 
 /// A BC2 alpha block: 4 bits a texel, widened by 17 (bit replication).
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Explicit
 #[inline(always)]
 pub(super) fn bc2_alpha(b: &[u8; 8]) -> [u8; 16] {
     let a = u64::from_le_bytes(*b);
