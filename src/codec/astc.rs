@@ -55,7 +55,7 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
     let (bw, bh) = (dec.bw, dec.bh);
     let (w, h) = (w as usize, h as usize);
     let blocks_x = w.div_ceil(bw);
-    let mut texels = [[0u16; 4]; 144];
+    let mut texels = [0u64; 144];
     let mut lns = [[false; 4]; 144];
     for by in 0..h.div_ceil(bh) {
         for bx in 0..blocks_x {
@@ -72,11 +72,11 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
                         let o = ((y0 + r) * w + x0) * 4;
                         let dst = &mut out[o..o + cols * 4];
                         for (c, px) in dst.chunks_exact_mut(4).enumerate() {
-                            let t = &texels[r * bw + c];
+                            let t = texels[r * bw + c];
                             match kind {
                                 Kind::Normal => {
-                                    for k in 0..4 {
-                                        px[k] = unorm16_to_u8(t[k]);
+                                    for (k, p) in px.iter_mut().enumerate() {
+                                        *p = unorm16_to_u8(lane(t, k));
                                     }
                                 }
                                 Kind::Error => px.copy_from_slice(&[255, 0, 255, 255]),
@@ -94,11 +94,14 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
                             for k in 0..4 {
                                 px[k] = match kind {
                                     Kind::Error => f32::from_bits(0xFFFF_E000),
-                                    Kind::ConstHalf => half::f16::from_bits(texels[i][k]).to_f32(),
-                                    Kind::Normal if lns[i][k] => {
-                                        half::f16::from_bits(lns_to_half(texels[i][k])).to_f32()
+                                    Kind::ConstHalf => {
+                                        half::f16::from_bits(lane(texels[i], k)).to_f32()
                                     }
-                                    Kind::Normal => unorm16_to_f32(texels[i][k]),
+                                    Kind::Normal if lns[i][k] => {
+                                        half::f16::from_bits(lns_to_half(lane(texels[i], k)))
+                                            .to_f32()
+                                    }
+                                    Kind::Normal => unorm16_to_f32(lane(texels[i], k)),
                                 };
                             }
                         }
@@ -109,6 +112,14 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
         }
     }
     true
+}
+
+/// Lane `k` of a decoded texel: [`Decoder::block`] writes a texel's four 16-bit lanes (R, G, B, A
+/// from the low end) as one u64, one store a texel (as `[u16; 4]`, the wasm build stored each lane
+/// on its own).
+#[inline(always)]
+fn lane(t: u64, k: usize) -> u16 {
+    (t >> (16 * k)) as u16
 }
 
 /// What a decoded block holds.
@@ -587,7 +598,26 @@ fn block_mode(m: u32, bw: usize, bh: usize) -> Option<(usize, usize, bool, usize
 struct Grid {
     gw: usize,
     gh: usize,
+    #[cfg(not(target_arch = "wasm32"))]
     taps: Vec<[(u8, u8); 4]>,
+    /// wasm: the taps of 4 texels at a time as two vectors' worth of bytes, the 16 weight indices
+    /// then the 16 factors (texel-major), the last group padded with zero factors (simd::astc_infill).
+    #[cfg(target_arch = "wasm32")]
+    quads: Vec<[[u8; 16]; 2]>,
+}
+
+/// Every texel's weights (`planes` of them) from the weight grid `wq` through `grid`'s taps.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::astc_infill
+fn infill_weights(tw: &mut [[i32; 2]; 144], grid: &Grid, wq: &[u8; 64], planes: usize) {
+    for (t, taps) in tw.iter_mut().zip(&grid.taps) {
+        for (pl, w) in t.iter_mut().enumerate().take(planes) {
+            let mut s = 8u32;
+            for &(j, f) in taps {
+                s += wq[(j as usize * planes + pl) & 63] as u32 * f as u32;
+            }
+            *w = (s >> 4) as i32;
+        }
+    }
 }
 
 fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
@@ -615,7 +645,25 @@ fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
             ]);
         }
     }
-    Grid { gw, gh, taps }
+    Grid {
+        gw,
+        gh,
+        #[cfg(target_arch = "wasm32")]
+        quads: taps
+            .chunks(4)
+            .map(|c| {
+                let mut q = [[0u8; 16]; 2];
+                for (t, taps) in c.iter().enumerate() {
+                    for (k, &(j, f)) in taps.iter().enumerate() {
+                        (q[0][4 * t + k], q[1][4 * t + k]) = (j, f);
+                    }
+                }
+                q
+            })
+            .collect(),
+        #[cfg(not(target_arch = "wasm32"))]
+        taps,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1179,12 +1227,7 @@ impl Decoder {
     /// Decodes one block into `out` (16-bit lanes) and `lns` (lanes that are LNS). Inlined in wasm
     /// into decode_blocks_simd, so its loops are compiled with simd128 there.
     #[cfg_attr(target_arch = "wasm32", inline(always))]
-    fn block(
-        &mut self,
-        block: u128,
-        out: &mut [[u16; 4]; 144],
-        lns: &mut [[bool; 4]; 144],
-    ) -> Kind {
+    fn block(&mut self, block: u128, out: &mut [u64; 144], lns: &mut [[bool; 4]; 144]) -> Kind {
         let n = self.bw * self.bh;
         let v = &Bits::new(block);
         let mode_bits = bits(v, 0, 11);
@@ -1311,35 +1354,34 @@ impl Decoder {
                 }
             }
         } else {
-            for (t, taps) in tw.iter_mut().zip(&grid.taps) {
-                for (pl, w) in t.iter_mut().enumerate().take(planes) {
-                    let mut s = 8u32;
-                    for &(j, f) in taps {
-                        s += wq[j as usize * stride + pl] as u32 * f as u32;
-                    }
-                    *w = (s >> 4) as i32;
-                }
-            }
+            #[cfg(not(target_arch = "wasm32"))]
+            infill_weights(tw, grid, &wq, planes);
+            #[cfg(target_arch = "wasm32")]
+            super::simd::astc_infill(tw, &grid.quads, &wq, planes);
         }
-        if !mode.dual {
-            for t in tw.iter_mut().take(n) {
-                t[1] = t[0];
-            }
-        }
-        let lane_plane: [usize; 4] = std::array::from_fn(|k| (k == ccs) as usize);
-        for i in 0..n {
+        // Interpolation `(e0 * (64 - w) + e1 * w + 32) >> 6` (specification) as
+        // `(64 * e0 + 32 + w * (e1 - e0)) >> 6`: one multiply a lane. `ccs` (4 when there is one
+        // plane) is the lane weighted by plane 1.
+        let base: [[i32; 4]; 4] = e0.map(|e| e.map(|c| 64 * c + 32));
+        let diff: [[i32; 4]; 4] =
+            std::array::from_fn(|p| std::array::from_fn(|k| e1[p][k] - e0[p][k]));
+        #[cfg(target_arch = "wasm32")]
+        super::simd::astc_texels(&base, &diff, part_map, &tw[..n], ccs, out);
+        #[cfg(not(target_arch = "wasm32"))]
+        for (i, (o, w)) in out.iter_mut().zip(&tw[..n]).enumerate() {
             let p = part_map.map_or(0, |m| m[i] as usize);
-            let (a, b) = (&e0[p], &e1[p]);
-            for k in 0..4 {
-                let w = tw[i][lane_plane[k]];
-                out[i][k] = ((a[k] * (64 - w) + b[k] * w + 32) >> 6) as u16;
-            }
-            lns[i] = elns[p];
+            *o = (0..4).fold(0, |t, k| {
+                let c = (base[p][k] + w[(k == ccs) as usize] * diff[p][k]) >> 6;
+                t | (c as u64) << (16 * k)
+            });
+        }
+        for (i, l) in lns[..n].iter_mut().enumerate() {
+            *l = elns[part_map.map_or(0, |m| m[i] as usize)];
         }
         Kind::Normal
     }
 
-    fn void_extent(&self, v: &Bits, out: &mut [[u16; 4]; 144], n: usize) -> Kind {
+    fn void_extent(&self, v: &Bits, out: &mut [u64; 144], n: usize) -> Kind {
         if bits(v, 10, 2) != 3 {
             return Kind::Error;
         }
@@ -1348,10 +1390,9 @@ impl Decoder {
         if (c(0) >= c(1) || c(2) >= c(3)) && !all_ones {
             return Kind::Error;
         }
-        let colour: [u16; 4] = std::array::from_fn(|k| bits(v, 64 + 16 * k, 16) as u16);
-        for t in out.iter_mut().take(n) {
-            *t = colour;
-        }
+        // The four 16-bit lanes are the block's top 64 bits.
+        let colour = (0..4).fold(0, |t, k| t | (bits(v, 64 + 16 * k, 16) as u64) << (16 * k));
+        out[..n].fill(colour);
         if bits(v, 9, 1) == 1 {
             if self.hdr {
                 Kind::ConstHalf

@@ -426,3 +426,95 @@ pub(super) fn blocks(format: super::PixelFormat, w: usize, data: &[u8], out: &mu
 fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &mut [u8], k: K) {
     super::bc::rows::<B, _>(w, data, out, k);
 }
+
+/// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
+/// one vector: `(base + w * diff) >> 6` with `base` = 64 * e0 + 32 and `diff` = e1 - e0 of the
+/// texel's partition, `w` its plane-0 weight, or its plane-1 weight in lane `ccs`. The scalar loop
+/// there (native) is the reference; LLVM left it scalar in wasm, and it was the hottest loop of an
+/// ASTC_8x5 decode in node (24% of samples, perf).
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+pub(super) fn astc_texels(
+    base: &[[i32; 4]; 4],
+    diff: &[[i32; 4]; 4],
+    part_map: Option<&[u8]>,
+    tw: &[[i32; 2]],
+    ccs: usize,
+    out: &mut [u64; 144],
+) {
+    let vector = |e: &[i32; 4]| i32x4(e[0], e[1], e[2], e[3]);
+    let (base, diff) = (base.map(|e| vector(&e)), diff.map(|e| vector(&e)));
+    let plane1 = i32x4(
+        -((ccs == 0) as i32),
+        -((ccs == 1) as i32),
+        -((ccs == 2) as i32),
+        -((ccs == 3) as i32),
+    );
+    for (i, (o, w)) in out.iter_mut().zip(tw).enumerate() {
+        let p = part_map.map_or(0, |m| m[i] as usize) & 3;
+        let w = v128_bitselect(i32x4_splat(w[1]), i32x4_splat(w[0]), plane1);
+        let v = i32x4_shr(i32x4_add(base[p], i32x4_mul(diff[p], w)), 6);
+        // The low halves of the lanes (each under 2^16): no saturating narrow needed.
+        let v = i8x16_shuffle::<0, 1, 4, 5, 8, 9, 12, 13, 0, 1, 4, 5, 8, 9, 12, 13>(v, v);
+        *o = u64x2_extract_lane::<0>(v);
+    }
+}
+
+/// ASTC's weight infill (astc.rs, `infill_weights`, the reference) for 4 texels at a time: each
+/// texel's 4 weights picked from the 64-byte weight grid `wq` by 4 swizzles, multiplied by their
+/// factors, summed by pairs with a dot product and then across pairs, `(sum + 8) >> 4`. Scalar in
+/// wasm, the loop was 19% of an ASTC_8x5 decode in node (perf), with spills in the large function
+/// it was inlined into; hence also `inline(never)`.
+#[cfg(feature = "codec-astc")]
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+pub(super) fn astc_infill(
+    tw: &mut [[i32; 2]; 144],
+    quads: &[[[u8; 16]; 2]],
+    wq: &[u8; 64],
+    planes: usize,
+) {
+    let grid: [v128; 4] = std::array::from_fn(|k| load(&wq[16 * k..]));
+    let ones = i16x8_splat(1);
+    for (q, t) in quads.iter().zip(tw.chunks_exact_mut(4)) {
+        let (j, f) = (load(&q[0]), load(&q[1]));
+        // The 4 texels' weights of plane `pl`, which is wq[j * planes + pl] for weight j.
+        let plane = |pl: u8| -> [i32; 4] {
+            let j = match planes {
+                1 => j,
+                _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
+            };
+            // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
+            let mut w = u8x16_swizzle(grid[0], j);
+            for (k, g) in grid.iter().enumerate().skip(1) {
+                let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
+                w = v128_or(w, u8x16_swizzle(*g, i));
+            }
+            // Products under 64 * 16 + 1: i16 lanes; pair sums then texel sums in i32 lanes.
+            let lo = i32x4_dot_i16x8(u16x8_extmul_low_u8x16(w, f), ones);
+            let hi = i32x4_dot_i16x8(u16x8_extmul_high_u8x16(w, f), ones);
+            let s = i32x4_add(
+                i32x4_shuffle::<0, 2, 4, 6>(lo, hi),
+                i32x4_shuffle::<1, 3, 5, 7>(lo, hi),
+            );
+            let s = i32x4_shr(i32x4_add(s, i32x4_splat(8)), 4);
+            [
+                i32x4_extract_lane::<0>(s),
+                i32x4_extract_lane::<1>(s),
+                i32x4_extract_lane::<2>(s),
+                i32x4_extract_lane::<3>(s),
+            ]
+        };
+        let w0 = plane(0);
+        if planes == 1 {
+            for (t, w) in t.iter_mut().zip(w0) {
+                t[0] = w;
+            }
+        } else {
+            for ((t, a), b) in t.iter_mut().zip(w0).zip(plane(1)) {
+                *t = [a, b];
+            }
+        }
+    }
+}
