@@ -71,16 +71,22 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
                     for r in 0..rows {
                         let o = ((y0 + r) * w + x0) * 4;
                         let dst = &mut out[o..o + cols * 4];
-                        for (c, px) in dst.chunks_exact_mut(4).enumerate() {
-                            let t = texels[r * bw + c];
-                            match kind {
-                                Kind::Normal => {
-                                    for (k, p) in px.iter_mut().enumerate() {
-                                        *p = unorm16_to_u8(lane(t, k));
-                                    }
-                                }
-                                Kind::Error => px.copy_from_slice(&[255, 0, 255, 255]),
-                                Kind::ConstHalf => px.copy_from_slice(&[255, 0, 255, 255]),
+                        if kind != Kind::Normal {
+                            // An illegal block, or a void extent of FP16 colour (HDR only): the
+                            // error colour.
+                            for px in dst.chunks_exact_mut(4) {
+                                px.copy_from_slice(&[255, 0, 255, 255]);
+                            }
+                            continue;
+                        }
+                        let row = &texels[r * bw..r * bw + cols];
+                        #[cfg(target_arch = "wasm32")]
+                        let done = super::simd::astc_rgba8(row, dst);
+                        #[cfg(not(target_arch = "wasm32"))]
+                        let done = 0;
+                        for (px, &t) in dst[done * 4..].chunks_exact_mut(4).zip(&row[done..]) {
+                            for (k, p) in px.iter_mut().enumerate() {
+                                *p = unorm16_to_u8(lane(t, k));
                             }
                         }
                     }
@@ -1375,8 +1381,12 @@ impl Decoder {
                 t | (c as u64) << (16 * k)
             });
         }
-        for (i, l) in lns[..n].iter_mut().enumerate() {
-            *l = elns[part_map.map_or(0, |m| m[i] as usize)];
+        // Only the HDR decoder's float output reads `lns` (in LDR, `endpoints` replaces HDR
+        // endpoints with a stand-in and no lane is LNS).
+        if self.hdr {
+            for (i, l) in lns[..n].iter_mut().enumerate() {
+                *l = elns[part_map.map_or(0, |m| m[i] as usize)];
+            }
         }
         Kind::Normal
     }
