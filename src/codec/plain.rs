@@ -30,8 +30,8 @@ pub(super) fn decode(
     let f32le = |b: &[u8], i: usize| f32::from_bits(u32le(b, i));
     match &mut img.pixels {
         Pixels::Rgba8(out) => match format {
-            RGB8 => map::<3, _>(out, data, |t| [t[0], t[1], t[2], 255]),
-            BGR8 => map::<3, _>(out, data, |t| [t[2], t[1], t[0], 255]),
+            RGB8 => map::<3, _>(out, data, |t| pick(&t, ORDER_RGB8)),
+            BGR8 => map::<3, _>(out, data, |t| pick(&t, ORDER_BGR8)),
             RGBA8 => out.copy_from_slice(data),
             // One arm a format with its table entry a constant, so that natively each loop is
             // specialised and autovectorised (a table looked up at run time measured 0.22-0.43x).
@@ -117,6 +117,8 @@ const ORDER_A8: Order = [ZERO, ZERO, ZERO, 0];
 const ORDER_L8: Order = [0, 0, 0, FULL];
 const ORDER_LA8: Order = [0, 0, 0, 1];
 const ORDER_RG8: Order = [0, 1, ZERO, FULL];
+const ORDER_RGB8: Order = [0, 1, 2, FULL];
+const ORDER_BGR8: Order = [2, 1, 0, FULL];
 const ORDER_BGRA8: Order = [2, 1, 0, 3];
 const ORDER_ARGB8: Order = [1, 2, 3, 0];
 const ORDER_BGRX8: Order = [2, 1, 0, FULL];
@@ -132,6 +134,8 @@ fn order(format: PixelFormat) -> Option<(usize, Order)> {
         L8 => (1, ORDER_L8),
         LA8 => (2, ORDER_LA8),
         RG8 => (2, ORDER_RG8),
+        RGB8 => (3, ORDER_RGB8),
+        BGR8 => (3, ORDER_BGR8),
         BGRA8 => (4, ORDER_BGRA8),
         ARGB8 => (4, ORDER_ARGB8),
         BGRX8 => (4, ORDER_BGRX8),
@@ -196,6 +200,7 @@ pub(super) fn append(format: PixelFormat, data: &[u8], n: usize) -> Option<Vec<u
         (out, done) = match bytes {
             1 => super::simd::reorder::<1, 4>(data, n, order),
             2 => super::simd::reorder::<2, 2>(data, n, order),
+            3 => super::simd::reorder3(data, n, order),
             _ => super::simd::reorder::<4, 1>(data, n, order),
         };
         for t in data[done * bytes..].chunks_exact(bytes) {
