@@ -607,7 +607,8 @@ struct Grid {
     #[cfg(not(target_arch = "wasm32"))]
     taps: Vec<[(u8, u8); 4]>,
     /// wasm: the taps of 4 texels at a time as two vectors' worth of bytes, the 16 weight indices
-    /// then the 16 factors (texel-major), the last group padded with zero factors (simd::astc_infill).
+    /// then the 16 factors (texel-major), the last group padded with zero factors
+    /// (simd::astc_infill).
     #[cfg(target_arch = "wasm32")]
     quads: Vec<[[u8; 16]; 2]>,
 }

@@ -553,13 +553,13 @@ fn pack(x: u64) -> u32 {
 /// endpoints held as four 16-bit lanes, weights applied with the specification's integer formula.
 /// An invalid mode (first byte 0) decodes to transparent black, as the specification says and
 /// `dds` does.
-#[cfg(not(target_arch = "wasm32"))] // wasm: simd::bc7
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Bc7
 fn bc7(b: &[u8; 16]) -> [u32; 16] {
     bc7_block(b).map(pack)
 }
 
-/// [`bc7`], always inlined: the wasm kernel (simd::bc7) inlines it into a function compiled with
-/// simd128.
+/// [`bc7`] before packing (texels as four 16-bit lanes), always inlined: the wasm kernel
+/// (simd::Bc7) inlines it into a function compiled with simd128.
 #[inline(always)]
 pub(super) fn bc7_block(b: &[u8; 16]) -> [u64; 16] {
     let v = u128::from_le_bytes(*b);

@@ -464,8 +464,8 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
 /// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
 /// one vector: `(base + w * diff) >> 6` with `base` = 64 * e0 + 32 and `diff` = e1 - e0 of the
 /// texel's partition, `w` its plane-0 weight, or its plane-1 weight in lane `ccs`. The scalar loop
-/// there (native) is the reference; LLVM left it scalar in wasm, and it was the hottest loop of an
-/// ASTC_8x5 decode in node (24% of samples, perf).
+/// there (native) is the reference; LLVM left it scalar in wasm, where perf (node, ASTC_8x5) put
+/// it among the hottest code of a decode.
 #[cfg(feature = "codec-astc")]
 #[inline]
 #[target_feature(enable = "simd128")]
@@ -498,8 +498,8 @@ pub(super) fn astc_texels(
 /// ASTC's weight infill (astc.rs, `infill_weights`, the reference) for 4 texels at a time: each
 /// texel's 4 weights picked from the 64-byte weight grid `wq` by 4 swizzles, multiplied by their
 /// factors, summed by pairs with a dot product and then across pairs, `(sum + 8) >> 4`. Scalar in
-/// wasm, the loop was 19% of an ASTC_8x5 decode in node (perf), with spills in the large function
-/// it was inlined into; hence also `inline(never)`.
+/// wasm, perf (node, ASTC_8x5) put the loop among the hottest code, with register spills in the
+/// large function it was inlined into; hence also `inline(never)` (that alone measured 1.04x).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
 #[target_feature(enable = "simd128")]
