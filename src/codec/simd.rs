@@ -1,10 +1,12 @@
-//! WebAssembly SIMD (simd128) kernels for the hot 8-bit decode loops. wasm32 only: natively the
-//! scalar loops in plain.rs / bc.rs are autovectorised by the compiler (SSE2), in wasm they are not
-//! (issue 3: plain byte formats ran at 0.11-0.53x native in Chromium, scalar). Each kernel does the
-//! bulk of a surface and leaves the tail to the scalar code, and takes its maths from the same
-//! tables the scalar code uses (plain::Order, plain::Packed, bc's palettes), so the two paths cannot
-//! drift apart; tests/browser/wasm-native.test.mjs compares wasm (these kernels) with native (scalar)
-//! on every format at 64x32 (kernels), 13x7 (kernels and tails) and 1x1 (tails only).
+//! WebAssembly SIMD (simd128) kernels for the hot decode loops (8-bit formats, and ASTC's texel
+//! loops). wasm32 only: natively the scalar loops in plain.rs / bc.rs / astc.rs are autovectorised
+//! by the compiler (SSE2), in wasm they are not (issue 3: plain byte formats ran at 0.11-0.53x
+//! native in Chromium, scalar). Each kernel does the bulk of a surface and leaves the tail to the
+//! scalar code. Where there is a table, it takes it from the scalar code (plain::Order,
+//! plain::Packed, bc's palettes and ramps); where it restates a small formula (BC2's nibbles times
+//! 17, ASTC's interpolation and infill) the scalar code is the reference it is held to:
+//! tests/browser/wasm-native.test.mjs compares wasm (these kernels) with native (scalar) on every
+//! format at 64x32 (kernels), 13x7 (kernels and tails) and 1x1 (tails only).
 //!
 //! Functions carry `#[target_feature(enable = "simd128")]` instead of a module-wide
 //! `-C target-feature=+simd128`, so the rest of the module is compiled as before (a whole-module
