@@ -13,11 +13,11 @@ mod unity_fixtures;
 
 use std::path::{Path, PathBuf};
 
-use texscope::dds::{self, Desc};
+use texscope::fixtures::frostbite::{self as fb, Packing, Spec};
+use texscope::fixtures::unreal::{self as ue, Rng, VtSpec};
+use texscope::formats::dds::{self, Desc};
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
-use texscope::frostbite::fixture::{self as fb, Packing, Spec};
 use texscope::model::mip_dims;
-use texscope::unreal::fixture::{self as ue, Rng, VtSpec};
 use texscope::{PixelFormat, TextureKind};
 use unity_fixtures::{unity_serialized, unityfs, UnityTex};
 

@@ -5,7 +5,7 @@
 //! - `T_Small2k`: the same picture at 2048 x 2048 (16 x 16 tiles, 5 mips, no hole);
 //! - `T_Dxt1`: a classic 2048 x 2048 DXT1 texture with its full chain (mips 0-1 in the .ubulk).
 //!
-//! Each is `.uasset` + `.uexp` + `.ubulk`, built by `texscope::unreal::fixture` (the UE layout of
+//! Each is `.uasset` + `.uexp` + `.ubulk`, built by `texscope::fixtures::unreal` (the UE layout of
 //! shared notes unreal-layout.md). The VT pictures are flat BC1 blocks (equal endpoints, index 0
 //! decode to the endpoint's RGB565 expansion, BC1 specification), so a test knows the colour of
 //! any texel of any mip from [`colour`] without a decoder; tests/browser/stream.test.mjs repeats
@@ -13,8 +13,8 @@
 
 use std::path::Path;
 
+use texscope::fixtures::unreal::{self as ue, PackageFiles, Rng, VtSpec};
 use texscope::model::mip_dims;
-use texscope::unreal::fixture::{self as ue, PackageFiles, Rng, VtSpec};
 use texscope::PixelFormat;
 
 const TILE: u32 = 128;

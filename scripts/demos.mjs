@@ -1,4 +1,4 @@
-// Writes the page's demo files, made by the full wasm module's builders (src/demo.rs), to DIR
+// Writes the page's demo files, made by the full wasm module's builders (src/fixtures/demo.rs), to DIR
 // (default public/demos, git-ignored; Vite serves and copies public/ as the site root):
 // DIR/<id>.json lists the file names of demo <id> (names may hold folders, as a game's do), and
 // DIR/<id>/<n> holds the n-th file. The page's

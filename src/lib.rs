@@ -6,15 +6,12 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
-pub mod crn;
-pub mod dds;
 #[cfg(feature = "demos")]
-pub mod demo;
+pub mod fixtures;
+pub mod formats;
 pub mod frostbite;
 pub mod io;
-pub mod ktx;
 pub mod model;
-mod sniff;
 pub mod unity;
 pub mod unreal;
 #[cfg(target_arch = "wasm32")]
@@ -187,9 +184,9 @@ type EngineOpener = fn(&mut OpenContext);
 /// Engines in the order they are offered files; each claims what it recognises.
 // Frostbite goes last: it may pair a chunk by size among the files no other engine took.
 const OPENERS: &[EngineOpener] = &[
-    dds::open,
-    ktx::open,
-    crn::open,
+    formats::dds::open,
+    formats::ktx::open,
+    formats::crn::open,
     unity::open,
     unreal::open,
     frostbite::open,
@@ -221,7 +218,7 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
         let head = ctx.head(i, 64).unwrap_or_default();
-        let what = sniff::describe(&name, &head);
+        let what = formats::sniff::describe(&name, &head);
         ctx.problems
             .push(FileProblem::new(&name, None, &Error::not_recognised(what)));
     }

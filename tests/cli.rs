@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use dds_fixtures::{desc, standard_set, Fixture};
-use texscope::frostbite::fixture::{self as fb_fixture, Spec};
+use texscope::fixtures::frostbite::{self as fb_fixture, Spec};
 use texscope::{decode_surface, Limits, Pixels, Precision, TextureKind};
 
 fn bin() -> Command {
@@ -279,7 +279,7 @@ fn bad_files_are_reported_not_fatal() {
     std::fs::write(dir.join("huge.dds"), huge).unwrap();
     let mut unknown = Fixture::new(
         "unknown.dds",
-        texscope::dds::Desc {
+        texscope::formats::dds::Desc {
             force_dx10: true,
             ..desc(texscope::PixelFormat::BC7, 8, 8, 1)
         },
@@ -394,7 +394,7 @@ fn export_names_replace_refused_characters() {
 // The per-game format tables are chosen on the command line. Expected format names come from
 // Frosty's per-game enum dumps in shared/samples/frostbite/renderformat/*.tsv (read here, not
 // from our tables); expected pixels are the images the Frostbite fixture was built from
-// (src/frostbite/fixture.rs).
+// (src/fixtures/frostbite.rs).
 
 /// The enum name at `ordinal` in one of the renderformat .tsv files (`value<TAB>name` rows).
 fn tsv_name(file: &str, ordinal: u32) -> String {
@@ -765,12 +765,12 @@ fn parallel_census_equals_the_single_thread_one() {
 
 #[test]
 fn sparse_ubulk_mip_past_4gib_is_read_alone() {
-    // A UE5 classic BC1 2048x2048 texture (src/unreal/fixture.rs) whose three streamed mips sit
+    // A UE5 classic BC1 2048x2048 texture (src/fixtures/unreal.rs) whose three streamed mips sit
     // in a sparse 4.25 GiB .ubulk from 4,563,402,759 on. `--format raw` must give the stored
     // bytes of mip 0 exactly (written into the sparse file here), reading only the package
     // headers and that mip (TEXSCOPE_STATS; 64 KiB of slack for sniffing, as above).
     use std::io::{Seek, SeekFrom, Write};
-    use texscope::unreal::fixture::{classic_texture_bulk_form, BulkForm, Rng};
+    use texscope::fixtures::unreal::{classic_texture_bulk_form, BulkForm, Rng};
     const BASE: u64 = (4 << 30) + (256 << 20) + 7;
     let dir = temp_dir("sparseubulk");
     let (files, mips) = classic_texture_bulk_form(

@@ -7,7 +7,7 @@ use common::samples;
 mod dds_fixtures;
 
 use dds_fixtures::{desc, standard_set, Fixture};
-use texscope::dds::{self, Desc};
+use texscope::formats::dds::{self, Desc};
 use texscope::io::BytesSource;
 use texscope::model::{ColorSpace, NativeFormat};
 use texscope::{open, Catalog, ErrorKind, OpenOptions, PixelFormat, TextureKind};

@@ -1,12 +1,12 @@
 //! Frostbite Texture resources and chunks (issue 6, seed 001). No real header is public, so the
-//! headers and chunks are generated here by src/frostbite/fixture.rs from the seed's layout; every
+//! headers and chunks are generated here by src/fixtures/frostbite.rs from the seed's layout; every
 //! decode is compared with the image the fixture's bytes were made from.
 
 mod common;
 use common::samples;
 use std::sync::{Arc, Mutex};
+use texscope::fixtures::frostbite::{self as fixture, Fixture, Packing, Spec};
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
-use texscope::frostbite::fixture::{self, Fixture, Packing, Spec};
 use texscope::frostbite::render_format;
 use texscope::frostbite::texture::{name_hash, HeaderLayout};
 use texscope::io::BytesSource;

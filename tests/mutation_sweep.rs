@@ -56,12 +56,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use texscope::dds;
+use texscope::fixtures::frostbite::{self as fb_fixture, Packing, Spec};
+use texscope::fixtures::unreal::{self as ue_fixture, Rng, VtSpec};
+use texscope::formats::dds;
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
-use texscope::frostbite::fixture::{self as fb_fixture, Packing, Spec};
 use texscope::io::BytesSource;
 use texscope::model::mip_dims;
-use texscope::unreal::fixture::{self as ue_fixture, Rng, VtSpec};
 use texscope::{Limits, OpenOptions, PixelFormat, SourceRef, TextureKind};
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
-//! Generated UE5 packages (src/unreal/fixture.rs, built at test time): seed 000's figures and
+//! Generated UE5 packages (src/fixtures/unreal.rs, built at test time): seed 000's figures and
 //! virtual textures reassembled tile by tile against the block image they were cut from.
 
+use texscope::fixtures::unreal::{self as fixture, Rng, VtFixture, VtSpec};
 use texscope::io::BytesSource;
-use texscope::unreal::fixture::{self, Rng, VtFixture, VtSpec};
 use texscope::unreal::vt::TileRect;
 use texscope::{decode_surface, Catalog, Layout, Limits, PixelFormat, Storage};
 

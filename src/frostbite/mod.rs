@@ -5,8 +5,6 @@
 //! or, failing that, with the one dropped file whose size fits.
 
 pub mod cas;
-#[cfg(feature = "demos")]
-pub mod fixture;
 pub mod render_format;
 pub mod texture;
 

@@ -3,8 +3,6 @@
 //! .uzenasset), classic mip chains and UE5 virtual textures.
 
 mod cursor;
-#[cfg(feature = "demos")]
-pub mod fixture;
 pub mod package;
 pub mod props;
 pub mod texture;

@@ -601,10 +601,10 @@ impl Session {
     }
 
     /// Texture `tex` as a .dds holding its original blocks, every mip and every slice
-    /// (`crate::dds::export`, lossless).
+    /// (`crate::formats::dds::export`, lossless).
     #[wasm_bindgen(js_name = exportDds)]
     pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsValue> {
-        let bytes = crate::dds::export(&self.catalog, tex).map_err(decode_error)?;
+        let bytes = crate::formats::dds::export(&self.catalog, tex).map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
@@ -667,15 +667,15 @@ pub fn frostbite_profiles() -> std::result::Result<JsValue, JsError> {
     to_js(&list)
 }
 
-/// The files of demo `id` (see `crate::demo`); only the full module has them: the page fetches
+/// The files of demo `id` (see `crate::fixtures::demo`); only the full module has them: the page fetches
 /// the files `scripts/demos.mjs` wrote with it at build time.
 #[cfg(feature = "demos")]
-/// The files of demo `id` (see `crate::demo`): an array of `{name, data: Uint8Array}` that the page
+/// The files of demo `id` (see `crate::fixtures::demo`): an array of `{name, data: Uint8Array}` that the page
 /// opens as if they had been dropped.
 #[wasm_bindgen(js_name = demoFiles)]
 pub fn demo_files(id: &str) -> std::result::Result<js_sys::Array, JsError> {
     install_panic_hook();
-    let files = crate::demo::files(id).map_err(|e| JsError::new(&e.to_string()))?;
+    let files = crate::fixtures::demo::files(id).map_err(|e| JsError::new(&e.to_string()))?;
     let out = js_sys::Array::new();
     for (name, bytes) in files {
         let f = js_sys::Object::new();
@@ -689,9 +689,12 @@ pub fn demo_files(id: &str) -> std::result::Result<js_sys::Array, JsError> {
     Ok(out)
 }
 
-/// The ids of the demos, in gallery order (`crate::demo::IDS`), for `scripts/demos.mjs`.
+/// The ids of the demos, in gallery order (`crate::fixtures::demo::IDS`), for `scripts/demos.mjs`.
 #[cfg(feature = "demos")]
 #[wasm_bindgen(js_name = demoIds)]
 pub fn demo_ids() -> Vec<String> {
-    crate::demo::IDS.iter().map(|s| s.to_string()).collect()
+    crate::fixtures::demo::IDS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }

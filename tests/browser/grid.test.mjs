@@ -2,7 +2,7 @@
 // from the smallest mip of at least 64 px, only for cells on screen, in a bounded cache; the same
 // filters and states as the list; a click selects. Expected texels come from the fixtures' own
 // rules (tests/browser/dds-fixtures.mjs, from Microsoft's DDS_HEADER documentation) and expected
-// mips from the demo's definition (src/demo.rs: T_Bricks_D 512², mips 0-1 in the .ubulk).
+// mips from the demo's definition (src/fixtures/demo.rs: T_Bricks_D 512², mips 0-1 in the .ubulk).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

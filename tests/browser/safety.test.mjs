@@ -48,7 +48,7 @@ test('Frostbite profile chooser: the same ordinal reads as another format after 
   await page.waitForFunction((n) => document.querySelector('[data-testid=frostbite-profile]').options.length === n, tables.length);
   assert.equal(await page.inputValue('[data-testid=frostbite-profile]'), '2014.4');
 
-  // The Frostbite demo's header says ordinal 18 (src/demo.rs).
+  // The Frostbite demo's header says ordinal 18 (src/fixtures/demo.rs).
   await page.click('[data-testid=demo-gallery] [data-testid=demo-frostbite-cas]');
   await waitState(page, 'ready');
   const census = async () => (await page.evaluate(() => window.texscope.textures()))[0];
@@ -101,7 +101,7 @@ test('a texture name stored inside a file, made of HTML, is shown as text', asyn
   const { page, problems } = await openPage(t);
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
-  // The UE classic demo (src/demo.rs) names its texture T_Bricks_D in the package's name map; an
+  // The UE classic demo (src/fixtures/demo.rs) names its texture T_Bricks_D in the package's name map; an
   // HTML string of the same length (10 bytes) keeps every offset of the package valid, so the
   // export's object name becomes the HTML. The file names stay as they are (they pair the files).
   const evil = '"><u>X</u>';
@@ -194,7 +194,7 @@ test('query parameters: bad values are ignored with a message, good ones apply',
   }
   await page.screenshot({ path: join(OUT, 'query-bad.png') });
 
-  // A share link: a demo, a mip and a profile. The HDR demo is 256x128 (src/demo.rs), so mip 1 is 128x64.
+  // A share link: a demo, a mip and a profile. The HDR demo is 256x128 (src/fixtures/demo.rs), so mip 1 is 128x64.
   await page.goto(new URL('?demo=hdr&mip=1', base).href);
   await page.waitForFunction(() => window.texscope.view()?.mip === 1, null, { timeout: 30000 });
   assert.deepEqual([(await view(page)).width, (await view(page)).height], [128, 64]);

@@ -2,7 +2,7 @@
 // progress and cancel), the virtualised and filterable texture list, folder drops and sibling
 // pairing across drops. Every exported file is parsed here from its specification (PNG: W3C PNG;
 // OpenEXR: "OpenEXR File Layout"; DDS: Microsoft's DDS_HEADER/DDS_HEADER_DXT10 docs; ZIP: PKWARE
-// APPNOTE), and expected texel values come from the demo definitions in src/demo.rs.
+// APPNOTE), and expected texel values come from the demo definitions in src/fixtures/demo.rs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -80,7 +80,7 @@ test('export: PNG as shown and as stored, DDS with every mip and face', async (t
   const { page, problems } = await openPage(t);
   await openDemo(page, 'cubemap');
   await select(page, { slice: 1 });
-  // Face -X is (60, 200, 200, 255) everywhere at its centre (src/demo.rs FACES).
+  // Face -X is (60, 200, 200, 255) everywhere at its centre (src/fixtures/demo.rs FACES).
   const raw = await exportAs(page, 'png-raw');
   assert.equal(raw.name, 'sky_cube__mip0__s1.png');
   const p = parsePng(raw.bytes);
@@ -152,7 +152,7 @@ test('export: EXR keeps HDR floats', async (t) => {
     c = e + 17;
   }
   assert.deepEqual(chans, [['A', 2], ['B', 2], ['G', 2], ['R', 2]], 'FLOAT channels in name order');
-  // The sun's centre (192, 40) is (16, 14, 10) (src/demo.rs SUN).
+  // The sun's centre (192, 40) is (16, 14, 10) (src/fixtures/demo.rs SUN).
   const line = Number(bytes.readBigUInt64LE(o + 40 * 8));
   assert.equal(bytes.readInt32LE(line), 40);
   const size = bytes.readInt32LE(line + 4);
@@ -277,7 +277,7 @@ test('list states, sibling pairing across two drops, folder walk', async (t) => 
   const files = await page.evaluate(() => window.texscope.demoFiles('ue-classic'));
   const asInput = (f) => ({ name: f.name, mimeType: 'application/octet-stream', buffer: Buffer.from(f.data) });
   const ubulk = files.find((f) => f.name.endsWith('.ubulk'));
-  assert.ok(ubulk, 'the UE classic demo has a .ubulk (src/demo.rs)');
+  assert.ok(ubulk, 'the UE classic demo has a .ubulk (src/fixtures/demo.rs)');
   // Drop 1: everything but the .ubulk -> the texture waits for it (mips 0-1 live there).
   await page.setInputFiles('[data-testid=file-input]', files.filter((f) => f !== ubulk).map(asInput));
   await waitState(page, 'ready');
@@ -290,7 +290,7 @@ test('list states, sibling pairing across two drops, folder walk', async (t) => 
   await page.waitForFunction(() => document.querySelector('[data-testid=texture-list] .badge')?.textContent === 'ready', null, { timeout: 30000 });
   const v = await select(page, { mip: 0 });
   assert.deepEqual([v.texture, v.width], ['T_Bricks_D', 512]);
-  // (1, 1) is mortar: RGB565 (20, 40, 20) expands to (165, 162, 165) (src/demo.rs MORTAR).
+  // (1, 1) is mortar: RGB565 (20, 40, 20) expands to (165, 162, 165) (src/fixtures/demo.rs MORTAR).
   assert.deepEqual(await page.evaluate(() => window.texscope.pixel(1, 1)), [165, 162, 165, 255]);
 
   // A folder drop: entries shaped like FileSystemDirectoryEntry (readEntries hands out batches,
@@ -362,7 +362,7 @@ test('histogram and range autofit on HDR', async (t) => {
   await openDemo(page, 'hdr');
   const h = await page.evaluate(() => window.texscope.histogram());
   assert.equal(h.kind, 'log2');
-  // The sun disc (src/demo.rs sky: r <= 10 around (192, 40)) is (16, 14, 10): the integer points
+  // The sun disc (src/fixtures/demo.rs sky: r <= 10 around (192, 40)) is (16, 14, 10): the integer points
   // within radius 10 number 317 (Gauss circle problem, N(10) = 317); nothing else reaches 8
   // (sky <= 1.1 plus a glow of at most 3).
   assert.equal(h.bins[4 - h.lo], 317, 'texels in [16, 32)');

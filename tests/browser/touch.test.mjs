@@ -153,7 +153,7 @@ test('tablet portrait: the grid in the closed drawer loads no thumbnail until th
   await page.tap('[data-testid=list-toggle]');
   await page.waitForFunction(() => window.texscope.thumbs().drawn === 2, null, { timeout: 30000 });
   s = await page.evaluate(() => window.texscope.thumbs());
-  // src/demo.rs: T_Bricks_D 512² (10 mips: mip 3 is 64²); sky_hdr 256x128 (mip 2 is 64x32).
+  // src/fixtures/demo.rs: T_Bricks_D 512² (10 mips: mip 3 is 64²); sky_hdr 256x128 (mip 2 is 64x32).
   assert.deepEqual(s.requested.map((r) => `${r.name}@${r.mip}`).sort(), ['T_Bricks_D@3', 'sky_hdr@2']);
   assert.deepEqual(await page.evaluate(overflowing), []);
   await page.screenshot({ path: join(OUT, 'tablet-portrait-grid.png') });

@@ -1,6 +1,6 @@
 // The view (issue 7) in Debian chromium: zoom, pan, texel grid, HDR display, overlays, inspector,
 // mip strip, VT tile grid, cube cross, help, themes, the 1280x720 layout and share links. Expected
-// values come from the fixtures' own definitions (src/demo.rs, src/frostbite/fixture.rs,
+// values come from the fixtures' own definitions (src/fixtures/demo.rs, src/fixtures/frostbite.rs,
 // tests/browser/dds-fixtures.mjs), the published formulas named next to them, and the DDS, BCn and
 // UE virtual-texture layouts (seed 000); never from running the page's code.
 import { test } from 'node:test';
@@ -26,7 +26,7 @@ async function drop(page, files) {
   await waitState(page, 'ready');
 }
 
-// The Frostbite demo's RGBA8 rule at mip 0 (src/frostbite/fixture.rs): (x*37, y*59, x^y, 255).
+// The Frostbite demo's RGBA8 rule at mip 0 (src/fixtures/frostbite.rs): (x*37, y*59, x^y, 255).
 const fb = (x, y) => [(x * 37) & 255, (y * 59) & 255, x ^ y, 255];
 
 // Screen position of the centre of texel (x, y) from the canvas box.
@@ -123,7 +123,7 @@ function rgba8Dx10(width, height, texels, format) {
 test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   const { page, problems } = await openPage(t);
   await openDemo(page, 'hdr');
-  // The sun's centre (192, 40) is (16, 14, 10) (src/demo.rs SUN); HDR data is linear.
+  // The sun's centre (192, 40) is (16, 14, 10) (src/fixtures/demo.rs SUN); HDR data is linear.
   assert.equal((await display(page)).colour, 'linear');
   assert.deepEqual(await shown(page, 192, 40), [255, 255, 255, 255], 'clamped at EV 0');
   await page.$eval('[data-testid=exposure]', (e) => { e.value = '-4'; e.dispatchEvent(new Event('input')); });
@@ -138,7 +138,7 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   near(await shown(page, 192, 40), [srgb8(aces(1)), srgb8(aces(0.875)), srgb8(aces(0.625)), 255], 1, 'ACES-like');
   await shot(page, 'view-hdr-aces.png');
   assert.deepEqual(await pixel(page, 192, 40), [16, 14, 10, 1], 'raw values unchanged');
-  // Auto: the sun's 16 is the sky's brightest value (src/demo.rs SUN), so -log2(16) = -4 EV.
+  // Auto: the sun's 16 is the sky's brightest value (src/fixtures/demo.rs SUN), so -log2(16) = -4 EV.
   await page.click('[data-testid=exposure-auto]');
   assert.equal((await display(page)).exposure, -4);
 
@@ -214,7 +214,7 @@ test('inspector: hover, click pins, arrows move the pin, block coordinates', asy
   await page.mouse.click(sx, sy);
   const raw = await pixel(page, 13, 6);
   assert.deepEqual((await display(page)).pin, [13, 6]);
-  // src/demo.rs bc1_flat writes flat blocks with colour0 == colour1, which is BC1's 3-colour mode
+  // src/fixtures/demo.rs bc1_flat writes flat blocks with colour0 == colour1, which is BC1's 3-colour mode
   // (colour0 <= colour1, D3D11 spec "BC1").
   assert.equal(await page.textContent('[data-testid=insp-pin]'), `(13, 6) · block (3, 1) · BC1 3-colour + transparent  ${raw.join(', ')}`);
   await page.keyboard.press('ArrowRight');
@@ -232,7 +232,7 @@ test('inspector: hover, click pins, arrows move the pin, block coordinates', asy
 
 test('mip strip: sizes, where each mip lives, missing mips name their file', async (t) => {
   const { page, problems } = await openPage(t);
-  // src/demo.rs: T_Bricks_D BC1 512², mips 0-1 streamed from .ubulk, 2-9 inline in .uexp.
+  // src/fixtures/demo.rs: T_Bricks_D BC1 512², mips 0-1 streamed from .ubulk, 2-9 inline in .uexp.
   await page.evaluate(() => window.texscope.openDemo('ue-classic', { without: ['T_Bricks_D.ubulk'] }));
   await waitState(page, 'ready');
   const chips = await page.$$eval('[data-testid=mip-strip] .mip-chip', (l) => l.map((c) => ({ where: c.dataset.where, text: c.textContent })));
@@ -264,7 +264,7 @@ test('VT tile grid: tile, Morton address, index, byte range, holes marked', asyn
   await page.click('[data-testid=vt-grid]');
   await page.waitForFunction(() => window.texscope.display()?.tiles);
   const g = await page.evaluate(() => window.texscope.grid());
-  // src/demo.rs: 8x8 tiles of 64 px, border 4, holes at mip 0 (1, 2) and (6, 0).
+  // src/fixtures/demo.rs: 8x8 tiles of 64 px, border 4, holes at mip 0 (1, 2) and (6, 0).
   assert.deepEqual([g.width_tiles, g.height_tiles, g.tile_size, g.tile_border], [8, 8, 64, 4]);
   const at = (x, y) => g.tiles[y * 8 + x];
   // Morton: x bits even, y bits odd (seed 000): (1, 2) -> 0b1001 = 9, (6, 0) -> 0b10100 = 20.
@@ -301,13 +301,13 @@ test('VT tile grid: tile, Morton address, index, byte range, holes marked', asyn
 
 test('VT without its .ubulk: the mip strip names it, tiles are marked as not opened', async (t) => {
   const { page, problems } = await openPage(t);
-  // src/unreal/fixture.rs writes every VT chunk into the one .ubulk.
+  // src/fixtures/unreal.rs writes every VT chunk into the one .ubulk.
   await page.evaluate(() => window.texscope.openDemo('ue5-vt', { without: ['T_Landscape_VT.ubulk'] }));
   await waitState(page, 'ready');
   const chip = await page.$eval('[data-testid=mip-chip-0]', (c) => ({ where: c.dataset.where, text: c.textContent }));
   assert.equal(chip.where, 'missing');
   assert.match(chip.text, /drop T_Landscape_VT\.ubulk/);
-  // Every cell shows layer 0's fallback, magenta (src/demo.rs VT_FALLBACK).
+  // Every cell shows layer 0's fallback, magenta (src/fixtures/demo.rs VT_FALLBACK).
   assert.deepEqual(await pixel(page, 10, 10), [255, 0, 255, 255]);
   await page.keyboard.press('t');
   await page.waitForFunction(() => window.texscope.display()?.tiles);
@@ -328,7 +328,7 @@ test('cube cross, info JSON copy, shortcut list, themes, 1280x720 layout', async
   await page.waitForFunction(() => window.texscope.display()?.cross);
   const v = await page.evaluate(() => window.texscope.view());
   assert.deepEqual([v.width, v.height], [256, 192], '4x3 faces of 64');
-  // Face colours in D3D order (src/demo.rs FACES) at the horizontal-cross cells.
+  // Face colours in D3D order (src/fixtures/demo.rs FACES) at the horizontal-cross cells.
   const faces = [[220, 60, 60], [60, 200, 200], [70, 200, 70], [200, 70, 200], [70, 90, 220], [220, 200, 60]];
   const cells = { 0: [2, 1], 1: [0, 1], 2: [1, 0], 3: [1, 2], 4: [1, 1], 5: [3, 1] };
   for (const [f, [cx, cy]] of Object.entries(cells)) assert.deepEqual(await pixel(page, cx * 64 + 32, cy * 64 + 32), [...faces[f], 255], `face ${f}`);

@@ -1,10 +1,10 @@
 //! Generated .dds fixtures shared by tests/dds.rs and tests/cli.rs: deterministic random bytes
-//! for every surface, written with `texscope::dds::write`, so each test knows exactly which
+//! for every surface, written with `texscope::formats::dds::write`, so each test knows exactly which
 //! bytes every mip and slice holds.
 #![allow(dead_code)] // each test crate uses a different part
 
 use texscope::codec::ALL_FIXED;
-use texscope::dds::{self, Desc};
+use texscope::formats::dds::{self, Desc};
 use texscope::model::mip_dims;
 use texscope::{decode_surface, Limits, PixelFormat, TextureKind};
 
@@ -27,7 +27,7 @@ pub fn decodable_formats() -> Vec<PixelFormat> {
     ALL_FIXED
         .iter()
         .copied()
-        .filter(|&f| texscope::dds::can_write(f))
+        .filter(|&f| texscope::formats::dds::can_write(f))
         .filter(|&f| {
             let zeros = vec![0u8; f.surface_size(8, 8) as usize];
             decode_surface(f, 8, 8, &zeros, &Limits::default()).is_ok()

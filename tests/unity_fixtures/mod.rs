@@ -263,7 +263,7 @@ pub const SPARSE_OFFSET: u64 = (4 << 30) + (512 << 20) + 12_345;
 pub fn sparse_unity(dir: &std::path::Path) -> std::io::Result<(Vec<u8>, u64)> {
     use std::io::{Seek, SeekFrom, Write};
     let n = (SPARSE_SIDE * SPARSE_SIDE * 4) as usize;
-    let mut rng = texscope::unreal::fixture::Rng(0x5EED_4617);
+    let mut rng = texscope::fixtures::unreal::Rng(0x5EED_4617);
     let mut pixels = vec![0u8; n];
     rng.fill(&mut pixels);
     let tex = UnityTex {
