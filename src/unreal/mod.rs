@@ -5,6 +5,7 @@
 mod cursor;
 pub mod package;
 pub mod props;
+pub mod script;
 pub mod texture;
 pub mod usmap;
 pub mod vt;
@@ -32,6 +33,8 @@ fn is_texture_class(class: &str) -> bool {
             | "LightMapVirtualTexture2D"
             | "VirtualTexture2D"
             | "Texture2DDynamic"
+            | "TextureLightProfile"
+            | "CurveLinearColorAtlas"
     )
 }
 
@@ -435,10 +438,19 @@ fn build_texture(
             pd.pixel_format
         ));
     }
+    // The class decides the kind (legacy: the import map's class name; zen: the script class
+    // its hash names, `script::class_name`). PackedData cannot: a Texture2DArray and a
+    // VolumeTexture both store their slice count there and in every mip's SizeZ (T_Array and
+    // T_Volume of the UE 5.8 set). Only a class Texscope does not know falls back on the
+    // platform data.
+    let inferred = export.class.is_none();
     let class = export.class.clone().unwrap_or_else(|| {
-        // Zen exports reference their class by hash; infer it from the platform data.
         if pd.is_cube() {
-            "TextureCube".into()
+            if pd.num_slices() > 6 {
+                "TextureCubeArray".into()
+            } else {
+                "TextureCube".into()
+            }
         } else if pd.mips.first().is_some_and(|m| m.depth > 1) {
             "VolumeTexture".into()
         } else if pd.num_slices() > 1 {
@@ -447,19 +459,24 @@ fn build_texture(
             "Texture2D".into()
         }
     });
+    if inferred {
+        t.notes.push(format!(
+            "the export's class is not one of the engine's texture classes Texscope knows by \
+             hash; {class} is inferred from its platform data"
+        ));
+    }
     let slices = pd.num_slices().max(1);
-    let (kind, slices) = if pd.is_cube() || class.contains("Cube") {
-        if slices > 6 {
-            (TextureKind::Array, slices)
-        } else {
-            (TextureKind::Cube, 6)
-        }
-    } else if class == "VolumeTexture" || pd.mips.first().is_some_and(|m| m.depth > 1) {
-        (TextureKind::Volume, 1)
-    } else if class.contains("Array") || slices > 1 {
-        (TextureKind::Array, slices)
-    } else {
-        (TextureKind::Tex2D, 1)
+    // A cube array is a cube with faces x layers slices, as the model and DDS export keep it
+    // (the page labels slice i as face i % 6 of layer i / 6).
+    let (kind, slices) = match class.as_str() {
+        "TextureCube" => (TextureKind::Cube, 6),
+        "TextureCubeArray" => (TextureKind::Cube, slices.max(6)),
+        "Texture2DArray" => (TextureKind::Array, slices),
+        "VolumeTexture" => (TextureKind::Volume, 1),
+        _ if pd.is_cube() => (TextureKind::Cube, slices.max(6)),
+        _ if pd.mips.first().is_some_and(|m| m.depth > 1) => (TextureKind::Volume, 1),
+        _ if slices > 1 => (TextureKind::Array, slices),
+        _ => (TextureKind::Tex2D, 1),
     };
     t.class = class;
     t.kind = kind;
@@ -522,7 +539,14 @@ fn build_texture(
             location_note: note,
         });
         if let (Some(f), Some(len)) = (format, st_len(&st)) {
-            let need = f.surface_size(m.width, m.height) * m.depth.max(1) as u64 * slices as u64;
+            // A volume mip holds its depth slices; an array or cube mip its slices (an array's
+            // SizeZ repeats the slice count, it is not a depth).
+            let images = if kind == TextureKind::Volume {
+                m.depth.max(1)
+            } else {
+                slices
+            };
+            let need = f.surface_size(m.width, m.height) * images as u64;
             if len < need {
                 t.notes.push(format!(
                     "mip {i} stores {len} bytes but a {}x{} {} mip needs {need}",
@@ -744,6 +768,7 @@ fn read_properties(
         usmap: usmap.map(|u| &u.1),
         lwc,
         top_level_paths,
+        ue5: pkg.ue5_version,
     };
     let mut r = crate::io::Reader::at(&block, export.start);
     let w = if unversioned {
