@@ -70,8 +70,26 @@ fn sibling(ctx: &OpenContext, i: usize, ext: &str) -> Option<usize> {
     }
 }
 
+/// A parsed .usmap shared by every package of the drop: its file name and schema.
+type Mapping = (String, std::rc::Rc<usmap::Usmap>);
+
+/// Parses the .usmap of user file `i` once per session (`OpenContext::memo`).
+fn parse_usmap(ctx: &mut OpenContext, i: usize) -> Result<Mapping> {
+    let src = ctx.sources[i].clone();
+    let name = base_name(src.name()).to_string();
+    // The outcome is kept either way, so a broken .usmap is read once, not once per package.
+    let m = ctx.memo(&src, "unreal.usmap", |ctx| {
+        Ok(
+            crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
+                .and_then(|d| usmap::parse(&d, &ctx.limits))
+                .map(std::rc::Rc::new),
+        )
+    })?;
+    Ok((name, m?))
+}
+
 /// Claims and parses every dropped .usmap; the first that parses serves all packages.
-fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
+fn open_usmaps(ctx: &mut OpenContext) -> Option<Mapping> {
     let mut found = None;
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
@@ -79,11 +97,8 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
             continue;
         }
         ctx.claimed[i] = true;
-        let src = ctx.sources[i].clone();
-        let parsed = crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
-            .and_then(|d| usmap::parse(&d, &ctx.limits));
-        match parsed {
-            Ok(m) if found.is_none() => found = Some((base_name(&name).to_string(), m)),
+        match parse_usmap(ctx, i) {
+            Ok(m) if found.is_none() => found = Some(m),
             Ok(_) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -97,6 +112,15 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
         }
     }
     found
+}
+
+/// The .usmap of the drop for a package opened from outside [`open`] (a container's entry):
+/// the first user file named *.usmap that parses ([`open_usmaps`] reported the others).
+fn drop_usmap(ctx: &mut OpenContext) -> Option<Mapping> {
+    let maps: Vec<usize> = (0..ctx.claimed.len())
+        .filter(|&i| ext_of(ctx.sources[i].name()) == ".usmap")
+        .collect();
+    maps.into_iter().find_map(|i| parse_usmap(ctx, i).ok())
 }
 
 /// The Unreal opener: claims packages and their siblings, lists texture exports.
@@ -121,10 +145,8 @@ pub fn open(ctx: &mut OpenContext) {
         if !matches!(ext.as_str(), ".uasset" | ".uzenasset" | ".umap") {
             continue;
         }
-        let head = ctx.head(i, 4).unwrap_or_default();
-        let legacy = head.len() == 4
-            && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
         ctx.claimed[i] = true;
+        let legacy = is_legacy(ctx, i);
         let uexp = if legacy {
             sibling(ctx, i, ".uexp")
         } else {
@@ -132,16 +154,18 @@ pub fn open(ctx: &mut OpenContext) {
         };
         let ubulk = sibling(ctx, i, ".ubulk");
         let uptnl = sibling(ctx, i, ".uptnl");
-        for j in [uexp, ubulk, uptnl].into_iter().flatten() {
+        let mubulk = sibling(ctx, i, ".m.ubulk");
+        for j in [uexp, ubulk, uptnl, mubulk].into_iter().flatten() {
             ctx.claimed[j] = true;
         }
-        let files = Files {
+        let sources = PackageSources {
             main: i,
             uexp,
             ubulk,
             uptnl,
+            mubulk,
         };
-        match open_package(ctx, &files, legacy, usmap.as_ref(), forced.as_ref()) {
+        match open_with(ctx, &sources, None, usmap.as_ref(), forced.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -170,20 +194,64 @@ pub fn open(ctx: &mut OpenContext) {
     }
 }
 
-struct Files {
-    main: usize,
-    uexp: Option<usize>,
-    ubulk: Option<usize>,
-    uptnl: Option<usize>,
+/// A legacy package starts with the 0x9E2A83C1 tag; a zen package has none (notes §2).
+fn is_legacy(ctx: &mut OpenContext, i: SourceId) -> bool {
+    let head = ctx.head(i, 4).unwrap_or_default();
+    head.len() == 4 && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG
 }
 
-fn open_package(
+/// The files one package is made of, as catalog sources: loose files, or the derived sources of
+/// a container's entries (`OpenContext::add_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackageSources {
+    /// The .uasset / .umap (legacy header or zen package).
+    pub main: SourceId,
+    /// The legacy export data.
+    pub uexp: Option<SourceId>,
+    /// Streamed bulk data.
+    pub ubulk: Option<SourceId>,
+    /// Optional bulk data (BULKDATA_OptionalPayload).
+    pub uptnl: Option<SourceId>,
+    /// Memory-mapped bulk data (PayloadInSeperateFile + MemoryMappedPayload).
+    pub mubulk: Option<SourceId>,
+}
+
+/// Where a package found inside a container lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerEntry {
+    /// The container file as the user gave it (the textures' `file`).
+    pub file: String,
+    /// The package's path inside it (mount point + directory path, `../../../` stripped).
+    pub path: String,
+}
+
+/// Opens one package from its sources and lists its texture exports into `ctx.textures`; the
+/// entry for packages inside containers (issue 17 seam), which the loose-file opener uses too.
+/// Returns how many textures were listed; a package with none is not an error here (the caller
+/// decides whether to say so). Sources it names must not be claimed by another package.
+pub fn open_package(
     ctx: &mut OpenContext,
-    files: &Files,
-    legacy: bool,
-    usmap: Option<&(String, usmap::Usmap)>,
+    sources: &PackageSources,
+    container: Option<&ContainerEntry>,
+) -> Result<usize> {
+    let usmap = drop_usmap(ctx);
+    // A bad --ue-version is reported once by `open`; here it is simply not used.
+    let forced = ctx
+        .unreal_version
+        .as_deref()
+        .and_then(|v| package::parse_version(v).ok());
+    open_with(ctx, sources, container, usmap.as_ref(), forced.as_ref())
+}
+
+fn open_with(
+    ctx: &mut OpenContext,
+    files: &PackageSources,
+    container: Option<&ContainerEntry>,
+    usmap: Option<&Mapping>,
     forced: Option<&package::ForcedVersion>,
 ) -> Result<usize> {
+    let legacy = is_legacy(ctx, files.main);
+    let first = ctx.textures.len();
     let main = ctx.sources[files.main].clone();
     let pkg = if legacy {
         package::parse_legacy(main.as_ref(), &ctx.limits, forced)?
@@ -242,6 +310,14 @@ fn open_package(
         ctx.textures.push(t);
         found += 1;
     }
+    if let Some(c) = container {
+        // Census "file" is the container the user gave; the package's path inside it is a fact
+        // of its own (the containers task adds `Texture::path`).
+        for t in &mut ctx.textures[first..] {
+            t.file = c.file.clone();
+            t.add_meta("Path in container", &c.path);
+        }
+    }
     Ok(found)
 }
 
@@ -281,7 +357,7 @@ fn flavor_name(pkg: &Package) -> &'static str {
 /// Maps a payload onto the opened files.
 fn storage(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     data_src: SourceId,
     p: &Payload,
 ) -> (Storage, String) {
@@ -344,6 +420,7 @@ fn storage(
             let idx = match file {
                 BulkFile::Ubulk => files.ubulk,
                 BulkFile::Uptnl => files.uptnl,
+                BulkFile::MappedUbulk if files.mubulk.is_some() => files.mubulk,
                 BulkFile::MappedUbulk | BulkFile::Cooked { .. } => {
                     let j = sibling(ctx, files.main, &ext);
                     if let Some(j) = j {
@@ -391,7 +468,7 @@ fn mip_list(ids: &[usize]) -> String {
 
 fn build_texture(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     pkg: &Package,
     export: &Export,
     data_src: SourceId,
@@ -640,7 +717,7 @@ fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
 
 fn build_vt(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     data_src: SourceId,
     mut t: Texture,
     raw: &vt::VtRaw,
@@ -729,7 +806,7 @@ fn read_properties(
     export: &Export,
     data_src: SourceId,
     pd: &PlatformData,
-    usmap: Option<&(String, usmap::Usmap)>,
+    usmap: Option<&Mapping>,
     t: &mut Texture,
 ) {
     let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
@@ -765,7 +842,7 @@ fn read_properties(
     };
     let pctx = props::Ctx {
         names: &pkg.names,
-        usmap: usmap.map(|u| &u.1),
+        usmap: usmap.map(|u| u.1.as_ref()),
         lwc,
         top_level_paths,
         ue5: pkg.ue5_version,
