@@ -785,3 +785,65 @@ fn udim_virtual_texture_blocks_and_pixels() {
         }
     }
 }
+
+fn open_forced(files: Vec<SourceRef>, version: &str) -> Catalog {
+    let opts = texscope::OpenOptions {
+        unreal_version: Some(version.into()),
+        ..Default::default()
+    };
+    texscope::open(files, &opts)
+}
+
+#[test]
+fn forced_versions_of_the_new_engines() {
+    // The set is UE 5.8.1 (manifest.json engine): forcing 5.8 (or 5.7 / 6.0, the same object
+    // version 1018) keeps the unversioned legacy package's layout; 5.6's summary does not line up
+    // with it (no ImportTypeHierarchies), and a 5.8 zen header forced as 5.1 contradicts itself.
+    let dir =
+        set().join("_extracted/LegacyPak/Unversioned/CUE4ParseFixtures/Content/Fixtures/Textures");
+    for v in ["5.7", "5.8", "6.0"] {
+        let c = open_forced(files_in(&dir), v);
+        assert!(c.problems.is_empty(), "{v}: {:?}", c.problems);
+        assert_eq!(c.textures.len(), 2, "{v}");
+        assert!(c.textures.iter().all(|t| t.error.is_none()), "{v}");
+    }
+    let old = open_forced(files_in(&dir), "5.6");
+    assert!(old.textures.is_empty() && !old.problems.is_empty());
+    let zen = set().join("_extracted/IoStore/Unversioned/T_BC1.uasset");
+    let z: Vec<SourceRef> = vec![Arc::new(FileSource::open(&zen).unwrap())];
+    assert!(!open_forced(z.clone(), "5.1").problems.is_empty());
+    assert!(open_forced(z.clone(), "5.8").problems.is_empty());
+    assert!(open_forced(z.clone(), "6.0").problems.is_empty());
+    let bad = open_forced(z, "7.0");
+    assert!(bad
+        .problems
+        .iter()
+        .any(|p| p.file == "--ue-version" && p.error.contains("6.0")));
+}
+
+#[test]
+fn versioned_summaries_are_read_by_their_stated_versions() {
+    // The Tagged legacy packages state FileVersionUE4 522, FileVersionUE5 1018 and one custom
+    // version (their first 0x48 bytes read with xxd); the Unversioned ones state none.
+    let x = set().join("_extracted/LegacyPak");
+    let path = "CUE4ParseFixtures/Content/Fixtures/Textures";
+    let t = open(files_in(&x.join("Tagged").join(path)), true);
+    let guess = t.textures[0]
+        .metadata
+        .iter()
+        .find(|(k, _)| k == "Engine (guessed from layout)")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(
+        guess.contains("UE4 522 / UE5 1018, stated") && guess.contains("UE5.8+"),
+        "{guess}"
+    );
+    let u = open(files_in(&x.join("Unversioned").join(path)), false);
+    let guess = u.textures[0]
+        .metadata
+        .iter()
+        .find(|(k, _)| k == "Engine (guessed from layout)")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(guess.starts_with("UE5.8+"), "{guess}");
+}

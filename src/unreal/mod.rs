@@ -262,7 +262,8 @@ fn open_with(
             // is an error, agreement makes the version exact.
             let zen_ue4 = p.flavor == Flavor::Zen4;
             let late = matches!(p.flavor, Flavor::Zen5 { since_5_3: true });
-            if (f.major == 4) != zen_ue4 || (f.major == 5 && (f.minor >= 3) != late) {
+            if (f.major == 4) != zen_ue4 || (f.major >= 5 && (f.major > 5 || f.minor >= 3) != late)
+            {
                 return Err(Error::unsupported(format!(
                     "the zen header is {} but the forced Unreal version is {}",
                     p.engine_guess, f.label

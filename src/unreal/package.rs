@@ -148,9 +148,13 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
         (5, 1) => 1008,
         (5, 2..=5) => 1009,
         (5, 6) => 1017,
+        // 5.7 and 5.8 both write object version 1018 (IMPORT_TYPE_HIERARCHIES); 5.8 cooks a
+        // PackageName into each import row, which the layout shows (`import_row`). 6.0 is taken
+        // as 5.8's layout: CUE4Parse reads its UE6_0 fixtures with the same code paths.
+        (5, 7 | 8) | (6, 0) => 1018,
         _ => {
             return Err(Error::unsupported(format!(
-                "Unreal version {s}: Texscope knows 4.18-4.27 and 5.0-5.6"
+                "Unreal version {s}: Texscope knows 4.18-4.27, 5.0-5.8 and 6.0"
             )))
         }
     };
