@@ -49,15 +49,23 @@ pub fn script_index(path: &str) -> u64 {
     (hash & !(3u64 << TYPE_SHIFT)) | (SCRIPT_IMPORT << TYPE_SHIFT)
 }
 
-/// The texture class a zen export's class index names, when it is one of the engine's.
+/// The texture class a zen export's class index names, when it is one of the engine's. The
+/// hashes are computed once per process (a container lists up to 100,000 packages).
 pub fn class_name(index: u64) -> Option<&'static str> {
+    static TABLE: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
     if index >> TYPE_SHIFT != SCRIPT_IMPORT {
         return None;
     }
-    TEXTURE_CLASSES
+    TABLE
+        .get_or_init(|| {
+            TEXTURE_CLASSES
+                .iter()
+                .map(|c| (script_index(&format!("/Script/Engine.{c}")), *c))
+                .collect()
+        })
         .iter()
-        .find(|c| script_index(&format!("/Script/Engine.{c}")) == index)
-        .copied()
+        .find(|(h, _)| *h == index)
+        .map(|(_, c)| *c)
 }
 
 #[cfg(test)]
