@@ -877,6 +877,18 @@ fn read_properties(
             "the property walk stopped early ({s}); later facts are unknown"
         ));
     }
+    if w.get("CompressionSettings") == Some("TC_Normalmap")
+        && matches!(t.format, crate::PixelFormat::ASTC { .. })
+    {
+        // UE cooks ASTC normal maps with X in red and green and Y in alpha (the UE 5.8
+        // Android fixture T_ASTC_Normal against normal.png: R and G follow the source's X, A its
+        // Y; CUE4Parse's fixture test compares the same channels).
+        t.notes.push(
+            "normal map: X is stored in red (repeated in green), Y in alpha; Z is not \
+             stored"
+                .into(),
+        );
+    }
     let srgb = match w.get("SRGB") {
         Some(v) => Some(v == "true"),
         None if w.stopped.is_none() => Some(true), // UTexture's constructor default
