@@ -89,11 +89,11 @@ impl Values for Vec<f32> {
     }
 }
 
-/// The values of an image and the factor that takes them to the common unit.
+/// The values of an image and what they are divided by to reach the common unit (levels per 1).
 fn values(img: &Image) -> (&dyn Values, f64) {
     match &img.pixels {
-        Pixels::Rgba8(p) => (p, 1.0 / 255.0),
-        Pixels::Rgba16(p) => (p, 1.0 / 65535.0),
+        Pixels::Rgba8(p) => (p, 255.0),
+        Pixels::Rgba16(p) => (p, 65535.0),
         Pixels::Rgba32F(p) => (p, 1.0),
     }
 }
@@ -141,7 +141,7 @@ fn run<A: Values + ?Sized, B: Values + ?Sized>(
         (sa, sb, 1.0)
     };
     let float = a.precision() == Precision::Float || b.precision() == Precision::Float;
-    let threshold = tolerance.max(0.0) / unit;
+    let threshold = tolerance.max(0.0) * unit;
     let (w, h) = (a.width as usize, a.height as usize);
     let mut max = [0f64; 4];
     let mut sum = [0f64; 4];
@@ -156,8 +156,8 @@ fn run<A: Values + ?Sized, B: Values + ?Sized>(
             let mut differs = false;
             let mut odd = false;
             for c in 0..4 {
-                let p = va.at(i + c) * ka;
-                let q = vb.at(i + c) * kb;
+                let p = va.at(i + c) / ka;
+                let q = vb.at(i + c) / kb;
                 if p.is_finite() && q.is_finite() {
                     let d = (q - p).abs();
                     sum[c] += d;
@@ -187,14 +187,14 @@ fn run<A: Values + ?Sized, B: Values + ?Sized>(
     let n = (w * h) as f64;
     let channels: [Channel; 4] = std::array::from_fn(|c| {
         let mse = if n > 0.0 {
-            sq[c] * unit * unit / n
+            sq[c] / (unit * unit) / n
         } else {
             0.0
         };
-        let pk = if float { peak[c] * unit } else { 1.0 };
+        let pk = if float { peak[c] / unit } else { 1.0 };
         Channel {
-            max_abs: max[c] * unit,
-            mean_abs: if n > 0.0 { sum[c] * unit / n } else { 0.0 },
+            max_abs: max[c] / unit,
+            mean_abs: if n > 0.0 { sum[c] / unit / n } else { 0.0 },
             mse,
             peak: pk,
             psnr: (mse > 0.0 && pk > 0.0).then(|| 10.0 * (pk * pk / mse).log10()),
@@ -344,15 +344,25 @@ pub fn difference(a: &Image, b: &Image, limits: &Limits) -> Result<Image> {
         unreachable!("Image::new(Float) holds f32")
     };
     for (i, d) in o.iter_mut().enumerate() {
-        let p = va.at(i) * sa;
-        let q = vb.at(i) * sb;
-        *d = if p == q || (p.is_nan() && q.is_nan()) {
-            0.0
-        } else {
-            (q - p) as f32
-        };
+        *d = delta(va.at(i), vb.at(i), sa, sb) as f32;
     }
     Ok(out)
+}
+
+/// B - A of one channel value in the common unit (values of one precision subtracted in their
+/// levels, then divided once): 0 when both are the same value (two NaNs, one infinity), NaN when
+/// only one is finite. The page's lib/compare.js `delta` follows the same rule.
+fn delta(a: f64, b: f64, la: f64, lb: f64) -> f64 {
+    let (p, q, unit) = if la == lb {
+        (a, b, la)
+    } else {
+        (a / la, b / lb, 1.0)
+    };
+    if p == q || (p.is_nan() && q.is_nan()) {
+        0.0
+    } else {
+        (q - p) / unit
+    }
 }
 
 /// How [`render_difference`] shows a difference image.

@@ -140,10 +140,16 @@ struct Classified {
     error: Option<String>,
 }
 
-fn sources(files: Vec<File>) -> std::result::Result<Vec<SourceRef>, JsError> {
+/// The files of one build, each named by `names` (its path inside the build, as the page gives
+/// it: a dropped folder's relative path without the folder itself) where given.
+fn sources(files: Vec<File>, names: Vec<String>) -> std::result::Result<Vec<SourceRef>, JsError> {
     let mut out: Vec<SourceRef> = Vec::with_capacity(files.len());
+    let mut names = names.into_iter();
     for f in files {
-        let src = WebFile::new(f).map_err(|e| JsError::new(&e.to_string()))?;
+        let mut src = WebFile::new(f).map_err(|e| JsError::new(&e.to_string()))?;
+        if let Some(n) = names.next().filter(|n| !n.is_empty()) {
+            src.name = n;
+        }
         // Each worker owns its Builds and the Files in it; nothing crosses threads.
         #[allow(clippy::arc_with_non_send_sync)]
         out.push(Arc::new(src));
@@ -154,19 +160,19 @@ fn sources(files: Vec<File>) -> std::result::Result<Vec<SourceRef>, JsError> {
 #[wasm_bindgen]
 impl Builds {
     /// Opens the OLD and the NEW files (each set on its own, as the CLI opens two folders) and
-    /// pairs their textures; `old_root` and `new_root` are what the files' names are relative to
-    /// (the dropped folders' names, or "").
+    /// pairs their textures. `old_names` and `new_names` name the files by their paths inside
+    /// their build (what textures are keyed by; "" keeps a file's own name).
     #[wasm_bindgen(constructor)]
     pub fn new(
         old: Vec<File>,
+        old_names: Vec<String>,
         new: Vec<File>,
-        old_root: String,
-        new_root: String,
+        new_names: Vec<String>,
     ) -> std::result::Result<Builds, JsError> {
         super::install_panic_hook();
         let options = OpenOptions::default();
-        let old = open(sources(old)?, &options);
-        let new = open(sources(new)?, &options);
+        let old = open(sources(old, old_names)?, &options);
+        let new = open(sources(new, new_names)?, &options);
         let index = |cat: &Catalog, root: &str| -> Vec<(Key, usize)> {
             build::keys(&cat.textures, root)
                 .into_iter()
@@ -174,7 +180,8 @@ impl Builds {
                 .map(|(i, k)| (k, i))
                 .collect()
         };
-        let pairs = build::pair(index(&old, &old_root), index(&new, &new_root));
+        // The names are already relative to their build's root.
+        let pairs = build::pair(index(&old, ""), index(&new, ""));
         Ok(Builds { old, new, pairs })
     }
 
@@ -214,9 +221,25 @@ impl Builds {
         })
     }
 
+    /// How many pairs there are.
+    #[wasm_bindgen(js_name = pairCount)]
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+
     /// Classifies pair `i` from its stored bytes, without decoding: `{status: "unchanged" |
-    /// "changed", changes, error}` (an added or removed pair is an error to ask about).
+    /// "changed" | "added" | "removed", changes, error}`.
     pub fn classify(&self, i: usize) -> std::result::Result<JsValue, JsError> {
+        let one_sided = |status| Classified {
+            status,
+            changes: Vec::new(),
+            error: None,
+        };
+        match self.pairs.get(i) {
+            Some((_, Some(_), None)) => return to_js(&one_sided("removed")),
+            Some((_, None, Some(_))) => return to_js(&one_sided("added")),
+            _ => {}
+        }
         let (o, n) = self.both(i)?;
         let c = match classify(&self.old, o, &self.new, n) {
             Ok(Verdict::Unchanged) => Classified {
