@@ -4,7 +4,10 @@
 // `decodes=` of TEXSCOPE_STATS is 2 per changed pair) and prints medians and the ratio.
 //
 //   node scripts/bench-diff.mjs [--textures 10000] [--changed 0.01] [--folders 100] [--rounds 3]
-//                               [--bin target/release/texscope] [--jobs N] [--keep]
+//                               [--bin target/release/texscope] [--bin-b OTHER] [--jobs N] [--keep]
+//
+// With --bin-b, each turn also runs OTHER's diff (a build before a change, say), alternating with
+// --bin's, and prints its times and ratio too.
 //
 // Files: BC1 128x128 .dds with a full mip chain (8 mips, 10,936 bytes of blocks) under a legacy
 // DXT1 header, blocks of seeded random bytes, `folders` folders of equal share; a changed texture
@@ -25,6 +28,7 @@ const SHARE = Number(opt('changed', 0.01));
 const FOLDERS = Number(opt('folders', 100));
 const ROUNDS = Number(opt('rounds', 3));
 const BIN = opt('bin', 'target/release/texscope');
+const BIN_B = opt('bin-b', null);
 const JOBS = opt('jobs', null);
 const KEEP = args.includes('--keep');
 
@@ -79,10 +83,10 @@ for (let i = 0; i < N; i++) {
   writeFileSync(join(root, 'new', folder, name), Buffer.concat([HEADER, body]));
 }
 
-function timed(cmd) {
+function timed(cmd, bin = BIN) {
   const jobs = JOBS ? ['--jobs', JOBS] : [];
   const t = process.hrtime.bigint();
-  const r = spawnSync(BIN, [cmd, join(root, 'old'), join(root, 'new'), ...jobs], {
+  const r = spawnSync(bin, [cmd, join(root, 'old'), join(root, 'new'), ...jobs], {
     env: { ...process.env, TEXSCOPE_STATS: '1' },
     maxBuffer: 1 << 30,
   });
@@ -95,15 +99,25 @@ function timed(cmd) {
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const census = [];
 const diff = [];
+const diffB = [];
 let last;
+/** Runs `bin`'s diff and checks what it found. */
+function diffRun(bin) {
+  const run = timed('diff', bin);
+  const summary = JSON.parse(run.out.trim().split('\n').pop()).summary;
+  if (summary.changed !== changed || summary.unchanged !== N - changed || run.decodes !== 2 * changed) {
+    throw new Error(`${bin}: expected ${changed} changed, ${N - changed} unchanged, ${2 * changed} decodes; got ${JSON.stringify(summary)}, ${run.decodes} decodes`);
+  }
+  return run;
+}
 try {
   for (let r = 0; r < ROUNDS; r++) {
     census.push(timed('census').ms);
-    last = timed('diff');
-    diff.push(last.ms);
-    const summary = JSON.parse(last.out.trim().split('\n').pop()).summary;
-    if (summary.changed !== changed || summary.unchanged !== N - changed || last.decodes !== 2 * changed) {
-      throw new Error(`expected ${changed} changed, ${N - changed} unchanged, ${2 * changed} decodes; got ${JSON.stringify(summary)}, ${last.decodes} decodes`);
+    // With two builds, which goes first alternates.
+    const order = BIN_B && r % 2 ? [BIN_B, BIN] : BIN_B ? [BIN, BIN_B] : [BIN];
+    for (const bin of order) {
+      const run = diffRun(bin);
+      if (bin === BIN) { last = run; diff.push(run.ms); } else diffB.push(run.ms);
     }
   }
 } finally {
@@ -117,4 +131,9 @@ console.log(JSON.stringify({
   census_ms: { min: Math.min(...census), median: median(census), max: Math.max(...census) },
   diff_ms: { min: Math.min(...diff), median: median(diff), max: Math.max(...diff) },
   diff_over_census: +(median(diff.map((d, i) => d / census[i]))).toFixed(2),
-}, (k, v) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v)));
+  ...(BIN_B ? {
+    b_diff_ms: { min: Math.min(...diffB), median: median(diffB), max: Math.max(...diffB) },
+    b_over_census: +(median(diffB.map((d, i) => d / census[i]))).toFixed(2),
+    diff_over_b: +(median(diff.map((d, i) => d / diffB[i]))).toFixed(2),
+  } : {}),
+}, (k, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)));

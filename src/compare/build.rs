@@ -137,47 +137,93 @@ fn stored(t: &Texture) -> Vec<&Storage> {
 const CHUNK: u64 = 1 << 20;
 
 /// Whether texture `ta` of `a` and texture `tb` of `b` store the same bytes in every range
-/// (every mip and slice, the crunch stream or the VT chunks), compared range by range without
-/// decoding and stopping at the first difference. A range that lives in a file not opened on
-/// either side is an error naming it: nothing can be said about bytes that were not given.
+/// (every mip and slice, the crunch stream or the VT chunks), without decoding. The ranges must
+/// agree in kind and length; then the bytes are compared in reads of at most [`CHUNK`], ranges
+/// that follow each other in one file read together (a .dds's mips are one read), stopping at the
+/// first difference. A range that lives in a file not opened on either side is an error naming it
+/// (nothing can be said about bytes that were not given), unless the bytes before it differ.
 pub fn same_stored(a: &Catalog, ta: usize, b: &Catalog, tb: usize) -> Result<bool> {
     let (x, y) = (texture(a, ta)?, texture(b, tb)?);
     let (rx, ry) = (stored(x), stored(y));
     if rx.len() != ry.len() {
         return Ok(false);
     }
-    for (p, q) in rx.into_iter().zip(ry) {
-        let equal = match (p, q) {
-            (Storage::Missing { file, .. }, _) => return Err(missing(x, file)),
-            (_, Storage::Missing { file, .. }) => return Err(missing(y, file)),
-            (Storage::Empty, Storage::Empty) => true,
-            (
-                Storage::Range {
-                    source: sp,
-                    offset: op,
-                    length: lp,
-                },
-                Storage::Range {
-                    source: sq,
-                    offset: oq,
-                    length: lq,
-                },
-            ) => {
-                lp == lq
-                    && same_bytes(
-                        (a.source(*sp).ok_or_else(|| unknown(x))?, *op),
-                        (b.source(*sq).ok_or_else(|| unknown(y))?, *oq),
-                        *lp,
-                        a.limits(),
-                    )?
+    let mut first_missing = None;
+    for (k, (p, q)) in rx.iter().zip(&ry).enumerate() {
+        let same_shape = match (p, q) {
+            (Storage::Missing { .. }, _) | (_, Storage::Missing { .. }) => {
+                first_missing.get_or_insert(k);
+                true
             }
+            (Storage::Empty, Storage::Empty) => true,
+            (Storage::Range { length: lp, .. }, Storage::Range { length: lq, .. }) => lp == lq,
             _ => false,
         };
-        if !equal {
+        if !same_shape {
             return Ok(false);
         }
     }
-    Ok(true)
+    let upto = first_missing.unwrap_or(rx.len());
+    if !same_runs((a, &runs(&rx[..upto]), x), (b, &runs(&ry[..upto]), y))? {
+        return Ok(false);
+    }
+    match first_missing.map(|k| (rx[k], ry[k])) {
+        Some((Storage::Missing { file, .. }, _)) => Err(missing(x, file)),
+        Some((_, Storage::Missing { file, .. })) => Err(missing(y, file)),
+        _ => Ok(true),
+    }
+}
+
+/// The byte ranges of `ranges` as runs (source, offset, length), a range that starts where the
+/// previous one of the same source ends joined to it.
+fn runs(ranges: &[&Storage]) -> Vec<(crate::model::SourceId, u64, u64)> {
+    let mut out: Vec<(crate::model::SourceId, u64, u64)> = Vec::new();
+    for r in ranges {
+        if let Storage::Range {
+            source,
+            offset,
+            length,
+        } = r
+        {
+            match out.last_mut() {
+                Some((s, o, l)) if s == source && o.checked_add(*l) == Some(*offset) => {
+                    *l += length
+                }
+                _ => out.push((*source, *offset, *length)),
+            }
+        }
+    }
+    out
+}
+
+/// Whether two lists of runs hold the same bytes (their total lengths agree: the ranges did),
+/// read in pieces that end at either side's run ends or after [`CHUNK`] bytes.
+fn same_runs(
+    (ca, ra, ta): (&Catalog, &[(crate::model::SourceId, u64, u64)], &Texture),
+    (cb, rb, tb): (&Catalog, &[(crate::model::SourceId, u64, u64)], &Texture),
+) -> Result<bool> {
+    let (mut i, mut j, mut at_a, mut at_b) = (0, 0, 0u64, 0u64);
+    while i < ra.len() && j < rb.len() {
+        let (sa, oa, la) = ra[i];
+        let (sb, ob, lb) = rb[j];
+        let n = CHUNK.min(la - at_a).min(lb - at_b);
+        let src_a = ca.source(sa).ok_or_else(|| unknown(ta))?;
+        let src_b = cb.source(sb).ok_or_else(|| unknown(tb))?;
+        let p = read_range(src_a.as_ref(), oa + at_a, n, ca.limits())?;
+        let q = read_range(src_b.as_ref(), ob + at_b, n, ca.limits())?;
+        if p != q {
+            return Ok(false);
+        }
+        at_a += n;
+        at_b += n;
+        if at_a == la {
+            (i, at_a) = (i + 1, 0);
+        }
+        if at_b == lb {
+            (j, at_b) = (j + 1, 0);
+        }
+    }
+    Ok(i == ra.len() && j == rb.len())
 }
 
 fn texture(cat: &Catalog, i: usize) -> Result<&Texture> {
@@ -196,25 +242,6 @@ fn missing(t: &Texture, file: &str) -> Error {
 
 fn unknown(t: &Texture) -> Error {
     Error::malformed(format!("{} names an unknown source", t.name)).in_file(&t.file)
-}
-
-fn same_bytes(
-    (p, op): (&crate::SourceRef, u64),
-    (q, oq): (&crate::SourceRef, u64),
-    len: u64,
-    limits: &crate::Limits,
-) -> Result<bool> {
-    let mut at = 0;
-    while at < len {
-        let n = CHUNK.min(len - at);
-        let x = read_range(p.as_ref(), op + at, n, limits)?;
-        let y = read_range(q.as_ref(), oq + at, n, limits)?;
-        if x != y {
-            return Ok(false);
-        }
-        at += n;
-    }
-    Ok(true)
 }
 
 /// What pairing two textures found, before any decode.
@@ -431,5 +458,10 @@ mod tests {
             e.contains("o/c.dds") && e.contains("cannot be compared"),
             "{e}"
         );
+        // Bytes that differ before the missing range settle it: changed, not an error.
+        let mut other = dds(&d, |_| 2);
+        other.truncate(other.len() - 8);
+        let c = catalog(vec![("n/c.dds", other)]);
+        assert!(!same_stored(&a, 0, &c, 0).unwrap());
     }
 }
