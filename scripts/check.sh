@@ -8,6 +8,7 @@ step() { echo; echo "== $*"; }
 step "cargo fmt --check";                      cargo fmt --check
 step "clippy (native, all targets)";           cargo clippy --all-targets -- -D warnings
 step "clippy (wasm32 lib, as built)";          cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+step "clippy (wasm32 lib, full module)";       cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features full -- -D warnings
 step "cargo test";                             cargo test
 step "wasm build";                             bash scripts/build-wasm.sh
 step "page build (vite)";                      node_modules/.bin/vite build --logLevel warn

@@ -16,6 +16,7 @@ import { createExports } from './services/export.js';
 import { createDemos } from './services/demos.js';
 import { createSources } from './services/sources.js';
 import { createQuery } from './services/query.js';
+import { createCompare } from './services/compare.js';
 import { createStatus } from './views/status.js';
 import { createViewport } from './views/viewport.js';
 import { attachGestures } from './views/gestures.js';
@@ -28,6 +29,8 @@ import { createToolbar } from './views/toolbar.js';
 import { createMenus } from './views/menus.js';
 import { createDialogs } from './views/dialogs.js';
 import { attachKeyboard } from './views/keyboard.js';
+import { createCompareView } from './views/compare.js';
+import { createBuilds } from './views/builds.js';
 import { createTestApi } from './testapi.js';
 
 // First of all, before any request: only this server and the origins ?src= names may be fetched.
@@ -57,6 +60,9 @@ app.share = createShare(app);
 app.exports = createExports(app);
 app.demos = createDemos(app);
 app.sources = createSources(app);
+app.compare = createCompare(app);
+app.compareView = createCompareView(app);
+app.builds = createBuilds(app);
 createMenus(app);
 createDialogs(app);
 attachGestures(app);

@@ -207,6 +207,14 @@ export interface WorkerCalls {
   };
   vtGrid: { req: { texture: number; mip: number; layer: number }; res: VtGrid | null };
   demo: { req: { demo: string }; res: DemoFile[] };
+  compare: {
+    req: { a: number; aMip: number; aSlice: number; b: number; bMip: number | null; bSlice: number };
+    res: CompareResult;
+  };
+  builds: { req: { old: File[]; oldNames: string[]; new: File[]; newNames: string[] }; res: { pairs: BuildPair[]; problems: { old: Problem[]; new: Problem[] } } };
+  classify: { req: { from: number; count: number }; res: Classified[] };
+  comparePair: { req: { pair: number; mip: number; slice: number }; res: CompareResult };
+  diffRamp: { req: Record<string, never>; res: Uint8Array };
 }
 export type Op = keyof WorkerCalls;
 export type WorkerRequest<K extends Op = Op> = { op: K } & WorkerCalls[K]['req'];
@@ -291,6 +299,20 @@ export interface ShareView {
   zoom?: number | 'fit';
   center?: [number, number];
   pin?: [number, number];
+  /** The compare view: B (by texture name) or a builds' pair, and how they are shown. */
+  compare?: ShareCompare;
+}
+
+/** The compare view in a share link (lib/share-hash.js cmp, cb, cbm, cbs, cpp, cpn, cm, cw, cd). */
+export interface ShareCompare {
+  b?: string;
+  bMip?: number | null;
+  bSlice?: number;
+  pairPath?: string;
+  pairName?: string;
+  mode?: CompareMode;
+  swipe?: number;
+  diff?: 'max' | 'channels';
 }
 
 /** A local file's fingerprint in share links: size and SHA-256 of its first and last MiB. */
@@ -311,6 +333,94 @@ export interface ShareNeed {
   text: string;
   missing: string[];
   differ: string[];
+}
+
+// -- the compare view (issue 21; docs/compare.md)
+
+export type CompareMode = 'side' | 'swipe' | 'flicker' | 'diff';
+
+/** One side of a comparison: a texture of the open files ('open') or of a build, and what of it. */
+export interface CompareSide {
+  set: 'open' | 'old' | 'new';
+  index: number;
+  /** The mip asked for; null: the one matching A (B only). */
+  mip: number | null;
+  slice: number;
+  name: string;
+  file: string;
+}
+
+/** What is compared: A and B, and the builds' pair they are (null: two textures of the open files). */
+export interface CompareTarget {
+  a: CompareSide;
+  b: CompareSide;
+  pair: number | null;
+}
+
+/** The figures of B against A (compare::Figures). */
+export interface Figures {
+  width: number;
+  height: number;
+  float: boolean;
+  channels: { max_abs: number; mean_abs: number; mse: number; peak: number; psnr: number | null }[];
+  max_abs: number;
+  mean_abs: number;
+  differing_texels: number;
+  differing_share: number;
+  bbox: { x: number; y: number; width: number; height: number } | null;
+  nonfinite: number;
+}
+
+/** Which mips were compared (compare::Plan). */
+export interface ComparePlan {
+  a_mip: number;
+  b_mip: number;
+  scaled: boolean;
+  notice: string | null;
+}
+
+/** A comparison the worker made: plan, figures and both surfaces (B at A's size). */
+export interface CompareResult {
+  plan: ComparePlan;
+  figures: Figures;
+  a: DecodedImage;
+  b: DecodedImage;
+}
+
+/** A pair of two builds (web/compare.rs PairInfo, then its classification). */
+export interface BuildPair {
+  path: string;
+  name: string;
+  status: 'pending' | 'unchanged' | 'changed' | 'added' | 'removed';
+  old: number | null;
+  new: number | null;
+  old_census: Census | null;
+  new_census: Census | null;
+  changes?: string[];
+  error?: string | null;
+}
+
+/** A pair's classification (web/compare.rs Classified). */
+export interface Classified {
+  status: BuildPair['status'];
+  changes: string[];
+  error: string | null;
+}
+
+/** Two builds opened for comparing: their pairs (classified as the worker gets to them). */
+export interface Builds {
+  pairs: BuildPair[];
+  problems: { old: Problem[]; new: Problem[] };
+  /** Pairs classified so far. */
+  classified: number;
+  /** What the user named each build (the folder, or the count of files). */
+  oldName: string;
+  newName: string;
+}
+
+export interface BuildsFilter {
+  status: '' | BuildPair['status'];
+  name: string;
 }
 
 export type Phase = 'empty' | 'loading' | 'ready' | 'error';
@@ -394,6 +504,31 @@ export interface State {
   srcNote: string | null;
   help: boolean;
   drawer: Drawer | null;
+
+  // -- the compare view
+  /** What is compared, or null: the compare view is closed. */
+  compare: CompareTarget | null;
+  /** The worker's comparison of `compare` (null while it decodes). */
+  compareResult: CompareResult | null;
+  compareError: string;
+  compareMode: CompareMode;
+  /** The swipe line, as a share of the stage's width (A left of it, B right). */
+  compareSwipe: number;
+  /** The difference view: the largest channel through the colour ramp, or each channel. */
+  compareDiff: 'max' | 'channels';
+  /** Zoom, centre and fit of the compare view, locked for A and B. */
+  compareView: { zoom: number; center: [number, number]; fit: boolean };
+  compareHover: [number, number] | null;
+  comparePin: [number, number] | null;
+  /** Flicker: B is the one shown. */
+  compareFlickerB: boolean;
+  /** Two builds opened for comparing, or null. */
+  builds: Builds | null;
+  buildsFilter: BuildsFilter;
+  /** Pair indices in list order (after the filter). */
+  buildsListed: number[];
+  /** What the sidebar shows: the open files' textures or the builds' pairs. */
+  sidebarTab: 'textures' | 'builds';
 }
 
 /** A surface uploaded to the GPU (lib/gpu.js `GpuView.upload`). */
@@ -425,6 +560,9 @@ export interface App {
   exports: import('./services/export.js').Exports;
   demos: import('./services/demos.js').Demos;
   sources: import('./services/sources.js').Sources;
+  compare: import('./services/compare.js').Compare;
+  compareView: import('./views/compare.js').CompareView;
+  builds: import('./views/builds.js').BuildsView;
 }
 
 declare global {

@@ -15,6 +15,8 @@ let full = false;
 let memory = null;
 const ready = core.default().then((inst) => { memory = inst.memory; });
 let session = null;
+// Two builds opened side by side for the compare view (src/web/compare.rs Builds), or null.
+let builds = null;
 // What the session was built from, to rebuild it in the full module.
 const opened = [];
 let profile;
@@ -58,6 +60,16 @@ async function demoFiles(id) {
   };
   const names = await (await get(`${id}.json`)).json();
   return Promise.all(names.map(async (name, i) => ({ name, data: new Uint8Array(await (await get(`${id}/${i}`)).arrayBuffer()) })));
+}
+
+// The compare view's glue lives in the full module.
+async function needFull() {
+  if (!full) await switchToFull();
+}
+
+function requireBuilds() {
+  if (!builds) throw new Error('no builds are open: open an OLD and a NEW set first');
+  return builds;
 }
 
 async function catalog() {
@@ -118,6 +130,33 @@ async function run(req) {
       return { value: session.vtGrid(req.texture, req.mip, req.layer) };
     case 'demo':
       return { value: await demoFiles(req.demo) };
+    // The compare view (issue 21): its glue is in the full module only (its size, src/web/mod.rs).
+    case 'compare': {
+      await needFull();
+      const r = session.compare(req.a, req.aMip, req.aSlice, req.b, req.bMip ?? undefined, req.bSlice);
+      return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
+    }
+    case 'builds': {
+      await needFull();
+      builds?.free();
+      builds = null;
+      builds = new wasm.Builds(req.old, req.oldNames, req.new, req.newNames);
+      return { value: { pairs: builds.pairs(), problems: builds.problems() } };
+    }
+    case 'classify': {
+      // Pairs from..from+count, each from its stored bytes (no decode).
+      const out = [];
+      const end = Math.min(requireBuilds().pairCount(), req.from + req.count);
+      for (let i = req.from; i < end; i++) out.push(builds.classify(i));
+      return { value: out };
+    }
+    case 'comparePair': {
+      const r = requireBuilds().compare(req.pair, req.mip, req.slice);
+      return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
+    }
+    case 'diffRamp':
+      await needFull();
+      return { value: wasm.diffRamp() };
     default:
       throw new Error(`unknown request ${req.op}`);
   }

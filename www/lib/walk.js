@@ -10,19 +10,21 @@ const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
 /**
  * Every File under `entries` (FileSystemEntry-like objects: isFile/isDirectory, file(),
  * createReader().readEntries()). Directories are read until readEntries returns an empty batch
- * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH.
+ * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH. With
+ * `paths`, each file's path in the drop (`entry.fullPath`, "/folder/sub/name") is pushed there too.
  */
-export async function walkEntries(entries, depth = 0, out = []) {
+export async function walkEntries(entries, depth = 0, out = [], paths = null) {
   if (depth > MAX_DEPTH) throw new Error(`the dropped folders nest deeper than ${MAX_DEPTH} levels`);
   for (const entry of entries) {
     if (!entry) continue;
     if (entry.isFile) {
       if (out.length >= MAX_FILES) throw new Error(`the drop holds more than ${MAX_FILES} files: drop a smaller folder`);
       out.push(await fileOf(entry));
+      paths?.push(entry.fullPath ?? entry.name);
     } else if (entry.isDirectory) {
       const reader = entry.createReader();
       for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader)) {
-        await walkEntries(batch, depth + 1, out);
+        await walkEntries(batch, depth + 1, out, paths);
       }
     }
   }

@@ -10,8 +10,34 @@ export function attachKeyboard(app) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const s = store.state;
     const k = e.key;
-    if (k === 'Escape') { actions.setHelp(false); return; }
+    if (k === 'Escape') {
+      if (!s.help && s.compare) app.compare.close();
+      actions.setHelp(false);
+      return;
+    }
     if (k === '?') { actions.setHelp(!s.help); return; }
+    if (k === 'd' || k === 'D') {
+      if (s.compare) app.compare.close();
+      else app.compare.openFromCurrent().catch(() => {});
+      return;
+    }
+    // The compare view (issue 21): zoom and the pinned texel move there.
+    if (s.compare) {
+      const cv = app.compareView;
+      const v = s.compareView;
+      if (k.startsWith('Arrow') && s.comparePin) {
+        e.preventDefault();
+        const step = e.shiftKey ? 8 : 1;
+        const up = s.flipY ? step : -step;
+        const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, up], ArrowDown: [0, -up] }[k];
+        if (d) actions.setComparePin([s.comparePin[0] + d[0], s.comparePin[1] + d[1]]);
+        return;
+      }
+      if (k === 'f' || k === 'F' || k === '0') { cv.fit(); return; }
+      if (k === '1') { cv.zoomTo(1); return; }
+      if (k === '+' || k === '=') { cv.zoomTo(v.zoom * 2); return; }
+      if (k === '-' || k === '_') { cv.zoomTo(v.zoom / 2); return; }
+    }
     if (k.startsWith('Arrow') && s.pin) {
       e.preventDefault();
       const step = e.shiftKey ? 8 : 1;
