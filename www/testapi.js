@@ -117,6 +117,11 @@ export function createTestApi(app) {
     grid() {
       return st().grid;
     },
+    // The UDIM view (issue 18): the grid's blocks, what the overlay drew for them (viewport CSS
+    // pixels) and the inspector panel's list.
+    udim() {
+      return { blocks: st().grid?.blocks ?? [], drawn: app.udim.drawn(), text: $('udim-info').textContent, hidden: $('udim-info').hidden };
+    },
     // The GPU path (issue 8): what the browser offers, which path drew the view and why.
     gpu() {
       return { on: st().gpuOn, path: st().gpuSurface ? 'gpu' : 'cpu', info: $('gpu-info').textContent, ...gpu.capabilities() };

@@ -47,7 +47,7 @@ export interface TextureRecord {
   index?: number;
   census: Census;
   color_space?: 'srgb' | 'linear' | 'unknown';
-  normal_map?: 'rg' | 'dxt5nm' | 'rgb' | null;
+  normal_map?: 'rg' | 'dxt5nm' | 'rgb' | 'ra' | null;
   precision?: Precision;
   /** Block footprint and bytes of the stored format: [w, h, bytes] ([1, 1, n] for plain). */
   block?: [number, number, number];
@@ -126,6 +126,24 @@ export interface VtGrid {
   chunk_missing: string[];
   fallback: [number, number, number, number];
   tiles: VtTile[];
+  /** Blocks across and down: more than one is a UDIM texture. */
+  width_in_blocks: number;
+  height_in_blocks: number;
+  /** A UDIM texture's blocks, laid out by the page (services/selection.js, lib/udim.js). */
+  blocks?: VtBlock[];
+}
+
+/** One block of a UDIM virtual texture (lib/udim.js `layoutBlocks`, model::tiled `TileBlock`). */
+export interface VtBlock {
+  x: number;
+  y: number;
+  /** The UV tile: 1001 + x + 10 y. */
+  udim: number;
+  /** [x, y, w, h] in mip-0 pixels. */
+  pixels: [number, number, number, number];
+  /** Tiles of mip 0 in the block, and how many hold data (0: an empty UV tile). */
+  tiles: number;
+  tiles_present: number;
 }
 
 /** The tiling of a virtual texture (web/mod.rs `Session::vt_layout`). */
@@ -213,7 +231,7 @@ export interface WorkerReply {
 export type Channels = { r: boolean; g: boolean; b: boolean; a: boolean };
 export type Tonemap = 'clamp' | 'reinhard' | 'aces';
 export type Colour = 'srgb' | 'linear' | 'gamma';
-export type NormalView = 'off' | 'rg' | 'ag';
+export type NormalView = 'off' | 'rg' | 'ag' | 'ra';
 
 /** The display settings lib/display.js and lib/gpu.js draw with. */
 export interface DisplaySettings {
@@ -532,6 +550,7 @@ export interface App {
   gpuPath: import('./services/gpu-path.js').GpuPath;
   viewport: import('./views/viewport.js').Viewport;
   inspector: import('./views/inspector.js').Inspector;
+  udim: import('./views/udim.js').Udim;
   info: ReturnType<typeof import('./views/info.js').createInfo>;
   textures: import('./views/textures.js').Textures;
   toolbar: import('./views/toolbar.js').Toolbar;

@@ -418,6 +418,26 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
         for (k, v) in &t.metadata {
             writeln!(out, "  {k}: {v}")?;
         }
+        if let texscope::Layout::Virtual(vt) = &t.layout {
+            // A UDIM texture: which block is which UV tile, where (mip-0 pixels), the empty ones.
+            let blocks = vt.blocks();
+            if blocks.len() > 1 {
+                writeln!(
+                    out,
+                    "  UDIM blocks: {} x {}",
+                    vt.width_in_blocks, vt.height_in_blocks
+                )?;
+                for b in blocks {
+                    let (x, y, w, h) = b.pixels;
+                    let what = if b.tiles_present == 0 {
+                        "empty".to_string()
+                    } else {
+                        format!("{}/{} tiles", b.tiles_present, b.tiles)
+                    };
+                    writeln!(out, "    {} at ({x}, {y}) {w}x{h}: {what}", b.udim)?;
+                }
+            }
+        }
         for n in &t.notes {
             writeln!(out, "  note: {n}")?;
         }

@@ -44,7 +44,7 @@ export function parseShare(hash) {
   set('exposure', num(p.get('ev'), -16, 16));
   set('tonemap', oneOf(p.get('tm'), TONEMAPS));
   set('colour', oneOf(p.get('cs'), ['srgb', 'linear', 'gamma']));
-  set('normal', oneOf(p.get('nm'), ['off', 'rg', 'ag']));
+  set('normal', oneOf(p.get('nm'), ['off', 'rg', 'ag', 'ra']));
   set('flipGreen', flag(p.get('fg')));
   set('flipY', flag(p.get('fy')));
   set('badOverlay', flag(p.get('bad')));

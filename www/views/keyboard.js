@@ -1,6 +1,6 @@
 // The keyboard shortcuts (the help dialog lists them: views/dialogs.js SHORTCUTS). Keys typed into
 // a field or a menu, and keys with Ctrl, Cmd or Alt, are left alone.
-import { TONEMAPS } from '../lib/display.js';
+import { TONEMAPS, normalViewOf } from '../lib/display.js';
 
 /** @param {import('../types').App} app */
 export function attachKeyboard(app) {
@@ -55,7 +55,12 @@ export function attachKeyboard(app) {
     else if (k === 'e') actions.setExposure(s.exposure + 1);
     else if (k === 'E') actions.setExposure(s.exposure - 1);
     else if (k === 'm' || k === 'M') actions.setTonemap(/** @type {any} */ (TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]));
-    else if (k === 'n' || k === 'N') actions.setNormal(s.normal === 'off' ? 'rg' : 'off');
+    else if (k === 'n' || k === 'N') {
+      // On: the view that reads the texture's stored layout (RA for UE's ASTC normal maps, AG for
+      // DXT5nm, RG otherwise); off again on the next press.
+      const t = s.current ? s.textures[s.current.index] : null;
+      actions.setNormal(s.normal === 'off' ? normalViewOf(t?.normal_map) : 'off');
+    }
     else if (k === 'v' || k === 'V') toolbar.toggle('flipY');
     else if (k === 'x' || k === 'X') toolbar.toggle('badOverlay');
     else if ((k === 'c' || k === 'C') && toolbar.available('cross')) toolbar.toggle('cross');
