@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+pub mod export;
 #[cfg(feature = "demos")]
 pub mod fixtures;
 pub mod formats;
