@@ -364,6 +364,18 @@ fn wrong_command_lines_exit_2() {
         &["export", "x", "--out", "o", "--mip", "one"],
         &["export", "x", "--out", "o", "--mip", "1", "--all-mips"],
         &["export", "x", "--out", "o", "--format", "jpg"],
+        // dds and ktx2 hold every mip and slice: picking some is refused.
+        &["export", "x", "--out", "o", "--format", "dds", "--all-mips"],
+        &[
+            "export",
+            "x",
+            "--out",
+            "o",
+            "--format",
+            "ktx2",
+            "--cube-cross",
+        ],
+        &["census", "x", "--cube-cross"],
         &["census", "x", "--out", "o"],
         &["info", "x", "--bogus"],
     ] {

@@ -383,7 +383,15 @@ fn plan_group(
         let only = per_file[&(t.file.as_str(), package_path(t))] == 1;
         let mut plan = TexturePlan {
             target: target(&rel, package_path(t), &t.name, &t.class, only),
-            owner: format!("{}: {}", t.file, t.name),
+            owner: format!(
+                "{}: {}",
+                t.file,
+                if t.name.is_empty() {
+                    format!("(unnamed {})", t.class)
+                } else {
+                    t.name.clone()
+                }
+            ),
             notes: Vec::new(),
             images: Vec::new(),
         };
@@ -553,9 +561,9 @@ fn encode(job: &Job, s: &Settings) -> Result<Vec<String>, String> {
                     job.format.name()
                 ));
             }
-            crate::write::png(&job.scratch, &image)?;
+            crate::stats::encoding(|| crate::write::png(&job.scratch, &image))?;
         }
-        OutFormat::Exr => crate::write::exr(&job.scratch, &image)?,
+        OutFormat::Exr => crate::stats::encoding(|| crate::write::exr(&job.scratch, &image))?,
         _ => {
             let bytes = match &image.pixels {
                 Pixels::Rgba8(p) => std::borrow::Cow::Borrowed(&p[..]),

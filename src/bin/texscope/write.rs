@@ -15,7 +15,7 @@ const FILTER: png::Filter = png::Filter::Paeth;
 /// decoded texels, so a BC1 block with punch-through alpha keeps RGBA); reading it back gives the
 /// same RGBA texels either way.
 pub fn png(path: &Path, img: &Image) -> Result<(), String> {
-    let (data, color, depth) = match &img.pixels {
+    let (data, color, depth): (std::borrow::Cow<[u8]>, _, _) = match &img.pixels {
         Pixels::Rgba16(p) => {
             let opaque = p.chunks_exact(4).all(|t| t[3] == u16::MAX);
             let keep = if opaque { 3 } else { 4 };
@@ -23,22 +23,18 @@ pub fn png(path: &Path, img: &Image) -> Result<(), String> {
                 .chunks_exact(4)
                 .flat_map(|t| t[..keep].iter().flat_map(|v| v.to_be_bytes()))
                 .collect();
-            (bytes, opaque, png::BitDepth::Sixteen)
+            (bytes.into(), opaque, png::BitDepth::Sixteen)
         }
         pixels => {
-            let owned;
-            let p: &[u8] = match pixels {
-                Pixels::Rgba8(p) => p,
-                _ => {
-                    owned = img.to_rgba8();
-                    &owned
-                }
+            let p: std::borrow::Cow<[u8]> = match pixels {
+                Pixels::Rgba8(p) => p.into(),
+                _ => img.to_rgba8().into(),
             };
             let opaque = p.chunks_exact(4).all(|t| t[3] == 255);
             let bytes = if opaque {
                 p.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2]]).collect()
             } else {
-                p.to_vec()
+                p
             };
             (bytes, opaque, png::BitDepth::Eight)
         }
