@@ -48,7 +48,7 @@ valid on every file system and compared ignoring case; a name taken already in t
                  across, -Y below (per mip; __cube<K> per cube of a cube array)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
-Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
+Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
