@@ -5,8 +5,9 @@
 //! The rule, as the README states it:
 //! - An image goes to `<where>/<texture>[__mip<N>][__s<S>].<ext>`. `<where>` is the path of the
 //!   texture's file relative to the PATH it was found under (a file given as PATH: its name),
-//!   the file's own name becoming a folder, then, for a file inside a container, the package's
-//!   path inside it. A file (or package) holding a single texture named after it (`T_Rock.uasset`
+//!   the file's own name becoming a folder, then, for an asset inside a container, its path
+//!   there ([`package_path`]: a Unity bundle's `m_Container` path; an Unreal package's path in
+//!   its `.pak`/IoStore). A file (or package) holding a single texture named after it (`T_Rock.uasset`
 //!   holding `T_Rock`, `x.dds`) gives its image beside it instead: `<folder>/T_Rock.png`.
 //! - `__mip<N>` unless the image is mip 0 exported alone; `__s<S>` when the texture has more than
 //!   one image per mip (cube face, array layer, volume depth slice).
@@ -76,6 +77,21 @@ pub fn safe_path(p: &str) -> Vec<String> {
         .filter(|c| !c.is_empty() && *c != ".")
         .map(safe_component)
         .collect()
+}
+
+/// The key under which the Unity reader records a bundle asset's `m_Container` path
+/// (src/unity/texture.rs).
+pub const UNITY_CONTAINER_PATH: &str = "container path";
+
+/// The path of a texture's asset inside the container file it came from, if it has one: the
+/// path a Unity bundle's AssetBundle object gives the asset (`m_Container`, e.g.
+/// `assets/textures/wood.jpg`). The package path of an Unreal `.pak`/IoStore entry
+/// (`Texture::path`, issue 17) joins here once the containers task adds that field.
+pub fn package_path(t: &crate::Texture) -> Option<&str> {
+    t.metadata
+        .iter()
+        .find(|(k, _)| k == UNITY_CONTAINER_PATH)
+        .map(|(_, v)| v.as_str())
 }
 
 /// Where one texture's images go before collisions are settled: a folder (components) and the

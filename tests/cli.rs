@@ -1267,7 +1267,10 @@ fn shared_unity_samples_export_one_file_per_texture() {
         "{stderr}"
     );
     // The same-named bundles of five Unity versions each keep their own folder (paths relative
-    // to the PATH each was found under: the repository folders were given one by one).
+    // to the PATH each was found under: the repository folders were given one by one), and
+    // inside each the asset's m_Container path: assets/assetbundledata/wood.jpg (UnityPy 1.25.4's
+    // `env.container` lists that path for Texture2D `wood`); wood.jpg holds only `wood`, so the
+    // image takes its place.
     for v in [
         "2019.4.0f1",
         "2020.3.0f1",
@@ -1275,7 +1278,8 @@ fn shared_unity_samples_export_one_file_per_texture() {
         "2022.1.20f1",
         "2023.1.0a16",
     ] {
-        let p = format!("TestCommon/Data/AssetBundles/{v}/assetbundle/wood.raw");
+        let p =
+            format!("TestCommon/Data/AssetBundles/{v}/assetbundle/assets/assetbundledata/wood.raw");
         assert!(files.iter().any(|(n, _)| n == &p), "{p} missing");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
-use texscope::export::{cube_cross, suffix, target, Namer, Target};
+use texscope::export::{cube_cross, package_path, suffix, target, Namer, Target};
 use texscope::{
     decode_surface, Catalog, DecodeOptions, Image, Layout, Limits, PixelFormat, Pixels, RowOrder,
     TextureKind,
@@ -510,12 +510,6 @@ fn plan_group(
         plans.push(plan);
     }
     plans
-}
-
-/// The package path of a texture inside a container (`model::Texture::path`, issue 17's seam).
-/// The containers task adds that field; until it lands every texture is a loose file's.
-fn package_path(_t: &texscope::Texture) -> Option<&str> {
-    None
 }
 
 fn decode(
