@@ -20,7 +20,7 @@
 //!   are placed in census order (files sorted by path, then each file's own order), so the names
 //!   do not depend on timing or thread count.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use crate::{Error, Image, Pixels, Result};
 
@@ -94,6 +94,27 @@ pub fn package_path(t: &crate::Texture) -> Option<&str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// How many textures each (file, [`package_path`]) holds, for [`target`]'s `only`.
+pub fn per_file(textures: &[crate::Texture]) -> BTreeMap<(&str, Option<&str>), usize> {
+    let mut n = BTreeMap::new();
+    for t in textures {
+        *n.entry((t.file.as_str(), package_path(t))).or_default() += 1;
+    }
+    n
+}
+
+/// [`target`] of texture `t`, whose file lies at `source` (components) relative to the PATH it
+/// was found under; `counts` from [`per_file`] over the same catalog.
+pub fn texture_target(
+    t: &crate::Texture,
+    source: &[String],
+    counts: &BTreeMap<(&str, Option<&str>), usize>,
+) -> Target {
+    let package = package_path(t);
+    let only = counts.get(&(t.file.as_str(), package)) == Some(&1);
+    target(source, package, (&t.name, &t.class), only, unicode_fold)
+}
+
 /// Where one texture's images go before collisions are settled: a folder (components) and the
 /// base of the file names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,13 +126,13 @@ pub struct Target {
 /// The target of a texture. `source`: the components of its file's path relative to the PATH it
 /// was found under, the last one the file's name; `package`: its package path inside a container
 /// (`Texture::path`), if any; `name`, `class`: the texture's; `only`: whether it is the only
-/// texture of that file (and package).
+/// texture of that file (and package); `fold` compares the name with the file's.
 pub fn target(
     source: &[String],
     package: Option<&str>,
-    name: &str,
-    class: &str,
+    (name, class): (&str, &str),
     only: bool,
+    fold: Fold,
 ) -> Target {
     let mut dir: Vec<String> = source.iter().map(|c| safe_component(c)).collect();
     if let Some(p) = package {
@@ -134,7 +155,7 @@ pub fn target(
                 Some(i) if i > 0 => &last[..i],
                 _ => last.as_str(),
             };
-            if stem.to_lowercase() == base.to_lowercase() {
+            if fold(stem) == fold(&base) {
                 dir.pop();
             }
         }
@@ -165,13 +186,14 @@ enum Taken {
 
 /// Settles collisions: each [`Namer::place`] call gets names no earlier call got (ignoring case),
 /// so nothing of one export overwrites anything else of it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Namer {
+    fold: Fold,
     /// Folded actual path -> what is there.
-    taken: HashMap<String, Taken>,
+    taken: BTreeMap<String, Taken>,
     /// Folded wanted folder path -> the actual folder path (a folder keeps its first spelling; one
     /// whose name a file took gets `~N`).
-    dirs: HashMap<String, String>,
+    dirs: BTreeMap<String, String>,
 }
 
 /// Where [`Namer::place`] put a texture's images.
@@ -183,7 +205,12 @@ pub struct Placed {
     pub warning: Option<String>,
 }
 
-fn fold(s: &str) -> String {
+/// How names are compared: a case fold ([`unicode_fold`] for the CLI and the page's full module).
+pub type Fold = fn(&str) -> String;
+
+/// Unicode lower case (`str::to_lowercase`): what Windows and macOS treat as one name, near
+/// enough (both fold every script's case).
+pub fn unicode_fold(s: &str) -> String {
     s.to_lowercase()
 }
 
@@ -204,8 +231,16 @@ fn numbered(base: &str, n: u32) -> String {
 }
 
 impl Namer {
-    pub fn new() -> Self {
-        Self::default()
+    pub fn new(fold: Fold) -> Self {
+        Namer {
+            fold,
+            taken: BTreeMap::new(),
+            dirs: BTreeMap::new(),
+        }
+    }
+
+    fn fold(&self, s: &str) -> String {
+        (self.fold)(s)
     }
 
     /// The actual folder for `dir`, creating the mapping on first use.
@@ -213,7 +248,7 @@ impl Namer {
         let (mut wanted, mut actual) = (String::new(), String::new());
         for c in dir {
             wanted = join(&wanted, c);
-            let key = fold(&wanted);
+            let key = self.fold(&wanted);
             if let Some(a) = self.dirs.get(&key) {
                 actual = a.clone();
                 continue;
@@ -221,7 +256,7 @@ impl Namer {
             let mut n = 1;
             let cand = loop {
                 let cand = join(&actual, &numbered(c, n));
-                match self.taken.get(&fold(&cand)) {
+                match self.taken.get(&self.fold(&cand)) {
                     Some(Taken::File(owner)) => {
                         if n == 1 {
                             notes.push(format!("folder {wanted} is a file of {owner}"));
@@ -231,7 +266,8 @@ impl Namer {
                     _ => break cand,
                 }
             };
-            self.taken.entry(fold(&cand)).or_insert(Taken::Dir);
+            let folded = self.fold(&cand);
+            self.taken.entry(folded).or_insert(Taken::Dir);
             self.dirs.insert(key, cand.clone());
             actual = cand;
         }
@@ -253,7 +289,7 @@ impl Namer {
                 .collect();
             let clash = paths
                 .iter()
-                .find_map(|p| self.taken.get(&fold(p)).map(|t| (p, t)));
+                .find_map(|p| self.taken.get(&self.fold(p)).map(|t| (p, t)));
             match clash {
                 None => break paths,
                 Some((p, t)) => {
@@ -268,7 +304,8 @@ impl Namer {
             }
         };
         for p in &paths {
-            self.taken.insert(fold(p), Taken::File(owner.to_string()));
+            let folded = self.fold(p);
+            self.taken.insert(folded, Taken::File(owner.to_string()));
         }
         let warning = (!notes.is_empty()).then(|| {
             format!(
@@ -381,27 +418,27 @@ mod tests {
     #[test]
     fn targets_mirror_the_source_and_package() {
         let src = comps("Data/AssetBundles/2019.4.0f1/assetbundle");
-        let t = target(&src, None, "wood", "Texture2D", false);
+        let t = target(&src, None, ("wood", "Texture2D"), false, unicode_fold);
         assert_eq!(t.dir, src);
         assert_eq!(t.base, "wood");
         // A file named after its only texture: the image goes beside it.
         let t = target(
             &comps("Textures/T_Rock.uasset"),
             None,
-            "T_Rock",
-            "Texture2D",
+            ("T_Rock", "Texture2D"),
             true,
+            unicode_fold,
         );
         assert_eq!((t.dir, t.base), (comps("Textures"), "T_Rock".to_string()));
-        let t = target(&comps("x.DDS"), None, "X", "DDS", true);
+        let t = target(&comps("x.DDS"), None, ("X", "DDS"), true, unicode_fold);
         assert_eq!((t.dir, t.base), (Vec::new(), "X".to_string()));
         // Not the only one: the file stays a folder.
         let t = target(
             &comps("Textures/T_Rock.uasset"),
             None,
-            "T_Rock",
-            "Texture2D",
+            ("T_Rock", "Texture2D"),
             false,
+            unicode_fold,
         );
         assert_eq!(t.dir, comps("Textures/T_Rock.uasset"));
         // Inside a container: under the container file, then the package path (the seam's
@@ -410,9 +447,9 @@ mod tests {
         let t = target(
             &pak,
             Some("Game/Content/Fixtures/Textures/T_BC1.uasset"),
-            "T_BC1",
-            "Texture2D",
+            ("T_BC1", "Texture2D"),
             true,
+            unicode_fold,
         );
         assert_eq!(
             t.dir,
@@ -420,7 +457,7 @@ mod tests {
         );
         assert_eq!(t.base, "T_BC1");
         // An unnamed texture is called by its class.
-        let t = target(&comps("level0"), None, "", "Cubemap", true);
+        let t = target(&comps("level0"), None, ("", "Cubemap"), true, unicode_fold);
         assert_eq!((t.dir, t.base), (comps("level0"), "Cubemap".to_string()));
     }
 
@@ -435,7 +472,7 @@ mod tests {
 
     #[test]
     fn collisions_get_numbers_and_warnings() {
-        let mut n = Namer::new();
+        let mut n = Namer::new(unicode_fold);
         let png = |s: &str| vec![format!("{s}.png")];
         let wood = Target {
             dir: comps("b/assetbundle"),

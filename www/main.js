@@ -28,6 +28,7 @@ import { createMenus } from './views/menus.js';
 import { createDialogs } from './views/dialogs.js';
 import { attachKeyboard } from './views/keyboard.js';
 import { createTestApi } from './testapi.js';
+import { pathOf } from './lib/walk.js';
 
 // First of all, before any request: only this server and the origins ?src= names may be fetched.
 allowSourceOrigins(parseSources(location.search, location.href).urls);
@@ -35,7 +36,13 @@ allowSourceOrigins(parseSources(location.search, location.href).urls);
 const store = new Store(initialState());
 const actions = createActions(store);
 // What the worker has open, for a worker restarted after a crash and for the tile pool's workers.
-const opened = () => ({ files: store.state.files, profile: store.state.profile, unityVersion: store.state.unityVersion });
+// Files of a folder go by their path in it (lib/walk.js pathOf), as the first 'add' sent them.
+const opened = () => ({
+  files: store.state.files,
+  paths: store.state.files.map(pathOf),
+  profile: store.state.profile,
+  unityVersion: store.state.unityVersion,
+});
 
 /** @type {import('./types').App} */
 const app = /** @type {any} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) });

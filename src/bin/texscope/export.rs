@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
-use texscope::export::{cube_cross, package_path, suffix, target, Namer, Target};
+use texscope::export::{cube_cross, per_file, suffix, texture_target, Namer, Target};
 use texscope::{
     decode_surface, Catalog, DecodeOptions, Image, Layout, Limits, PixelFormat, Pixels, RowOrder,
     TextureKind,
@@ -247,7 +247,7 @@ fn finish(
     changed: &Condvar,
 ) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut namer = Namer::new();
+    let mut namer = Namer::new(texscope::export::unicode_fold);
     let mut plans: BTreeMap<usize, (Vec<TexturePlan>, Vec<String>)> = BTreeMap::new();
     type Results = HashMap<(usize, usize), Result<Vec<String>, String>>;
     let mut results: BTreeMap<usize, Results> = BTreeMap::new();
@@ -367,10 +367,7 @@ fn plan_group(
 ) -> Vec<TexturePlan> {
     let mut order: Vec<usize> = (0..cat.textures.len()).collect();
     order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
-    let mut per_file: HashMap<(&str, Option<&str>), usize> = HashMap::new();
-    for t in &cat.textures {
-        *per_file.entry((&t.file, package_path(t))).or_default() += 1;
-    }
+    let counts = per_file(&cat.textures);
     let ext = s.format.ext();
     let mut plans = Vec::new();
     for (k, &i) in order.iter().enumerate() {
@@ -380,9 +377,8 @@ fn plan_group(
             .get(&t.file)
             .cloned()
             .unwrap_or_else(|| vec![texscope::base_name(&t.file).to_string()]);
-        let only = per_file[&(t.file.as_str(), package_path(t))] == 1;
         let mut plan = TexturePlan {
-            target: target(&rel, package_path(t), &t.name, &t.class, only),
+            target: texture_target(t, &rel, &counts),
             owner: format!(
                 "{}: {}",
                 t.file,
