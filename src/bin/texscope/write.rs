@@ -19,10 +19,12 @@ pub fn png(path: &Path, img: &Image) -> Result<(), String> {
         Pixels::Rgba16(p) => {
             let opaque = p.chunks_exact(4).all(|t| t[3] == u16::MAX);
             let keep = if opaque { 3 } else { 4 };
-            let bytes: Vec<u8> = p
-                .chunks_exact(4)
-                .flat_map(|t| t[..keep].iter().flat_map(|v| v.to_be_bytes()))
-                .collect();
+            let mut bytes = Vec::with_capacity(p.len() / 4 * keep * 2);
+            for t in p.chunks_exact(4) {
+                for v in &t[..keep] {
+                    bytes.extend_from_slice(&v.to_be_bytes());
+                }
+            }
             (bytes.into(), opaque, png::BitDepth::Sixteen)
         }
         pixels => {
@@ -32,7 +34,12 @@ pub fn png(path: &Path, img: &Image) -> Result<(), String> {
             };
             let opaque = p.chunks_exact(4).all(|t| t[3] == 255);
             let bytes = if opaque {
-                p.chunks_exact(4).flat_map(|t| [t[0], t[1], t[2]]).collect()
+                // Sized up front: a flat_map collect grows the vector step by step.
+                let mut rgb = Vec::with_capacity(p.len() / 4 * 3);
+                for t in p.chunks_exact(4) {
+                    rgb.extend_from_slice(&t[..3]);
+                }
+                rgb.into()
             } else {
                 p
             };
