@@ -39,7 +39,7 @@ async function switchToFull() {
   const next = new mod.Session();
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
-  for (const { files, paths } of opened) next.add(files, paths);
+  for (const { files, paths } of opened) next.add(files, paths?.join('\0'));
   session?.free();
   session = next;
   wasm = mod;
@@ -71,7 +71,7 @@ async function run(req) {
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
-      session.add(req.files, req.paths);
+      session.add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
       opened.push({ files: req.files, paths: req.paths });
       return catalog();
     case 'profile':

@@ -40,10 +40,11 @@ const AHEAD_BLOCK: u64 = 64 * 1024;
 const AHEAD_KEEP: usize = 16;
 
 impl WebFile {
-    fn new(file: File, path: Option<String>) -> Result<WebFile> {
-        let name = path
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| file.name());
+    fn new(file: File, path: Option<&str>) -> Result<WebFile> {
+        let name = match path {
+            Some(p) if !p.is_empty() => p.to_string(),
+            _ => file.name(),
+        };
         let reader = FileReaderSync::new()
             .map_err(|e| Error::io(format!("cannot read files here ({})", js_text(&e))))?;
         // File.size is a double; sizes above 2^53 cannot be represented by the browser anyway.
@@ -335,16 +336,18 @@ impl Session {
 
     /// Opens `files` together with those already open, so a sibling dropped later completes the
     /// textures that waited for it. `paths`, when given, names each file by its path inside the
-    /// dropped folder (`sub/x.dds`; what census `file` then says and exports mirror), else each
-    /// file is named by its own name.
+    /// dropped folder (`sub/x.dds`; what census `file` then says and exports mirror), the paths
+    /// joined by NUL (which no file name holds: one string crosses into wasm with less glue than
+    /// an array, and the core module is at its size budget); else each file goes by its name.
     pub fn add(
         &mut self,
         files: Vec<File>,
-        paths: Option<Vec<String>>,
+        paths: Option<String>,
     ) -> std::result::Result<(), JsError> {
         let mut more: Vec<SourceRef> = Vec::with_capacity(files.len());
-        for (k, f) in files.into_iter().enumerate() {
-            let path = paths.as_ref().and_then(|p| p.get(k)).cloned();
+        let mut paths = paths.as_deref().map(|p| p.split('\0'));
+        for f in files {
+            let path = paths.as_mut().and_then(|p| p.next());
             let src = WebFile::new(f, path).map_err(|e| JsError::new(&e.to_string()))?;
             // Each worker owns its Session and the Files in it; nothing crosses threads.
             #[allow(clippy::arc_with_non_send_sync)]

@@ -192,9 +192,18 @@ pub fn run(
                         f = changed.wait(f).unwrap_or_else(|e| e.into_inner());
                     }
                 }
-                let (cat, errors) = open_group(&groups[i].files);
-                let textures = plan_group(i, &cat, &groups[i], settings, scratch, &job_tx);
-                let errors = errors.into_iter().map(|(_, e)| e).collect();
+                // The core does not panic on bad input; should it still, this folder reports it
+                // and the others go on (the main thread waits for every folder's message).
+                let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let (cat, errors) = open_group(&groups[i].files);
+                    let textures = plan_group(i, &cat, &groups[i], settings, scratch, &job_tx);
+                    (textures, errors.into_iter().map(|(_, e)| e).collect())
+                }));
+                let (textures, errors) = planned.unwrap_or_else(|_| {
+                    let folder = groups[i].files.first().and_then(|f| f.parent());
+                    let folder = folder.map_or(String::new(), |f| f.display().to_string());
+                    (Vec::new(), vec![format!("{folder}: texscope failed on this folder (a bug: please report it); it was not exported")])
+                });
                 if msg_tx
                     .send(Msg::Group {
                         index: i,
