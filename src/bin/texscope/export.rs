@@ -257,21 +257,17 @@ fn finish(
 ) -> Outcome {
     let mut outcome = Outcome::default();
     let mut namer = Namer::new(texscope::export::unicode_fold);
-    let mut plans: BTreeMap<usize, (Vec<TexturePlan>, Vec<String>)> = BTreeMap::new();
+    // Each folder's plan, its messages and how many images its encoders will report.
+    let mut plans: BTreeMap<usize, (Vec<TexturePlan>, Vec<String>, usize)> = BTreeMap::new();
     type Results = HashMap<(usize, usize), Result<Vec<String>, String>>;
     let mut results: BTreeMap<usize, Results> = BTreeMap::new();
     let stderr = std::io::stderr();
     for g in 0..n {
         // Wait until folder g's plan and every one of its images are in.
         loop {
-            let ready = plans.get(&g).is_some_and(|(textures, _)| {
-                let want = textures
-                    .iter()
-                    .flat_map(|t| &t.images)
-                    .filter(|i| i.failed.is_none())
-                    .count();
-                results.get(&g).map_or(0, |r| r.len()) == want
-            });
+            let ready = plans
+                .get(&g)
+                .is_some_and(|p| results.get(&g).map_or(0, |r| r.len()) == p.2);
             if ready {
                 break;
             }
@@ -281,7 +277,12 @@ fn finish(
                     textures,
                     errors,
                 }) => {
-                    plans.insert(index, (textures, errors));
+                    let want = textures
+                        .iter()
+                        .flat_map(|t| &t.images)
+                        .filter(|i| i.failed.is_none())
+                        .count();
+                    plans.insert(index, (textures, errors, want));
                 }
                 Ok(Msg::Done {
                     group,
@@ -298,7 +299,7 @@ fn finish(
                 Err(_) => return outcome,
             }
         }
-        let (textures, errors) = plans.remove(&g).unwrap_or_default();
+        let (textures, errors, _) = plans.remove(&g).unwrap_or_default();
         let mut done = results.remove(&g).unwrap_or_default();
         let mut text = Vec::new();
         for (k, t) in textures.into_iter().enumerate() {
