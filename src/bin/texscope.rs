@@ -35,8 +35,9 @@ const USAGE: &str = "usage:
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Export writes DIR/<where>/<texture>[__mip<N>][__s<S>].<ext>. <where> is the path of the texture's
 file relative to the PATH it was found under (a file given as PATH: its name), the file's name
-becoming a folder, then the package path for a file inside a container; a file holding one
-texture named after it (T_Rock.uasset, x.dds) gives its image beside it (T_Rock.png). __mip<N>
+becoming a folder, then the asset's path inside its container (a Unity bundle's m_Container path;
+an Unreal package's path in its .pak); a file holding one texture named after it
+(T_Rock.uasset, x.dds) gives its image beside it (T_Rock.png). Several PATHs merge. __mip<N>
 unless the image is mip 0 exported alone (default: mip 0); __s<S> when the texture has several
 images a mip (cube faces, array layers, volume depth slices; default: slice 0). Names are made
 valid on every file system and compared ignoring case; a name taken already in the export becomes
