@@ -5,7 +5,8 @@
 // APPNOTE), and expected texel values come from the demo definitions in src/fixtures/demo.rs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync, crc32 } from 'node:zlib';
 import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
@@ -260,6 +261,22 @@ test('a folder drop exports as a ZIP of PNGs with the command line\'s paths', as
     for (const [x, y] of [[0, 0], [1, 2], [3, 3]]) assert.deepEqual([...p.pixels.subarray((y * 4 + x) * 4, (y * 4 + x) * 4 + 4)], [...rgba8Texel(x, y, 0)], `${n} (${x},${y})`);
   }
   assert.match(await page.textContent('[data-testid=status]'), /^Exported 4 of 4 textures as PNG in a ZIP$/);
+  assert.deepEqual(problems, []);
+});
+
+// The Folder… button (an <input webkitdirectory>): files go by their path inside the picked folder
+// (webkitRelativePath less the folder's own name), as with a folder drop.
+test('a folder picked with the Folder button keeps the paths inside it', async (t) => {
+  const { page, problems } = await openPage(t);
+  const dir = await mkdtemp(join(tmpdir(), 'texscope-pick-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const sub of ['x', 'y']) {
+    await mkdir(join(dir, 'picked', sub), { recursive: true });
+    await writeFile(join(dir, 'picked', sub, 'tex.dds'), rgba8Dds(4, 4, 1));
+  }
+  await page.setInputFiles('[data-testid=folder-input]', join(dir, 'picked'));
+  await page.waitForFunction(() => window.texscope.textures().length === 2, null, { timeout: 30000 });
+  assert.deepEqual((await page.evaluate(() => window.texscope.textures().map((c) => c.file))).sort(), ['x/tex.dds', 'y/tex.dds']);
   assert.deepEqual(problems, []);
 });
 
