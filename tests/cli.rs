@@ -1284,3 +1284,51 @@ fn shared_unity_samples_export_one_file_per_texture() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ktx2_export_of_a_unity_texture_keeps_its_row_order() {
+    // Unity stores rows bottom first (seed 004); the KTX 2 export keeps the stored bytes and says
+    // so with KTXorientation "ru", so reading it back gives the same top-first image as reading the
+    // Unity file (the shared liuruihhh sample's UISprite, RGBA32 32x32 with 6 mips).
+    let src = samples().join("unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let dir = temp_dir("ktx2-unity");
+    let out_dir = dir.join("out");
+    export_ok(&[
+        src.join("sharedassets0.assets").to_str().unwrap(),
+        src.join("sharedassets0.assets.resS").to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "ktx2",
+    ]);
+    let open_files = |paths: &[PathBuf]| {
+        let sources = paths
+            .iter()
+            .map(|p| {
+                texscope::io::BytesSource::shared(
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(p).unwrap(),
+                )
+            })
+            .collect();
+        texscope::open(sources, &texscope::OpenOptions::default())
+    };
+    let unity = open_files(&[
+        src.join("sharedassets0.assets"),
+        src.join("sharedassets0.assets.resS"),
+    ]);
+    let i = unity
+        .textures
+        .iter()
+        .position(|t| t.name == "UISprite")
+        .unwrap();
+    let ktx = open_files(&[out_dir.join("sharedassets0.assets/UISprite.ktx2")]);
+    let bytes = std::fs::read(out_dir.join("sharedassets0.assets/UISprite.ktx2")).unwrap();
+    assert!(bytes.windows(18).any(|w| w == b"KTXorientation\0ru\0"));
+    for m in 0..unity.textures[i].mips.len() {
+        let want = unity.decode(i, m, 0, Default::default()).unwrap();
+        let got = ktx.decode(0, m, 0, Default::default()).unwrap();
+        assert!(got == want, "mip {m}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
