@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod compare;
+pub mod export;
 #[cfg(feature = "demos")]
 pub mod fixtures;
 pub mod formats;
