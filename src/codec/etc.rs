@@ -57,8 +57,8 @@ pub(super) fn decode(
 ) -> Result<bool> {
     use PixelFormat::*;
     let bytes = match format {
-        ETC1 | ETC2RGB | ETC2RGBA1 | EACR11 | EACR11S => 8,
-        ETC2RGBA8 | EACRG11 | EACRG11S => 16,
+        ETC1 | ETC2RGB | ETC2RGBA1 | EACR11 | EACR11S | BasisETC1S => 8,
+        ETC2RGBA8 | EACRG11 | EACRG11S | BasisETC1SA => 16,
         _ => return Ok(false),
     };
     let (w, h) = (w as usize, h as usize);
@@ -73,7 +73,15 @@ pub(super) fn decode(
                 Pixels::Rgba8(out) => {
                     let mut px = [0u8; 64];
                     match format {
-                        ETC1 => etc_rgb(word(0), false, false, &mut px),
+                        ETC1 | BasisETC1S => etc_rgb(word(0), false, false, &mut px),
+                        BasisETC1SA => {
+                            etc_rgb(word(0), false, false, &mut px);
+                            let mut a = [0u8; 64];
+                            etc_rgb(word(8), false, false, &mut a);
+                            for t in 0..16 {
+                                px[t * 4 + 3] = a[t * 4 + 1];
+                            }
+                        }
                         ETC2RGB => etc_rgb(word(0), true, false, &mut px),
                         ETC2RGBA1 => etc_rgb(word(0), true, true, &mut px),
                         _ => {
