@@ -48,7 +48,7 @@ mod pvrtc {
     pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
         use PixelFormat::*;
         match f {
-            PVRTC2RGB | PVRTC2RGBA | PVRTC4RGB | PVRTC4RGBA => {
+            PVRTC2RGB | PVRTC2RGBA | PVRTC4RGB | PVRTC4RGBA | PVRTCII2 | PVRTCII4 => {
                 Err(Error::not_in_build(f.name(), "codec-pvrtc"))
             }
             _ => Ok(false),
@@ -180,6 +180,10 @@ pub enum PixelFormat {
     PVRTC2RGBA,
     PVRTC4RGB,
     PVRTC4RGBA,
+    /// PVRTC version 2 (PVRTC-II), 2 bpp (8x4 texel blocks, any size, raster block order).
+    PVRTCII2,
+    /// PVRTC version 2, 4 bpp (4x4 texel blocks).
+    PVRTCII4,
     ATCRGB,
     ATCRGBAExplicit,
     ATCRGBAInterpolated,
@@ -297,6 +301,13 @@ impl PixelFormat {
                 bytes: 8,
                 min_blocks: 2,
             },
+            PVRTCII2 => BlockInfo {
+                width: 8,
+                height: 4,
+                bytes: 8,
+                min_blocks: 1,
+            },
+            PVRTCII4 => b4(8),
             YUY2 => BlockInfo {
                 width: 2,
                 height: 1,
@@ -416,6 +427,8 @@ pub const ALL_FIXED: &[PixelFormat] = {
         PVRTC2RGBA,
         PVRTC4RGB,
         PVRTC4RGBA,
+        PVRTCII2,
+        PVRTCII4,
         ATCRGB,
         ATCRGBAExplicit,
         ATCRGBAInterpolated,

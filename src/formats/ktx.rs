@@ -142,6 +142,11 @@ fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
         1_000_054_001 => (PVRTC4RGBA, false),
         1_000_054_004 => (PVRTC2RGBA, true),
         1_000_054_005 => (PVRTC4RGBA, true),
+        // VK_IMG_format_pvrtc: PVRTC2 2bpp/4bpp UNORM (1000054002/3) and SRGB (1000054006/7).
+        1_000_054_002 => (PVRTCII2, false),
+        1_000_054_003 => (PVRTCII4, false),
+        1_000_054_006 => (PVRTCII2, true),
+        1_000_054_007 => (PVRTCII4, true),
         // VK_EXT_texture_compression_astc_hdr: ASTC_{w}x{h}_SFLOAT_BLOCK in footprint order.
         1_000_066_000..=1_000_066_013 => {
             let (w, h) = ASTC_FOOTPRINTS[(id - 1_000_066_000) as usize];
@@ -532,14 +537,6 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
                     ),
                     None => "vkFormat 0 (a Basis Universal or other transcodable format) without a readable data format descriptor".to_string(),
                 }
-            } else if matches!(
-                h.vk_format,
-                1_000_054_002 | 1_000_054_003 | 1_000_054_006 | 1_000_054_007
-            ) {
-                format!(
-                    "vkFormat {} is PVRTC version II, which Texscope does not decode",
-                    h.vk_format
-                )
             } else {
                 format!(
                     "vkFormat {} is not a format Texscope reads (the format shown is a placeholder)",
@@ -802,6 +799,9 @@ fn gl_compressed(internal: u32) -> Option<(PixelFormat, bool)> {
         0x8A55 => (PVRTC4RGB, true),
         0x8A56 => (PVRTC2RGBA, true),
         0x8A57 => (PVRTC4RGBA, true),
+        // GL_IMG_texture_compression_pvrtc2: RGBA_PVRTC_2BPPV2 / 4BPPV2.
+        0x9137 => (PVRTCII2, false),
+        0x9138 => (PVRTCII4, false),
         0x8C92 => (ATCRGB, false),
         0x8C93 => (ATCRGBAExplicit, false),
         0x87EE => (ATCRGBAInterpolated, false),
