@@ -463,6 +463,20 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
+/// The ETC/EAC 8-bit formats' surface loop (etc.rs's scalar palette decoder through bc::rows),
+/// compiled with simd128 so that LLVM can vectorise the palette arithmetic in wasm as it does
+/// natively with SSE2.
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+pub(super) fn etc<const B: usize, K: super::bc::Block<B>>(
+    w: usize,
+    data: &[u8],
+    out: &mut [u8],
+    k: K,
+) {
+    super::bc::rows::<B, _>(w, data, out, k);
+}
+
 /// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
 /// one vector: `(base + w * diff) >> 6` with `base` = 64 * e0 + 32 and `diff` = e1 - e0 of the
 /// texel's partition, `w` its plane-0 weight, or its plane-1 weight in lane `ccs`. The scalar loop
