@@ -67,9 +67,7 @@ pub(super) fn decode(
     let (w, h) = (w as usize, h as usize);
     match &mut img.pixels {
         Pixels::Rgba8(out) => match format {
-            ETC1 | BasisETC1S => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
-                colour::<false, false>(u64::from_be_bytes(*b))
-            }),
+            ETC1 => etc1(w, data, out),
             ETC2RGB => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
                 colour::<true, false>(u64::from_be_bytes(*b))
             }),
@@ -85,6 +83,11 @@ pub(super) fn decode(
                 });
                 px
             }),
+            // Basis ETC1S: only Basis files make these, which need the Basis codec (codec/mod.rs's
+            // stand-in says so without it).
+            #[cfg(feature = "codec-basis")]
+            BasisETC1S => etc1(w, data, out),
+            #[cfg(feature = "codec-basis")]
             BasisETC1SA => rgba8::<16, _>(w, data, out, |b: &[u8; 16]| {
                 let (c, a) = words(b);
                 let (mut px, alpha) = (colour::<false, false>(c), colour::<false, false>(a));
@@ -100,7 +103,7 @@ pub(super) fn decode(
                     u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
                     EacKind::Unsigned11,
                 );
-                r.map(|r| [widen11(r), 0, 0, u16::MAX])
+                std::array::from_fn(|t| [widen11(r[t]), 0, 0, u16::MAX])
             }),
             EACRG11 => blocks::<16, u16, _>(w, h, data, out, |b| {
                 let (r, g) = words(b.try_into().expect("16 bytes"));
@@ -118,7 +121,7 @@ pub(super) fn decode(
                     u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
                     EacKind::Signed11,
                 );
-                r.map(|r| [r as f32 / 1023.0, 0.0, 0.0, 1.0])
+                std::array::from_fn(|t| [r[t] as f32 / 1023.0, 0.0, 0.0, 1.0])
             }),
             EACRG11S => blocks::<16, f32, _>(w, h, data, out, |b| {
                 let (r, g) = words(b.try_into().expect("16 bytes"));
@@ -132,6 +135,13 @@ pub(super) fn decode(
         },
     }
     Ok(true)
+}
+
+/// ETC1 (and Basis ETC1S, whose blocks are ETC1 blocks).
+fn etc1(w: usize, data: &[u8], out: &mut [u8]) {
+    rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
+        colour::<false, false>(u64::from_be_bytes(*b))
+    })
 }
 
 /// The two big-endian 64-bit words of a 16-byte block.
@@ -188,8 +198,18 @@ fn blocks<const B: usize, T: Copy, F: Fn(&[u8]) -> [[T; 4]; 16]>(
     }
 }
 
-/// `f(t)` for each texel t of a block, unrolled (bc.rs's helper).
+/// `f(t)` for each texel t of a block: unrolled natively (bc.rs's helper); a loop in wasm, where
+/// the unrolled lookups of the five 8-bit formats took ~10 KB of the core module (issue 8's
+/// 300 KB budget) and the loop measured no slower in Chromium.
+#[cfg(not(target_arch = "wasm32"))]
 use super::bc::sixteen;
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+fn sixteen(mut f: impl FnMut(usize)) {
+    for t in 0..16 {
+        f(t);
+    }
+}
 
 /// A block's 2-bit pixel index of texel `t` (row-major): ETC stores texel (x, y) at bit x * 4 + y,
 /// the index's low bit there and its high bit 16 above.
@@ -207,8 +227,18 @@ fn rgb(r: i32, g: i32, b: i32) -> u32 {
 
 /// One ETC1/ETC2 colour block (64 bits, big-endian) into 16 RGBA texels (row-major). `ETC2`
 /// enables the T, H and planar modes; `PUNCH` is ETC2 RGB A1, where bit 33 means "opaque".
+/// Natively a copy per format (constants folded, inlined into the row loop); in wasm one shared
+/// copy (`any_colour`), out of line: the four inlined copies took ~8 KB of the core module's 300 KB
+/// (issue 8), and Chromium measured within the 0.8x of native issue 22 asks either way.
 #[inline(always)]
 fn colour<const ETC2: bool, const PUNCH: bool>(b: u64) -> [u32; 16] {
+    any_colour(b, ETC2, PUNCH)
+}
+
+#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+#[allow(non_snake_case)]
+fn any_colour(b: u64, ETC2: bool, PUNCH: bool) -> [u32; 16] {
     let diff = bits(b, 33, 1) == 1;
     let opaque = !PUNCH || diff;
     // Differential mode uses 5-bit bases plus 3-bit signed deltas; an out-of-range sum selects
@@ -343,17 +373,25 @@ fn eac_palette(b: u64, kind: EacKind) -> [i32; 8] {
     let mult = bits(b, 52, 4) as i32;
     let table = &EAC_MODIFIERS[bits(b, 48, 4) as usize];
     let base = bits(b, 56, 8) as i32;
-    table.map(|m| match kind {
-        EacKind::Alpha8 => (base + m * mult).clamp(0, 255),
+    std::array::from_fn(|k| match kind {
+        EacKind::Alpha8 => (base + table[k] * mult).clamp(0, 255),
         // A zero multiplier means 1/8: the modifier is added at 11-bit precision.
         EacKind::Unsigned11 => {
-            let step = if mult == 0 { m } else { m * mult * 8 };
+            let step = if mult == 0 {
+                table[k]
+            } else {
+                table[k] * mult * 8
+            };
             (base * 8 + 4 + step).clamp(0, 2047)
         }
         EacKind::Signed11 => {
             // -128 is treated as -127 so that the range is symmetric.
             let sbase = (base as u8 as i8 as i32).max(-127);
-            let step = if mult == 0 { m } else { m * mult * 8 };
+            let step = if mult == 0 {
+                table[k]
+            } else {
+                table[k] * mult * 8
+            };
             (sbase * 8 + step).clamp(-1023, 1023)
         }
     })

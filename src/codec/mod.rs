@@ -95,7 +95,9 @@ mod uastc {
     use crate::io::{Error, Result};
     pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
         match f {
-            PixelFormat::BasisUASTC => Err(Error::not_in_build(f.name(), "codec-basis")),
+            PixelFormat::BasisUASTC | PixelFormat::BasisETC1S | PixelFormat::BasisETC1SA => {
+                Err(Error::not_in_build(f.name(), "codec-basis"))
+            }
             _ => Ok(false),
         }
     }

@@ -7,6 +7,9 @@
 //! once per file ([`Etc1sGlobal`]) and shared by every image. UASTC slices are plain 16-byte blocks,
 //! read as ranges like any other surface.
 //!
+//! Without the `codec-basis` feature (the page's core module) only the signature is read: a
+//! `.basis` file, or a KTX 2 file of BasisLZ data (ktx.rs), is a NotInBuild problem.
+//!
 //! `.basis` layout facts from Binomial's `basisu_file_headers.h` (the file format's definition):
 //! a 77-byte packed little-endian header (signature "sB", version, header size, CRC-16s, data size,
 //! slice and image counts, texture format and type, flags, then the endpoint/selector codebook and
@@ -15,15 +18,23 @@
 //! offset/size u32, CRC-16). ETC1S files with alpha store each image level's colour slice then its
 //! alpha slice.
 
+#[cfg(feature = "codec-basis")]
 use crate::codec::basislz::Codebooks;
+#[cfg(feature = "codec-basis")]
 use crate::codec::PixelFormat;
-use crate::io::{read_range, Error, Limits, Result, Source, SourceRef};
-use crate::model::{
-    ColorSpace, Engine, Layout, Mip, NativeFormat, RowOrder, Storage, Texture, TextureKind,
-};
-use crate::{file_stem, FileProblem, OpenContext};
+#[cfg(feature = "codec-basis")]
+use crate::file_stem;
+#[cfg(feature = "codec-basis")]
+use crate::io::{read_range, Limits, Source};
+use crate::io::{Error, Result, SourceRef};
+#[cfg(feature = "codec-basis")]
+use crate::model::{ColorSpace, Layout, Mip, NativeFormat, RowOrder, Storage, TextureKind};
+use crate::model::{Engine, Texture};
+use crate::{FileProblem, OpenContext};
+#[cfg(feature = "codec-basis")]
 use std::sync::{Arc, OnceLock};
 
+#[cfg(feature = "codec-basis")]
 /// The ETC1S global data of one file: where its codebooks and slice tables are, decoded once, on
 /// the first image read.
 pub(crate) struct Etc1sGlobal {
@@ -36,6 +47,7 @@ pub(crate) struct Etc1sGlobal {
     books: OnceLock<std::result::Result<Arc<Codebooks>, Error>>,
 }
 
+#[cfg(feature = "codec-basis")]
 impl Etc1sGlobal {
     pub(crate) fn new(
         inner: SourceRef,
@@ -69,9 +81,11 @@ impl Etc1sGlobal {
     }
 }
 
+#[cfg(feature = "codec-basis")]
 /// One slice's bytes: (offset, length) in the file.
 pub(crate) type Slice = (u64, u64);
 
+#[cfg(feature = "codec-basis")]
 /// One ETC1S image (a level of a layer or face), decoded to ETC1 blocks on its first read. For a
 /// P-frame of ETC1S video, `frames` runs from the last I-frame to this frame, decoded in order.
 pub(crate) struct Etc1sImage {
@@ -88,6 +102,7 @@ pub(crate) struct Etc1sImage {
     data: OnceLock<std::result::Result<Arc<[u8]>, Error>>,
 }
 
+#[cfg(feature = "codec-basis")]
 impl Etc1sImage {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -163,6 +178,7 @@ impl Etc1sImage {
     }
 }
 
+#[cfg(feature = "codec-basis")]
 impl Source for Etc1sImage {
     fn name(&self) -> &str {
         &self.name
@@ -182,6 +198,7 @@ impl Source for Etc1sImage {
 
 const SIGNATURE: &[u8; 2] = b"sB";
 const HEADER_LEN: u64 = 77;
+#[cfg(feature = "codec-basis")]
 const SLICE_DESC_LEN: u64 = 23;
 
 /// A packed little-endian unsigned field of `n` bytes at `at`.
@@ -192,6 +209,7 @@ fn field(h: &[u8], at: usize, n: usize) -> u64 {
         .fold(0, |v, &b| (v << 8) | b as u64)
 }
 
+#[cfg(feature = "codec-basis")]
 /// One slice descriptor.
 #[derive(Clone, Copy)]
 struct SliceDesc {
@@ -206,12 +224,19 @@ struct SliceDesc {
     size: u64,
 }
 
+#[cfg(feature = "codec-basis")]
 const SLICE_HAS_ALPHA: u8 = 1;
+#[cfg(feature = "codec-basis")]
 const SLICE_I_FRAME: u8 = 2;
+#[cfg(feature = "codec-basis")]
 const FLAG_ETC1S: u64 = 1;
+#[cfg(feature = "codec-basis")]
 const FLAG_Y_FLIPPED: u64 = 2;
+#[cfg(feature = "codec-basis")]
 const FLAG_ALPHA: u64 = 4;
+#[cfg(feature = "codec-basis")]
 const FLAG_GLOBAL_CODEBOOK: u64 = 8;
+#[cfg(feature = "codec-basis")]
 const FLAG_SRGB: u64 = 16;
 
 /// Claims `.basis` files: the "sB" signature and a header size of 77, or the name.
@@ -228,7 +253,16 @@ pub fn open(ctx: &mut OpenContext) {
             continue;
         }
         ctx.claimed[i] = true;
-        match describe(ctx, i, &head, &name) {
+        // Without the Basis codec (the page's core module) the file is a NotInBuild problem: the
+        // page then reopens the files in its full module.
+        #[cfg(feature = "codec-basis")]
+        let found = describe(ctx, i, &head, &name);
+        #[cfg(not(feature = "codec-basis"))]
+        let found: Result<(Vec<Texture>, Vec<SourceRef>)> = Err(Error::not_in_build(
+            "a Basis Universal .basis file",
+            "codec-basis",
+        ));
+        match found {
             Ok((textures, derived)) => {
                 for d in derived {
                     ctx.add_source(d);
@@ -244,6 +278,7 @@ pub fn open(ctx: &mut OpenContext) {
     }
 }
 
+#[cfg(feature = "codec-basis")]
 /// The textures of a `.basis` file (one, or one per image of a "2D" file whose images differ),
 /// and the derived ETC1S sources their surfaces name, numbered from `ctx.sources.len()`.
 #[allow(clippy::arc_with_non_send_sync)]

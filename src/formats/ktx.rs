@@ -166,6 +166,7 @@ const DFD_MODEL_UASTC_HDR_6X6: u8 = 168;
 /// The transfer function KHR_DF_TRANSFER_SRGB.
 const DFD_TRANSFER_SRGB: u8 = 2;
 /// BasisLZ image flag: a P-frame of an animation (KTX 2.0 specification, "BasisLZ Global Data").
+#[cfg(feature = "codec-basis")]
 const ETC1S_P_FRAME: u32 = 2;
 
 /// What the first (basic) block of a data format descriptor says: its colour model, whether the
@@ -206,7 +207,15 @@ enum Basis {
     Etc1s,
 }
 
+/// A BasisLZ file's global data (codebooks) and image descriptors; without the Basis codec there
+/// is none (such a file is a NotInBuild problem).
+#[cfg(feature = "codec-basis")]
+type Etc1s = (Arc<crate::formats::basis::Etc1sGlobal>, Vec<ImageDesc>);
+#[cfg(not(feature = "codec-basis"))]
+type Etc1s = std::convert::Infallible;
+
 /// One BasisLZ image descriptor: flags, colour slice and alpha slice (offset, length) in its level.
+#[cfg(feature = "codec-basis")]
 struct ImageDesc {
     flags: u32,
     rgb: (u32, u32),
@@ -215,6 +224,7 @@ struct ImageDesc {
 
 /// The BasisLZ global data of a KTX 2 file: its codebooks (decoded on first use) and its image
 /// descriptors, `levels * slices` of them, level by level.
+#[cfg(feature = "codec-basis")]
 #[allow(clippy::arc_with_non_send_sync)]
 fn etc1s_global(
     ctx: &OpenContext,
@@ -272,6 +282,91 @@ fn etc1s_global(
     ))
 }
 
+/// The surfaces of one level of a BasisLZ file: a derived source per image (its colour and alpha
+/// slices, from the last I-frame for a P-frame of an animation) that decodes to the ETC1 blocks of
+/// `format` on first read.
+#[cfg(feature = "codec-basis")]
+#[allow(clippy::too_many_arguments, clippy::arc_with_non_send_sync)]
+fn etc1s_surfaces(
+    ctx: &OpenContext,
+    source: usize,
+    (global, descs): &Etc1s,
+    meta: &[(String, String)],
+    level: u32,
+    slices: u32,
+    format: PixelFormat,
+    (w, hh): (u32, u32),
+    (byte_offset, byte_length): (u64, u64),
+    surfaces: &mut Vec<Storage>,
+    derived: &mut Vec<SourceRef>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let name = ctx.sources[source].name().to_string();
+    let file_len = ctx.sources[source].len();
+    let limits = &ctx.limits;
+    let in_file = byte_offset
+        .checked_add(byte_length)
+        .is_some_and(|end| end <= file_len);
+    if !in_file {
+        notes.push(format!(
+                "level {level} (bytes {byte_offset}+{byte_length}) lies past the end of the file ({file_len} bytes): the file is cut short"
+            ));
+    }
+    let animated = meta.iter().any(|(k, _)| k == "KTXanimData");
+    for s in 0..slices as usize {
+        let image = format.surface_size(w, hh);
+        if !in_file {
+            surfaces.push(Storage::Missing {
+                file: name.clone(),
+                length: image,
+            });
+            continue;
+        }
+        let at = level as usize * slices as usize;
+        // Frames of an animation are its layers; a P-frame decodes from the last I-frame.
+        let mut start = s;
+        while animated && start > 0 && descs[at + start].flags & ETC1S_P_FRAME != 0 {
+            start -= 1;
+        }
+        let mut frames = Vec::new();
+        for k in start..=s {
+            let dsc = &descs[at + k];
+            let slice = |o: u32, l: u32, what: &str| -> Result<(u64, u64)> {
+                if o as u64 + l as u64 > byte_length || l == 0 {
+                    return Err(Error::malformed(format!(
+                            "image {k} of level {level}: its {what} slice ({o}+{l}) is not inside the level's {byte_length} bytes"
+                        ))
+                        .at_field("ktx2/supercompressionGlobalData/imageDescs"));
+                }
+                Ok((byte_offset + o as u64, l as u64))
+            };
+            let rgb = slice(dsc.rgb.0, dsc.rgb.1, "colour")?;
+            let alpha = if format == PixelFormat::BasisETC1SA {
+                Some(slice(dsc.alpha.0, dsc.alpha.1, "alpha")?)
+            } else {
+                None
+            };
+            frames.push((rgb, alpha, animated && dsc.flags & ETC1S_P_FRAME != 0));
+        }
+        derived.push(Arc::new(crate::formats::basis::Etc1sImage::new(
+            format!("{name} (level {level}, image {s}, ETC1S)"),
+            ctx.sources[source].clone(),
+            global.clone(),
+            frames,
+            w,
+            hh,
+            format == PixelFormat::BasisETC1SA,
+            limits,
+        )) as SourceRef);
+        surfaces.push(Storage::Range {
+            source: ctx.sources.len() + derived.len() - 1,
+            offset: 0,
+            length: image,
+        });
+    }
+    Ok(())
+}
+
 /// Claims the .ktx (KTX 1) and .ktx2 files among the opened files.
 pub fn open(ctx: &mut OpenContext) {
     for i in ctx.unclaimed() {
@@ -321,7 +416,9 @@ struct Header {
     dfd_byte_length: u32,
     kvd_byte_offset: u32,
     kvd_byte_length: u32,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
     sgd_byte_offset: u64,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
     sgd_byte_length: u64,
 }
 
@@ -560,12 +657,20 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         ));
     }
     // BasisLZ: the global data (codebooks, then one image descriptor per image of every level).
-    let etc1s = match (basis, &error) {
+    let etc1s: Option<Etc1s> = match (basis, &error) {
         (Some(Basis::Etc1s), None) => {
             if h.pixel_depth > 0 {
                 return Err(Error::unsupported("ETC1S volume textures are not shown"));
             }
-            Some(etc1s_global(ctx, source, &h, levels, slices)?)
+            #[cfg(feature = "codec-basis")]
+            {
+                Some(etc1s_global(ctx, source, &h, levels, slices)?)
+            }
+            #[cfg(not(feature = "codec-basis"))]
+            return Err(Error::not_in_build(
+                "Basis Universal ETC1S (BasisLZ) data",
+                "codec-basis",
+            ));
         }
         _ => None,
     };
@@ -596,67 +701,24 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         let uncompressed_byte_length = r.u64()?;
         let (w, hh, d) = mip_dims(h.pixel_width, h.pixel_height, depth, level);
         let mut surfaces = Vec::new();
-        if let Some((global, descs)) = &etc1s {
-            let in_file = byte_offset
-                .checked_add(byte_length)
-                .is_some_and(|end| end <= file_len);
-            if !in_file {
-                notes.push(format!(
-                    "level {level} (bytes {byte_offset}+{byte_length}) lies past the end of the file ({file_len} bytes): the file is cut short"
-                ));
-            }
-            let animated = meta.iter().any(|(k, _)| k == "KTXanimData");
-            for s in 0..slices as usize {
-                let image = format.surface_size(w, hh);
-                if !in_file {
-                    surfaces.push(Storage::Missing {
-                        file: name.clone(),
-                        length: image,
-                    });
-                    continue;
-                }
-                let at = level as usize * slices as usize;
-                // Frames of an animation are its layers; a P-frame decodes from the last I-frame.
-                let mut start = s;
-                while animated && start > 0 && descs[at + start].flags & ETC1S_P_FRAME != 0 {
-                    start -= 1;
-                }
-                let mut frames = Vec::new();
-                for k in start..=s {
-                    let dsc = &descs[at + k];
-                    let slice = |o: u32, l: u32, what: &str| -> Result<(u64, u64)> {
-                        if o as u64 + l as u64 > byte_length || l == 0 {
-                            return Err(Error::malformed(format!(
-                                "image {k} of level {level}: its {what} slice ({o}+{l}) is not inside the level's {byte_length} bytes"
-                            ))
-                            .at_field("ktx2/supercompressionGlobalData/imageDescs"));
-                        }
-                        Ok((byte_offset + o as u64, l as u64))
-                    };
-                    let rgb = slice(dsc.rgb.0, dsc.rgb.1, "colour")?;
-                    let alpha = if format == PixelFormat::BasisETC1SA {
-                        Some(slice(dsc.alpha.0, dsc.alpha.1, "alpha")?)
-                    } else {
-                        None
-                    };
-                    frames.push((rgb, alpha, animated && dsc.flags & ETC1S_P_FRAME != 0));
-                }
-                derived.push(Arc::new(crate::formats::basis::Etc1sImage::new(
-                    format!("{name} (level {level}, image {s}, ETC1S)"),
-                    ctx.sources[source].clone(),
-                    global.clone(),
-                    frames,
-                    w,
-                    hh,
-                    format == PixelFormat::BasisETC1SA,
-                    limits,
-                )) as SourceRef);
-                surfaces.push(Storage::Range {
-                    source: ctx.sources.len() + derived.len() - 1,
-                    offset: 0,
-                    length: image,
-                });
-            }
+        if let Some(etc1s) = &etc1s {
+            #[cfg(feature = "codec-basis")]
+            etc1s_surfaces(
+                ctx,
+                source,
+                etc1s,
+                &meta,
+                level,
+                slices,
+                format,
+                (w, hh),
+                (byte_offset, byte_length),
+                &mut surfaces,
+                &mut derived,
+                &mut notes,
+            )?;
+            #[cfg(not(feature = "codec-basis"))]
+            match *etc1s {}
         } else if error.is_none() {
             let image = format.surface_size(w, hh) * d as u64;
             let need = image * slices as u64;
