@@ -12,7 +12,7 @@ use crate::io::Result;
 
 /// ETC1 intensity modifier tables (spec table "ETC1 intensity modifier sets"), values for pixel
 /// index 0 and 1; indices 2 and 3 are their negatives.
-const ETC1_MODIFIERS: [[i32; 2]; 8] = [
+pub(super) const ETC1_MODIFIERS: [[i32; 2]; 8] = [
     [2, 8],
     [5, 17],
     [9, 29],
@@ -68,9 +68,14 @@ pub(super) fn decode(
     match &mut img.pixels {
         Pixels::Rgba8(out) => match format {
             ETC1 => etc1(w, data, out),
+            // wasm: simd kernels (src/codec/simd.rs), this file's scalar code their reference.
+            #[cfg(target_arch = "wasm32")]
+            ETC2RGB | ETC2RGBA1 => super::simd::etc(format, w, data, out),
+            #[cfg(not(target_arch = "wasm32"))]
             ETC2RGB => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
                 colour::<true, false>(u64::from_be_bytes(*b))
             }),
+            #[cfg(not(target_arch = "wasm32"))]
             ETC2RGBA1 => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
                 colour::<true, true>(u64::from_be_bytes(*b))
             }),
@@ -97,48 +102,50 @@ pub(super) fn decode(
             }),
             _ => return Ok(false),
         },
+        // EAC R11 / RG11: one loop a pixel type, the channel count a run-time value (four copies
+        // of the loop took ~1 KB more of the core module's 300 KB).
         Pixels::Rgba16(out) => match format {
-            EACR11 => blocks::<8, u16, _>(w, h, data, out, |b| {
-                let r = eac_values(
-                    u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
-                    EacKind::Unsigned11,
-                );
-                std::array::from_fn(|t| [widen11(r[t]), 0, 0, u16::MAX])
-            }),
-            EACRG11 => blocks::<16, u16, _>(w, h, data, out, |b| {
-                let (r, g) = words(b.try_into().expect("16 bytes"));
-                let (r, g) = (
-                    eac_values(r, EacKind::Unsigned11),
-                    eac_values(g, EacKind::Unsigned11),
-                );
-                std::array::from_fn(|t| [widen11(r[t]), widen11(g[t]), 0, u16::MAX])
-            }),
+            EACR11 | EACRG11 => {
+                let n = if format == EACR11 { 8 } else { 16 };
+                blocks(w, h, data, n, out, |b| {
+                    let [r, g] = eac_pair(b, EacKind::Unsigned11);
+                    std::array::from_fn(|t| [widen11(r[t]), widen11(g[t]), 0, u16::MAX])
+                })
+            }
             _ => return Ok(false),
         },
         Pixels::Rgba32F(out) => match format {
-            EACR11S => blocks::<8, f32, _>(w, h, data, out, |b| {
-                let r = eac_values(
-                    u64::from_be_bytes(b[..8].try_into().expect("8 bytes")),
-                    EacKind::Signed11,
-                );
-                std::array::from_fn(|t| [r[t] as f32 / 1023.0, 0.0, 0.0, 1.0])
-            }),
-            EACRG11S => blocks::<16, f32, _>(w, h, data, out, |b| {
-                let (r, g) = words(b.try_into().expect("16 bytes"));
-                let (r, g) = (
-                    eac_values(r, EacKind::Signed11),
-                    eac_values(g, EacKind::Signed11),
-                );
-                std::array::from_fn(|t| [r[t] as f32 / 1023.0, g[t] as f32 / 1023.0, 0.0, 1.0])
-            }),
+            EACR11S | EACRG11S => {
+                let n = if format == EACR11S { 8 } else { 16 };
+                blocks(w, h, data, n, out, |b| {
+                    let [r, g] = eac_pair(b, EacKind::Signed11);
+                    std::array::from_fn(|t| [r[t] as f32 / 1023.0, g[t] as f32 / 1023.0, 0.0, 1.0])
+                })
+            }
             _ => return Ok(false),
         },
     }
     Ok(true)
 }
 
+/// The values of an R11 block (8 bytes; green then 0) or an RG11 block (16 bytes).
+#[inline(always)]
+fn eac_pair(b: &[u8], kind: EacKind) -> [[i32; 16]; 2] {
+    let word = |o: usize| u64::from_be_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+    let r = eac_values(word(0), kind);
+    let g = if b.len() == 16 {
+        eac_values(word(8), kind)
+    } else {
+        [0; 16]
+    };
+    [r, g]
+}
+
 /// ETC1 (and Basis ETC1S, whose blocks are ETC1 blocks).
 fn etc1(w: usize, data: &[u8], out: &mut [u8]) {
+    #[cfg(target_arch = "wasm32")]
+    super::simd::etc(PixelFormat::ETC1, w, data, out);
+    #[cfg(not(target_arch = "wasm32"))]
     rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
         colour::<false, false>(u64::from_be_bytes(*b))
     })
@@ -160,29 +167,36 @@ fn widen11(v: i32) -> u16 {
     (v << 5) | (v >> 6)
 }
 
-/// The 8-bit formats through bc::rows; in wasm inside a function compiled with simd128
-/// (simd::etc), so that LLVM may vectorise the palette arithmetic there as it does natively.
+/// The 8-bit formats through bc::rows (in wasm the ETC formats have simd kernels; this is the
+/// scalar loop, also Basis ETC1S with alpha's there).
+// wasm without the Basis codec: every 8-bit ETC format has a simd kernel.
+#[cfg_attr(
+    all(target_arch = "wasm32", not(feature = "codec-basis")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn rgba8<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &mut [u8], k: K) {
-    #[cfg(target_arch = "wasm32")]
-    super::simd::etc::<B, K>(w, data, out, k);
-    #[cfg(not(target_arch = "wasm32"))]
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
-/// Decodes every `B`-byte block of a `w` x `h` surface with `block` (16 texels, row-major, 4
+/// Decodes every `bytes`-byte block of a `w` x `h` surface with `block` (16 texels, row-major, 4
 /// channels of `T`) into `out`, clipping the last column and row of blocks.
 #[inline(always)]
-fn blocks<const B: usize, T: Copy, F: Fn(&[u8]) -> [[T; 4]; 16]>(
+fn blocks<T: Copy, F: Fn(&[u8]) -> [[T; 4]; 16]>(
     w: usize,
     h: usize,
     data: &[u8],
+    bytes: usize,
     out: &mut [T],
     block: F,
 ) {
     let bw = w.div_ceil(4);
-    for (by, src) in data.chunks_exact(bw * B).take(h.div_ceil(4)).enumerate() {
-        for (bx, b) in src.chunks_exact(B).enumerate() {
+    for (by, src) in data
+        .chunks_exact(bw * bytes)
+        .take(h.div_ceil(4))
+        .enumerate()
+    {
+        for (bx, b) in src.chunks_exact(bytes).enumerate() {
             let px = block(b);
             let cols = (w - bx * 4).min(4);
             for r in 0..(h - by * 4).min(4) {
@@ -227,63 +241,90 @@ fn rgb(r: i32, g: i32, b: i32) -> u32 {
 
 /// One ETC1/ETC2 colour block (64 bits, big-endian) into 16 RGBA texels (row-major). `ETC2`
 /// enables the T, H and planar modes; `PUNCH` is ETC2 RGB A1, where bit 33 means "opaque".
-/// Natively a copy per format (constants folded, inlined into the row loop); in wasm one shared
-/// copy (`any_colour`), out of line: the four inlined copies took ~8 KB of the core module's 300 KB
-/// (issue 8), and Chromium measured within the 0.8x of native issue 22 asks either way.
+#[cfg_attr(
+    all(target_arch = "wasm32", not(feature = "codec-basis")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn colour<const ETC2: bool, const PUNCH: bool>(b: u64) -> [u32; 16] {
-    any_colour(b, ETC2, PUNCH)
+    match halves(b, ETC2, PUNCH) {
+        Halves::Texels(px) => px,
+        Halves::Palette {
+            base,
+            tables,
+            opaque,
+            flip,
+        } => {
+            // The 4 colours of each half-block: base + a, + b, - a, - b for index 0..3 (a, b the
+            // table's modifiers). Punch-through blocks that are not opaque drop the small modifier
+            // (index 0 adds 0) and make index 2 transparent black.
+            let half = |c: [i32; 3], table: usize| -> [u32; 4] {
+                let [a, bb] = ETC1_MODIFIERS[table];
+                let a0 = if opaque { a } else { 0 };
+                let col = |m: i32| rgb(c[0] + m, c[1] + m, c[2] + m);
+                [col(a0), col(bb), if opaque { col(-a) } else { 0 }, col(-bb)]
+            };
+            let pal = [half(base[0], tables[0]), half(base[1], tables[1])];
+            let mut px = [0u32; 16];
+            sixteen(|t| {
+                let second = if flip { t >= 8 } else { t % 4 >= 2 };
+                px[t] = pal[second as usize][index(b, t)];
+            });
+            px
+        }
+    }
 }
 
-#[cfg_attr(target_arch = "wasm32", inline(never))]
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-#[allow(non_snake_case)]
-fn any_colour(b: u64, ETC2: bool, PUNCH: bool) -> [u32; 16] {
+/// A colour block's two half-blocks (individual and differential modes): their base colours
+/// (8-bit), modifier tables, whether the block is opaque (punch-through) and flipped; or, for the
+/// ETC2 T, H and planar modes, its texels.
+pub(super) enum Halves {
+    Palette {
+        base: [[i32; 3]; 2],
+        tables: [usize; 2],
+        opaque: bool,
+        flip: bool,
+    },
+    Texels([u32; 16]),
+}
+
+/// See [`Halves`]; the mode decision of the ETC2 specification: differential mode uses 5-bit bases
+/// plus 3-bit signed deltas, and an out-of-range sum selects one of ETC2's extra modes.
+/// Punch-through has no individual mode: bit 33 is the opacity flag.
+#[inline(always)]
+pub(super) fn halves(b: u64, etc2: bool, punch: bool) -> Halves {
     let diff = bits(b, 33, 1) == 1;
-    let opaque = !PUNCH || diff;
-    // Differential mode uses 5-bit bases plus 3-bit signed deltas; an out-of-range sum selects
-    // one of ETC2's extra modes. Punch-through has no individual mode: bit 33 is the opacity flag.
-    let (c1, c2) = if diff || PUNCH {
+    let opaque = !punch || diff;
+    let base = if diff || punch {
         let base = |lo: u32| bits(b, lo, 5) as i32;
         let delta = |lo: u32| ((bits(b, lo, 3) as i32) << 29) >> 29;
         let (r, g, bl) = (base(59), base(51), base(43));
         let (r2, g2, b2) = (r + delta(56), g + delta(48), bl + delta(40));
-        if ETC2 && !(0..32).contains(&r2) {
-            return paint(t_mode(b), opaque, b);
+        if etc2 && !(0..32).contains(&r2) {
+            return Halves::Texels(paint(t_mode(b), opaque, b));
         }
-        if ETC2 && !(0..32).contains(&g2) {
-            return paint(h_mode(b), opaque, b);
+        if etc2 && !(0..32).contains(&g2) {
+            return Halves::Texels(paint(h_mode(b), opaque, b));
         }
-        if ETC2 && !(0..32).contains(&b2) {
-            return planar(b);
+        if etc2 && !(0..32).contains(&b2) {
+            return Halves::Texels(planar(b));
         }
-        (
+        [
             [ext5(r), ext5(g), ext5(bl)],
             [ext5(r2 & 31), ext5(g2 & 31), ext5(b2 & 31)],
-        )
+        ]
     } else {
-        (
+        [
             [ext4(b >> 60), ext4(b >> 52), ext4(b >> 44)],
             [ext4(b >> 56), ext4(b >> 48), ext4(b >> 40)],
-        )
+        ]
     };
-    // The 4 colours of each half-block: base + a, + b, - a, - b for index 0..3 (a, b the table's
-    // modifiers). Punch-through blocks that are not opaque drop the small modifier (index 0 adds
-    // 0) and make index 2 transparent black.
-    let half = |c: [i32; 3], table: u64| -> [u32; 4] {
-        let [a, bb] = ETC1_MODIFIERS[table as usize & 7];
-        let a0 = if opaque { a } else { 0 };
-        let col = |m: i32| rgb(c[0] + m, c[1] + m, c[2] + m);
-        [col(a0), col(bb), if opaque { col(-a) } else { 0 }, col(-bb)]
-    };
-    let pal = [half(c1, b >> 37), half(c2, b >> 34)];
-    let flip = bits(b, 32, 1) == 1;
-    let mut px = [0u32; 16];
-    sixteen(|t| {
-        let second = if flip { t >= 8 } else { t % 4 >= 2 };
-        px[t] = pal[second as usize][index(b, t)];
-    });
-    px
+    Halves::Palette {
+        base,
+        tables: [bits(b, 37, 3) as usize, bits(b, 34, 3) as usize],
+        opaque,
+        flip: bits(b, 32, 1) == 1,
+    }
 }
 
 /// The 16 texels of a 4-colour (T or H mode) block, index 2 transparent black when a
@@ -373,28 +414,32 @@ fn eac_palette(b: u64, kind: EacKind) -> [i32; 8] {
     let mult = bits(b, 52, 4) as i32;
     let table = &EAC_MODIFIERS[bits(b, 48, 4) as usize];
     let base = bits(b, 56, 8) as i32;
-    std::array::from_fn(|k| match kind {
-        EacKind::Alpha8 => (base + table[k] * mult).clamp(0, 255),
-        // A zero multiplier means 1/8: the modifier is added at 11-bit precision.
-        EacKind::Unsigned11 => {
-            let step = if mult == 0 {
-                table[k]
-            } else {
-                table[k] * mult * 8
-            };
-            (base * 8 + 4 + step).clamp(0, 2047)
-        }
-        EacKind::Signed11 => {
-            // -128 is treated as -127 so that the range is symmetric.
-            let sbase = (base as u8 as i8 as i32).max(-127);
-            let step = if mult == 0 {
-                table[k]
-            } else {
-                table[k] * mult * 8
-            };
-            (sbase * 8 + step).clamp(-1023, 1023)
-        }
-    })
+    let mut pal = [0i32; 8];
+    for (k, p) in pal.iter_mut().enumerate() {
+        *p = match kind {
+            EacKind::Alpha8 => (base + table[k] * mult).clamp(0, 255),
+            // A zero multiplier means 1/8: the modifier is added at 11-bit precision.
+            EacKind::Unsigned11 => {
+                let step = if mult == 0 {
+                    table[k]
+                } else {
+                    table[k] * mult * 8
+                };
+                (base * 8 + 4 + step).clamp(0, 2047)
+            }
+            EacKind::Signed11 => {
+                // -128 is treated as -127 so that the range is symmetric.
+                let sbase = (base as u8 as i8 as i32).max(-127);
+                let step = if mult == 0 {
+                    table[k]
+                } else {
+                    table[k] * mult * 8
+                };
+                (sbase * 8 + step).clamp(-1023, 1023)
+            }
+        };
+    }
+    pal
 }
 
 #[derive(Clone, Copy, PartialEq)]

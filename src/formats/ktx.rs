@@ -191,13 +191,14 @@ impl Dfd {
     }
 
     fn model_name(&self) -> String {
-        match self.color_model {
-            DFD_MODEL_ETC1S => "ETC1S (Basis Universal)".into(),
-            DFD_MODEL_UASTC => "UASTC LDR 4x4 (Basis Universal)".into(),
-            DFD_MODEL_UASTC_HDR_4X4 => "UASTC HDR 4x4 (Basis Universal)".into(),
-            DFD_MODEL_UASTC_HDR_6X6 => "UASTC HDR 6x6 (Basis Universal)".into(),
-            m => m.to_string(),
-        }
+        let name = match self.color_model {
+            DFD_MODEL_ETC1S => "ETC1S",
+            DFD_MODEL_UASTC => "UASTC LDR 4x4",
+            DFD_MODEL_UASTC_HDR_4X4 => "UASTC HDR 4x4",
+            DFD_MODEL_UASTC_HDR_6X6 => "UASTC HDR 6x6",
+            _ => "",
+        };
+        format!("{} {name}", self.color_model)
     }
 }
 
