@@ -189,6 +189,7 @@ const OPENERS: &[EngineOpener] = &[
     formats::dds::open,
     formats::ktx::open,
     formats::crn::open,
+    formats::basis::open,
     unity::open,
     unreal::open,
     frostbite::open,

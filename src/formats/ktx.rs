@@ -63,13 +63,7 @@ impl Source for ZstdLevel {
             .get_or_init(|| self.decompress())
             .as_ref()
             .map_err(|e| e.clone().in_file(self.inner.name()))?;
-        let start = usize::try_from(offset).map_err(|_| Error::truncated(offset, 0, self.len()))?;
-        let src = start
-            .checked_add(buf.len())
-            .and_then(|end| data.get(start..end))
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len()))?;
-        buf.copy_from_slice(src);
-        Ok(())
+        crate::io::copy_at(data, offset, buf)
     }
 }
 
@@ -148,6 +142,11 @@ fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
         1_000_054_001 => (PVRTC4RGBA, false),
         1_000_054_004 => (PVRTC2RGBA, true),
         1_000_054_005 => (PVRTC4RGBA, true),
+        // VK_IMG_format_pvrtc: PVRTC2 2bpp/4bpp UNORM (1000054002/3) and SRGB (1000054006/7).
+        1_000_054_002 => (PVRTCII2, false),
+        1_000_054_003 => (PVRTCII4, false),
+        1_000_054_006 => (PVRTCII2, true),
+        1_000_054_007 => (PVRTCII4, true),
         // VK_EXT_texture_compression_astc_hdr: ASTC_{w}x{h}_SFLOAT_BLOCK in footprint order.
         1_000_066_000..=1_000_066_013 => {
             let (w, h) = ASTC_FOOTPRINTS[(id - 1_000_066_000) as usize];
@@ -157,6 +156,216 @@ fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
         1_000_340_000 => (ARGB4444, false),
         _ => return None,
     })
+}
+
+/// Data format descriptor colour models (Khronos Data Format Specification, khr_df_model_e).
+const DFD_MODEL_ETC1S: u8 = 163;
+const DFD_MODEL_UASTC: u8 = 166;
+const DFD_MODEL_UASTC_HDR_4X4: u8 = 167;
+const DFD_MODEL_UASTC_HDR_6X6: u8 = 168;
+/// The transfer function KHR_DF_TRANSFER_SRGB.
+const DFD_TRANSFER_SRGB: u8 = 2;
+/// BasisLZ image flag: a P-frame of an animation (KTX 2.0 specification, "BasisLZ Global Data").
+#[cfg(feature = "codec-basis")]
+const ETC1S_P_FRAME: u32 = 2;
+
+/// What the first (basic) block of a data format descriptor says: its colour model, whether the
+/// transfer function is sRGB, and its number of samples (ETC1S: 2 when there are alpha slices).
+/// Layout: the u32 total size, then the block's vendor/type and version/size words, then the bytes
+/// colorModel, colorPrimaries, transferFunction, flags, four texel block dimensions, eight
+/// bytesPlane, then 16 bytes a sample (KTX 2.0 and Khronos Data Format specifications).
+struct Dfd {
+    color_model: u8,
+    srgb: bool,
+    samples: usize,
+}
+
+impl Dfd {
+    fn parse(d: &[u8]) -> Option<Dfd> {
+        let block_size = u16::from_le_bytes([*d.get(10)?, *d.get(11)?]) as usize;
+        Some(Dfd {
+            color_model: *d.get(12)?,
+            srgb: *d.get(14)? == DFD_TRANSFER_SRGB,
+            samples: block_size.saturating_sub(24) / 16,
+        })
+    }
+
+    fn model_name(&self) -> String {
+        let name = match self.color_model {
+            DFD_MODEL_ETC1S => "ETC1S",
+            DFD_MODEL_UASTC => "UASTC LDR 4x4",
+            DFD_MODEL_UASTC_HDR_4X4 => "UASTC HDR 4x4",
+            DFD_MODEL_UASTC_HDR_6X6 => "UASTC HDR 6x6",
+            _ => "",
+        };
+        format!("{} {name}", self.color_model)
+    }
+}
+
+/// A transcodable Basis Universal payload of vkFormat 0.
+#[derive(Clone, Copy, PartialEq)]
+enum Basis {
+    Etc1s,
+}
+
+/// A BasisLZ file's global data (codebooks) and image descriptors; without the Basis codec there
+/// is none (such a file is a NotInBuild problem).
+#[cfg(feature = "codec-basis")]
+type Etc1s = (Arc<crate::formats::basis::Etc1sGlobal>, Vec<ImageDesc>);
+#[cfg(not(feature = "codec-basis"))]
+type Etc1s = std::convert::Infallible;
+
+/// One BasisLZ image descriptor: flags, colour slice and alpha slice (offset, length) in its level.
+#[cfg(feature = "codec-basis")]
+struct ImageDesc {
+    flags: u32,
+    rgb: (u32, u32),
+    alpha: (u32, u32),
+}
+
+/// The BasisLZ global data of a KTX 2 file: its codebooks (decoded on first use) and its image
+/// descriptors, `levels * slices` of them, level by level.
+#[cfg(feature = "codec-basis")]
+#[allow(clippy::arc_with_non_send_sync)]
+fn etc1s_global(
+    ctx: &OpenContext,
+    source: usize,
+    h: &Header,
+    levels: u32,
+    slices: u32,
+) -> Result<(Arc<crate::formats::basis::Etc1sGlobal>, Vec<ImageDesc>)> {
+    let src = ctx.sources[source].as_ref();
+    let images = levels as u64 * slices as u64;
+    let fixed = 20 + 20 * images;
+    let sgd = |e: Error| e.at_field("ktx2/supercompressionGlobalData");
+    if h.sgd_byte_length < fixed {
+        return Err(sgd(Error::malformed(format!(
+            "{} bytes of BasisLZ global data cannot hold the header and {images} image descriptors",
+            h.sgd_byte_length
+        ))));
+    }
+    let head = read_range(src, h.sgd_byte_offset, fixed, &ctx.limits).map_err(sgd)?;
+    let mut r = Reader::new(&head);
+    let endpoint_count = r.u16()? as u32;
+    let selector_count = r.u16()? as u32;
+    let lengths = [r.u32()? as u64, r.u32()? as u64, r.u32()? as u64];
+    let extended = r.u32()? as u64;
+    if fixed + lengths.iter().sum::<u64>() + extended != h.sgd_byte_length {
+        return Err(sgd(Error::malformed(format!(
+            "sgdByteLength is {}, but the BasisLZ header and {images} image descriptors add up to {}",
+            h.sgd_byte_length,
+            fixed + lengths.iter().sum::<u64>() + extended
+        ))));
+    }
+    let mut descs = Vec::with_capacity(images as usize);
+    for _ in 0..images {
+        descs.push(ImageDesc {
+            flags: r.u32()?,
+            rgb: (r.u32()?, r.u32()?),
+            alpha: (r.u32()?, r.u32()?),
+        });
+    }
+    let mut at = h.sgd_byte_offset + fixed;
+    let ranges = lengths.map(|l| {
+        let range = (at, l);
+        at += l;
+        range
+    });
+    Ok((
+        Arc::new(crate::formats::basis::Etc1sGlobal::new(
+            ctx.sources[source].clone(),
+            ranges,
+            endpoint_count,
+            selector_count,
+            &ctx.limits,
+        )),
+        descs,
+    ))
+}
+
+/// The surfaces of one level of a BasisLZ file: a derived source per image (its colour and alpha
+/// slices, from the last I-frame for a P-frame of an animation) that decodes to the ETC1 blocks of
+/// `format` on first read.
+#[cfg(feature = "codec-basis")]
+#[allow(clippy::too_many_arguments, clippy::arc_with_non_send_sync)]
+fn etc1s_surfaces(
+    ctx: &OpenContext,
+    source: usize,
+    (global, descs): &Etc1s,
+    meta: &[(String, String)],
+    level: u32,
+    slices: u32,
+    format: PixelFormat,
+    (w, hh): (u32, u32),
+    (byte_offset, byte_length): (u64, u64),
+    surfaces: &mut Vec<Storage>,
+    derived: &mut Vec<SourceRef>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let name = ctx.sources[source].name().to_string();
+    let file_len = ctx.sources[source].len();
+    let limits = &ctx.limits;
+    let in_file = byte_offset
+        .checked_add(byte_length)
+        .is_some_and(|end| end <= file_len);
+    if !in_file {
+        notes.push(format!(
+                "level {level} (bytes {byte_offset}+{byte_length}) lies past the end of the file ({file_len} bytes): the file is cut short"
+            ));
+    }
+    let animated = meta.iter().any(|(k, _)| k == "KTXanimData");
+    for s in 0..slices as usize {
+        let image = format.surface_size(w, hh);
+        if !in_file {
+            surfaces.push(Storage::Missing {
+                file: name.clone(),
+                length: image,
+            });
+            continue;
+        }
+        let at = level as usize * slices as usize;
+        // Frames of an animation are its layers; a P-frame decodes from the last I-frame.
+        let mut start = s;
+        while animated && start > 0 && descs[at + start].flags & ETC1S_P_FRAME != 0 {
+            start -= 1;
+        }
+        let mut frames = Vec::new();
+        for k in start..=s {
+            let dsc = &descs[at + k];
+            let slice = |o: u32, l: u32, what: &str| -> Result<(u64, u64)> {
+                if o as u64 + l as u64 > byte_length || l == 0 {
+                    return Err(Error::malformed(format!(
+                            "image {k} of level {level}: its {what} slice ({o}+{l}) is not inside the level's {byte_length} bytes"
+                        ))
+                        .at_field("ktx2/supercompressionGlobalData/imageDescs"));
+                }
+                Ok((byte_offset + o as u64, l as u64))
+            };
+            let rgb = slice(dsc.rgb.0, dsc.rgb.1, "colour")?;
+            let alpha = if format == PixelFormat::BasisETC1SA {
+                Some(slice(dsc.alpha.0, dsc.alpha.1, "alpha")?)
+            } else {
+                None
+            };
+            frames.push((rgb, alpha, animated && dsc.flags & ETC1S_P_FRAME != 0));
+        }
+        derived.push(Arc::new(crate::formats::basis::Etc1sImage::new(
+            format!("{name} (level {level}, image {s}, ETC1S)"),
+            ctx.sources[source].clone(),
+            global.clone(),
+            frames,
+            w,
+            hh,
+            format == PixelFormat::BasisETC1SA,
+            limits,
+        )) as SourceRef);
+        surfaces.push(Storage::Range {
+            source: ctx.sources.len() + derived.len() - 1,
+            offset: 0,
+            length: image,
+        });
+    }
+    Ok(())
 }
 
 /// Claims the .ktx (KTX 1) and .ktx2 files among the opened files.
@@ -208,6 +417,10 @@ struct Header {
     dfd_byte_length: u32,
     kvd_byte_offset: u32,
     kvd_byte_length: u32,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
+    sgd_byte_offset: u64,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
+    sgd_byte_length: u64,
 }
 
 fn parse_header(head: &[u8], file_len: u64) -> Result<Header> {
@@ -233,6 +446,8 @@ fn parse_header(head: &[u8], file_len: u64) -> Result<Header> {
         dfd_byte_length: r.u32()?,
         kvd_byte_offset: r.u32()?,
         kvd_byte_length: r.u32()?,
+        sgd_byte_offset: r.u64()?,
+        sgd_byte_length: r.u64()?,
     })
 }
 
@@ -349,24 +564,77 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         _ => RowOrder::TopFirst,
     };
 
+    let dfd = if h.dfd_byte_length > 0 {
+        read_range(
+            src,
+            h.dfd_byte_offset as u64,
+            (h.dfd_byte_length as u64).min(4096),
+            limits,
+        )
+        .ok()
+        .and_then(|d| Dfd::parse(&d))
+    } else {
+        None
+    };
+    if let Some(d) = &dfd {
+        meta.push(("colorModel".into(), d.model_name()));
+    }
+    let mut notes = Vec::new();
     let mut error = None;
-    let (format, srgb) = match vk_format(h.vk_format) {
-        Some(f) => f,
-        None => {
+    let mut basis = None;
+    let (format, srgb) = match (vk_format(h.vk_format), &dfd) {
+        (
+            Some((
+                PixelFormat::ASTC {
+                    w: 4,
+                    h: 4,
+                    hdr: true,
+                },
+                s,
+            )),
+            Some(d),
+        ) if d.color_model == DFD_MODEL_UASTC_HDR_4X4 => {
+            // Basis Universal UASTC HDR 4x4: restricted ASTC HDR 4x4 blocks, decoded as such.
+            notes.push("Basis Universal UASTC HDR 4x4 (ASTC HDR 4x4 blocks)".to_string());
+            (
+                PixelFormat::ASTC {
+                    w: 4,
+                    h: 4,
+                    hdr: true,
+                },
+                s,
+            )
+        }
+        (Some(f), _) => f,
+        (None, Some(d)) if h.vk_format == 0 && d.color_model == DFD_MODEL_ETC1S => {
+            if h.supercompression_scheme != 1 {
+                error = Some(format!(
+                    "ETC1S data with supercompression {} (BasisLZ, 1, is the only one it has)",
+                    h.supercompression_scheme
+                ));
+            }
+            basis = Some(Basis::Etc1s);
+            let f = if d.samples > 1 {
+                PixelFormat::BasisETC1SA
+            } else {
+                PixelFormat::BasisETC1S
+            };
+            (f, d.srgb)
+        }
+        (None, Some(d)) if h.vk_format == 0 && d.color_model == DFD_MODEL_UASTC => {
+            (PixelFormat::BasisUASTC, d.srgb)
+        }
+        (None, _) => {
             error = Some(if h.vk_format == 0 {
-                if h.supercompression_scheme == 1 {
-                    "Basis Universal ETC1S (BasisLZ) data is not decoded yet".to_string()
-                } else {
-                    "Basis Universal UASTC (vkFormat 0) data is not decoded yet".to_string()
+                match dfd.as_ref().map(|d| d.color_model) {
+                    Some(DFD_MODEL_UASTC_HDR_6X6) => {
+                        "Basis Universal UASTC HDR 6x6 (intermediate) data is not decoded yet".to_string()
+                    }
+                    Some(m) => format!(
+                        "vkFormat 0 with data format descriptor colour model {m} is not a format Texscope reads"
+                    ),
+                    None => "vkFormat 0 (a Basis Universal or other transcodable format) without a readable data format descriptor".to_string(),
                 }
-            } else if matches!(
-                h.vk_format,
-                1_000_054_002 | 1_000_054_003 | 1_000_054_006 | 1_000_054_007
-            ) {
-                format!(
-                    "vkFormat {} is PVRTC version II, which Texscope does not decode",
-                    h.vk_format
-                )
             } else {
                 format!(
                     "vkFormat {} is not a format Texscope reads (the format shown is a placeholder)",
@@ -377,7 +645,7 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         }
     };
     let zstd = h.supercompression_scheme == 2;
-    if error.is_none() && h.supercompression_scheme != 0 && !zstd {
+    if error.is_none() && h.supercompression_scheme != 0 && !zstd && basis.is_none() {
         let scheme = match h.supercompression_scheme {
             1 => "BasisLZ",
             2 => "Zstandard",
@@ -389,6 +657,24 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
             h.supercompression_scheme
         ));
     }
+    // BasisLZ: the global data (codebooks, then one image descriptor per image of every level).
+    let etc1s: Option<Etc1s> = match (basis, &error) {
+        (Some(Basis::Etc1s), None) => {
+            if h.pixel_depth > 0 {
+                return Err(Error::unsupported("ETC1S volume textures are not shown"));
+            }
+            #[cfg(feature = "codec-basis")]
+            {
+                Some(etc1s_global(ctx, source, &h, levels, slices)?)
+            }
+            #[cfg(not(feature = "codec-basis"))]
+            return Err(Error::not_in_build(
+                "Basis Universal ETC1S (BasisLZ) data",
+                "codec-basis",
+            ));
+        }
+        _ => None,
+    };
     let color_space = if srgb {
         ColorSpace::Srgb
     } else if error.is_none() {
@@ -407,7 +693,6 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         TextureKind::Tex2D
     };
 
-    let mut notes = Vec::new();
     let mut derived: Vec<SourceRef> = Vec::new();
     let mut r = Reader::new(&index);
     let mut mips = Vec::with_capacity(levels as usize);
@@ -417,7 +702,25 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         let uncompressed_byte_length = r.u64()?;
         let (w, hh, d) = mip_dims(h.pixel_width, h.pixel_height, depth, level);
         let mut surfaces = Vec::new();
-        if error.is_none() {
+        if let Some(etc1s) = &etc1s {
+            #[cfg(feature = "codec-basis")]
+            etc1s_surfaces(
+                ctx,
+                source,
+                etc1s,
+                &meta,
+                level,
+                slices,
+                format,
+                (w, hh),
+                (byte_offset, byte_length),
+                &mut surfaces,
+                &mut derived,
+                &mut notes,
+            )?;
+            #[cfg(not(feature = "codec-basis"))]
+            match *etc1s {}
+        } else if error.is_none() {
             let image = format.surface_size(w, hh) * d as u64;
             let need = image * slices as u64;
             let stored = if zstd {
@@ -559,6 +862,9 @@ fn gl_compressed(internal: u32) -> Option<(PixelFormat, bool)> {
         0x8A55 => (PVRTC4RGB, true),
         0x8A56 => (PVRTC2RGBA, true),
         0x8A57 => (PVRTC4RGBA, true),
+        // GL_IMG_texture_compression_pvrtc2: RGBA_PVRTC_2BPPV2 / 4BPPV2.
+        0x9137 => (PVRTCII2, false),
+        0x9138 => (PVRTCII4, false),
         0x8C92 => (ATCRGB, false),
         0x8C93 => (ATCRGBAExplicit, false),
         0x87EE => (ATCRGBAInterpolated, false),

@@ -627,7 +627,13 @@ impl Session {
     /// (`crate::formats::dds::export`, lossless).
     #[wasm_bindgen(js_name = exportDds)]
     pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsValue> {
-        let bytes = crate::formats::dds::export(&self.catalog, tex).map_err(decode_error)?;
+        // The DDS writer is left out of the core module (its 300 KB budget): an export loads the
+        // full module, as the ZIP's names already do.
+        #[cfg(feature = "full")]
+        let bytes = crate::formats::dds::export(&self.catalog, tex);
+        #[cfg(not(feature = "full"))]
+        let bytes: Result<Vec<u8>> = Err(Error::not_in_build("the DDS writer", "full"));
+        let bytes = bytes.map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
