@@ -115,6 +115,7 @@ fn texture(name: &str, i: usize, h: &Header, variant: crunch::Variant, file_len:
     }
     Texture {
         file: name.to_string(),
+        path: None,
         engine: Engine::Crn,
         name: file_stem(name).to_string(),
         class: "CRN".into(),

@@ -488,6 +488,7 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
     Ok((
         Texture {
             file: name.clone(),
+            path: None,
             engine: Engine::Ktx,
             name: file_stem(&name).to_string(),
             class: "KTX2".into(),
@@ -860,6 +861,7 @@ fn describe_ktx1(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Textur
     };
     Ok(Texture {
         file: name.clone(),
+        path: None,
         engine: Engine::Ktx,
         name: file_stem(&name).to_string(),
         class: "KTX".into(),

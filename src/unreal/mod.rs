@@ -2,8 +2,14 @@
 //! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
 //! .uzenasset), classic mip chains and UE5 virtual textures.
 
+#[cfg(feature = "containers")]
+pub mod container;
 mod cursor;
+#[cfg(feature = "containers")]
+pub mod iostore;
 pub mod package;
+#[cfg(feature = "containers")]
+pub mod pak;
 pub mod props;
 pub mod texture;
 pub mod usmap;
@@ -18,21 +24,27 @@ use crate::{base_name, file_stem, FileProblem, OpenContext};
 use package::{Export, Flavor, Package, PACKAGE_TAG};
 use texture::{BulkFile, Payload, PlatformData};
 
-/// Classes whose exports carry cooked pixel data (seed 000, issue 5).
+/// Classes whose exports carry cooked pixel data (seed 000, issue 5), all in /Script/Engine
+/// (containers find texture packages by these classes: zen exports name theirs by a hash of
+/// `/Script/Engine.<class>`, see `container::script_class_index`).
+pub(crate) const TEXTURE_CLASSES: &[&str] = &[
+    "Texture2D",
+    "TextureCube",
+    "VolumeTexture",
+    "Texture2DArray",
+    "TextureCubeArray",
+    "LightMapTexture2D",
+    "ShadowMapTexture2D",
+    "LightMapVirtualTexture2D",
+    "VirtualTexture2D",
+    "Texture2DDynamic",
+    // Texture2D subclasses the UE 5.8 fixtures cook (T_IES, T_CurveAtlas; their MANIFEST).
+    "TextureLightProfile",
+    "CurveLinearColorAtlas",
+];
+
 fn is_texture_class(class: &str) -> bool {
-    matches!(
-        class,
-        "Texture2D"
-            | "TextureCube"
-            | "VolumeTexture"
-            | "Texture2DArray"
-            | "TextureCubeArray"
-            | "LightMapTexture2D"
-            | "ShadowMapTexture2D"
-            | "LightMapVirtualTexture2D"
-            | "VirtualTexture2D"
-            | "Texture2DDynamic"
-    )
+    TEXTURE_CLASSES.contains(&class)
 }
 
 fn ext_of(name: &str) -> String {
@@ -96,7 +108,55 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
     found
 }
 
-/// The Unreal opener: claims packages and their siblings, lists texture exports.
+/// What every package of one open shares: the dropped .usmap and the forced engine version.
+pub(crate) struct Env {
+    usmap: Option<(String, usmap::Usmap)>,
+    forced: Option<package::ForcedVersion>,
+}
+
+/// The sources of one package found inside a container (issue 17): derived sources the container
+/// registered with [`OpenContext::add_source`], named `container/path`.
+pub struct PackageSources {
+    pub main: SourceId,
+    pub uexp: Option<SourceId>,
+    pub ubulk: Option<SourceId>,
+    pub uptnl: Option<SourceId>,
+    /// `Name.m.ubulk` (memory-mapped bulk data).
+    pub mubulk: Option<SourceId>,
+}
+
+/// The one way containers enter the package reader: lists the texture exports of a package whose
+/// files are `srcs`, as for loose files, and names the textures by the container file the user
+/// gave and the package's `path` inside it. Returns how many textures it listed.
+#[cfg(feature = "containers")]
+pub(crate) fn open_contained(
+    ctx: &mut OpenContext,
+    env: &Env,
+    srcs: &PackageSources,
+    container: &str,
+    path: &str,
+) -> Result<usize> {
+    let head = ctx.head(srcs.main, 4)?;
+    let legacy =
+        head.len() == 4 && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
+    let files = Files {
+        main: srcs.main,
+        uexp: srcs.uexp,
+        ubulk: srcs.ubulk,
+        uptnl: srcs.uptnl,
+        mubulk: srcs.mubulk,
+    };
+    let t0 = ctx.textures.len();
+    let n = open_package(ctx, &files, legacy, env.usmap.as_ref(), env.forced.as_ref())?;
+    for t in &mut ctx.textures[t0..] {
+        t.file = container.to_string();
+        t.path = Some(path.to_string());
+    }
+    Ok(n)
+}
+
+/// The Unreal opener: claims containers (.pak, .utoc/.ucas) and packages with their siblings,
+/// lists texture exports.
 pub fn open(ctx: &mut OpenContext) {
     let usmap = open_usmaps(ctx);
     let forced = match ctx.unreal_version.as_deref().map(package::parse_version) {
@@ -109,6 +169,12 @@ pub fn open(ctx: &mut OpenContext) {
         }
         None => None,
     };
+    let env = Env { usmap, forced };
+    #[cfg(feature = "containers")]
+    container::open(ctx, &env);
+    #[cfg(not(feature = "containers"))]
+    claim_containers(ctx);
+    let Env { usmap, forced } = env;
     for i in ctx.unclaimed() {
         if ctx.claimed[i] {
             continue;
@@ -137,6 +203,7 @@ pub fn open(ctx: &mut OpenContext) {
             uexp,
             ubulk,
             uptnl,
+            mubulk: None,
         };
         match open_package(ctx, &files, legacy, usmap.as_ref(), forced.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
@@ -172,6 +239,30 @@ struct Files {
     uexp: Option<usize>,
     ubulk: Option<usize>,
     uptnl: Option<usize>,
+    /// Known up front inside a container; loose packages look for `.m.ubulk` by name.
+    mubulk: Option<usize>,
+}
+
+/// Without the `containers` feature (the page's first module): .pak/.utoc/.ucas files are
+/// claimed and named as needing the full module (a NotInBuild problem makes the page reopen them).
+#[cfg(not(feature = "containers"))]
+fn claim_containers(ctx: &mut OpenContext) {
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        let ext = ext_of(&name);
+        let head = ctx.head(i, 16).unwrap_or_default();
+        let is_toc = head.starts_with(b"-==--==--==--==-");
+        if !(is_toc || matches!(ext.as_str(), ".pak" | ".utoc" | ".ucas")) {
+            continue;
+        }
+        ctx.claimed[i] = true;
+        let e = Error::not_in_build("an Unreal container (.pak / IoStore)", "containers");
+        ctx.problems.push(FileProblem::new(
+            &name,
+            Some(Engine::Unreal),
+            &e.in_file(&name),
+        ));
+    }
 }
 
 fn open_package(
@@ -245,6 +336,7 @@ fn open_package(
 fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
     Texture {
         file: file.to_string(),
+        path: None,
         engine: Engine::Unreal,
         name: export.name.clone(),
         class: export.class.clone().unwrap_or_else(|| "Texture".into()),
@@ -341,6 +433,7 @@ fn storage(
             let idx = match file {
                 BulkFile::Ubulk => files.ubulk,
                 BulkFile::Uptnl => files.uptnl,
+                BulkFile::MappedUbulk if files.mubulk.is_some() => files.mubulk,
                 BulkFile::MappedUbulk | BulkFile::Cooked { .. } => {
                     let j = sibling(ctx, files.main, &ext);
                     if let Some(j) = j {
