@@ -288,7 +288,11 @@ impl Source for BlockSource {
                 src.read_exact_at(b.offset + from, out)
                     .map_err(|e| e.in_file(src.name()))?;
             } else {
-                let data = self.store.block(b)?;
+                // The entry's name says both the container and the path inside it.
+                let data = self.store.block(b).map_err(|e| Error {
+                    file: Some(self.name.clone()),
+                    ..e
+                })?;
                 out.copy_from_slice(&data[from as usize..from as usize + n]);
             }
             pos += n as u64;
@@ -353,7 +357,7 @@ mod tests {
         let e = read_range(&s, 0, 10, &Limits::default()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Malformed, "{e}");
         assert!(
-            e.to_string().starts_with("c.pak: zlib block at offset 0"),
+            e.to_string().starts_with("c.pak/e: zlib block at offset 0"),
             "{e}"
         );
         let parts = vec![Part {
