@@ -114,6 +114,14 @@ fn header(src: &dyn Source, limits: &Limits) -> Result<TocHeader> {
     if h.block_size == 0 {
         return Err(Error::malformed("the TOC's compression block size is 0"));
     }
+    // Each partition holds at least one block (found by the ue_toc fuzz target: a hostile count
+    // made a name for each of 4 billion partitions).
+    if h.partitions > h.blocks.max(1) {
+        return Err(Error::malformed(format!(
+            "the TOC claims {} partitions for {} blocks",
+            h.partitions, h.blocks
+        )));
+    }
     Ok(h)
 }
 
