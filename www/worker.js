@@ -7,7 +7,7 @@
 // reports a texture or file needs a decoder it lacks (a `NotInBuild` error, or `needsFull()` after
 // opening), then every file is reopened in it, in the same order, and the request retried.
 import * as core from './pkg/texscope.js';
-import { thumbnail } from './thumbs.js';
+import { thumbnail } from './lib/thumbs.js';
 
 let wasm = core;
 let full = false;
@@ -110,7 +110,7 @@ async function run(req) {
     case 'vtLayout':
       return { value: session.vtLayout(req.texture) };
     case 'tiles': {
-      // A rectangle of VT tiles (www/pool.js runs these on every worker of the pool).
+      // A rectangle of VT tiles (www/lib/pool.js runs these on every worker of the pool).
       const img = session.decodeTiles(req.texture, req.mip, req.layer, req.x, req.y, req.w, req.h);
       return { result: img, transfer: [img.data.buffer] };
     }

@@ -1,7 +1,7 @@
 //! What .pak and IoStore containers share: their strings, mount paths, the choice of an AES key
 //! (checked before anything is decoded), and the file list both hand to the package reader.
 
-use super::{iostore, pak, Env, PackageSources};
+use super::{iostore, pak, ContainerEntry, PackageSources};
 use crate::io::aes::{AesKey, Guid, Keys};
 use crate::io::compress::Method;
 use crate::io::{read_range, Error, Limits, Reader, Result, SourceRef};
@@ -116,26 +116,6 @@ pub fn choose_key<T>(
     .in_file(container))
 }
 
-/// The FPackageObjectIndex of a script object (`/Script/Engine.Texture2D`): type 1 (ScriptImport)
-/// in the top two bits over the low 62 bits of CityHash64 of the path in UTF-16LE, lower-cased,
-/// with `.` and `:` made `/` (UE's FPackageObjectIndex::GenerateImportHashFromObjectPath). Zen
-/// export maps name their classes only this way; the test against global.utoc's script objects
-/// checks it on engine output.
-pub fn script_class_index(path: &str) -> u64 {
-    let bytes: Vec<u8> = path
-        .chars()
-        .map(|c| match c {
-            '.' | ':' => '/',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect::<String>()
-        .encode_utf16()
-        .flat_map(u16::to_le_bytes)
-        .collect();
-    let h: u64 = cityhasher::hash(&bytes);
-    (1u64 << 62) | (h & !(3u64 << 62))
-}
-
 /// What a package's header says it is.
 #[derive(Debug)]
 pub enum Class {
@@ -153,7 +133,6 @@ pub enum Class {
 pub fn classify(
     main: &dyn crate::io::Source,
     forced: Option<&super::package::ForcedVersion>,
-    texture_hashes: &[u64],
     limits: &Limits,
 ) -> Class {
     let head = match crate::io::read_up_to(main, 0, 64, limits) {
@@ -201,7 +180,7 @@ pub fn classify(
     // FExportMapEntry (72 bytes): serial offset, size, name, outer, class (at 32), ...
     let hit = exports.chunks_exact(72).any(|e| {
         let class = u64::from_le_bytes(e[32..40].try_into().unwrap_or_default());
-        texture_hashes.contains(&class)
+        super::script::class_name(class).is_some()
     });
     if hit {
         Class::Texture
@@ -340,7 +319,7 @@ fn problem(file: &str, e: &Error) -> FileProblem {
 /// Claims the drop's containers (.pak, .utoc with its .ucas partitions), opens them with the
 /// given AES keys, applies patches, and hands every texture package to the package reader
 /// through [`super::open_contained`]. Other packages are skipped after a header read.
-pub(crate) fn open(ctx: &mut OpenContext, env: &Env) {
+pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::ForcedVersion>) {
     let mut tocs = Vec::new();
     let mut paks = Vec::new();
     let mut cas = Vec::new();
@@ -445,10 +424,6 @@ pub(crate) fn open(ctx: &mut OpenContext, env: &Env) {
         return;
     }
     let table = mount_table(&list);
-    let hashes: Vec<u64> = super::TEXTURE_CLASSES
-        .iter()
-        .map(|c| script_class_index(&format!("/Script/Engine.{c}")))
-        .collect();
     let mut found = vec![(0usize, 0usize); list.len()];
     let find = |folder: &str, path: &str| {
         table
@@ -472,7 +447,7 @@ pub(crate) fn open(ctx: &mut OpenContext, env: &Env) {
                 continue;
             }
         };
-        if let Class::Other = classify(main.as_ref(), env.forced.as_ref(), &hashes, &ctx.limits) {
+        if let Class::Other = classify(main.as_ref(), forced, &ctx.limits) {
             continue;
         }
         let stem = &path[..path.len() - ext.len()];
@@ -495,7 +470,11 @@ pub(crate) fn open(ctx: &mut OpenContext, env: &Env) {
         };
         let (t0, p0) = (ctx.textures.len(), ctx.problems.len());
         let file = m.file.clone();
-        match super::open_contained(ctx, env, &srcs, &file, path) {
+        let entry = ContainerEntry {
+            file: file.clone(),
+            path: path.clone(),
+        };
+        match super::open_package(ctx, &srcs, Some(&entry)) {
             Ok(_) => {}
             Err(e) => ctx.problems.push(problem(&file, &e).at_path(path)),
         }

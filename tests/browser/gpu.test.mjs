@@ -1,5 +1,5 @@
 // The GPU path (issue 8): stored blocks uploaded to WebGL2 and drawn by the display shader give the
-// same picture as the CPU path (wasm decode + view.js displayBytes), within 1 per channel.
+// same picture as the CPU path (wasm decode + www/lib/display.js displayBytes), within 1 per channel.
 //
 // Where the expected values come from: the CPU path is the reference, and the GPU side decodes
 // with the browser's own block decoders (here SwiftShader's, an implementation independent of
@@ -316,7 +316,7 @@ test('GPU path on formats without a real sample: seeded random blocks and texels
     }
     compared.push(`${format} max ${worst}`);
   }
-  // 16 textures viewed: the page keeps at most 6 GL textures (gpu.js TEXTURE_CACHE).
+  // 16 textures viewed: the page keeps at most 6 GL textures (www/lib/gpu.js TEXTURE_CACHE).
   assert.equal((await gpuState(page)).cached, 6);
   console.log(`# compared on random data (GPU vs CPU, 64x64, 5 views each; BC4S/BC5S the normal view): ${compared.join('; ')}`);
   assert.deepEqual(problems, []);

@@ -116,7 +116,7 @@ test('opening and showing a BC1/BC6H/BC7 mip reads each stored byte once; block 
       }
     }
 
-    // The histogram (view.js: max(R, G, B) per texel, 32 equal bins over [0, 1] for 8/16-bit
+    // The histogram (www/lib/display.js: max(R, G, B) per texel, 32 equal bins over [0, 1] for 8/16-bit
     // values) from its definition over every decoded texel, against the page's.
     if (name === 'bc7') {
       const [got, want] = await page.evaluate((side) => {

@@ -1,5 +1,5 @@
 // Open by URL from other origins (issue 7): ?src= may name a file on another server. The page's
-// policy lets it fetch exactly the origins named in ?src= (www/safety.js allowSourceOrigins), and
+// policy lets it fetch exactly the origins named in ?src= (www/lib/safety.js allowSourceOrigins), and
 // says clearly when the other server does not allow cross-origin reads (CORS) or cannot be reached.
 // Expected texels come from the fixture's own rule (tests/browser/dds-fixtures.mjs, built byte by
 // byte from Microsoft's DDS_HEADER documentation).

@@ -224,7 +224,7 @@ test('virtual textures stream: only visible tiles decoded by the pool; 16k costs
   near(await shownAt(page, 8000, 8000, 16384), fixtureColour(8000, 16383 - 8000, 16384, 0), 8, 'flipped view');
 
   // Panning over 1:1 views of 16k: the cache stays within its bound, least recently used tiles go.
-  // A 128² RGBA8 tile costs 128 * 128 * 4 bytes of values + as many display bytes (tiles.js).
+  // A 128² RGBA8 tile costs 128 * 128 * 4 bytes of values + as many display bytes (www/lib/tiles.js).
   const perTile = 128 * 128 * 4 * 2;
   for (let k = 0; k < 30; k++) {
     // Views 1000 px apart along two rows (the viewport is narrower): mostly new tiles each time.

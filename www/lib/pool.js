@@ -18,7 +18,7 @@ export class WorkerPool {
   }
 
   start() {
-    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    const w = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
     const slot = { worker: w, sent: 0, busy: null, pending: new Map() };
     w.onmessage = (ev) => {
       const { id, ok, value, error, fatal } = ev.data;

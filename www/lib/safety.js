@@ -59,7 +59,7 @@ export function readQuery(search, { demos = [] } = {}) {
         break;
       case 'src': {
         const url = httpUrl(raw);
-        // Accepted URLs are opened by main.js (share.js parseSources reads them again).
+        // Accepted URLs are opened by services/sources.js (share-hash.js parseSources reads them again).
         if (!url) messages.push(`src=${clip(raw, 60)} was ignored: only http: and https: addresses can be opened.`);
         break;
       }
@@ -84,21 +84,6 @@ export function httpUrl(raw) {
 function clip(s, n) {
   const t = String(s);
   return t.length > n ? `${t.slice(0, n)}…` : t;
-}
-
-/** Shows `lines` in a notice under the error bar (text only), or hides it when empty. */
-export function showNotice(lines) {
-  let box = document.getElementById('notice');
-  if (!box) {
-    box = document.createElement('div');
-    box.id = 'notice';
-    box.className = 'error notice';
-    box.dataset.testid = 'notice';
-    box.setAttribute('role', 'status');
-    document.getElementById('error').after(box);
-  }
-  box.replaceChildren(...lines.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
-  box.hidden = !lines.length;
 }
 
 // Connections (issue 7, open by URL). index.html's own policy allows connect-src 'self' plus any

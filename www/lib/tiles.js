@@ -4,7 +4,7 @@
 // a viewport-sized canvas as they arrive. The page's own canvas keeps the image's box (so zoom,
 // pan, the overlay and the inspector keep their geometry) but holds no pixels.
 
-import { displayBytes, texel } from './view.js';
+import { displayBytes, texel } from './display.js';
 
 /** VT mips with more texels than this are streamed; smaller ones are decoded whole as before. */
 export const STREAM_MIN_TEXELS = 1024 * 1024;

@@ -1,6 +1,6 @@
 // The GPU path (issue 8): where WebGL2 offers a texture's block format (BC, ETC/EAC, ASTC) or its
 // plain layout (8-bit, half, float), the stored bytes go to the GPU as they are and a fragment
-// shader draws them with the same display pipeline as view.js's displayBytes (channels, EV,
+// shader draws them with the same display pipeline as display.js's displayBytes (channels, EV,
 // tonemaps, sRGB handling, normal view, the NaN/Inf/negative marks, Y flip). The CPU decode stays
 // for the inspector, the histogram, exports, and whenever this path cannot draw.
 //
@@ -10,7 +10,7 @@
 // getSupportedProfiles()), and the OpenGL ES 3.0 spec (texelFetch, §2.1.6.1 float -> unorm
 // conversion rounds to nearest). Format enums are read from the extension objects by name.
 
-import { TONEMAPS } from './view.js';
+import { TONEMAPS } from './display.js';
 
 const EXTENSIONS = [
   'WEBGL_compressed_texture_s3tc', 'WEBGL_compressed_texture_s3tc_srgb', 'EXT_texture_compression_rgtc',
@@ -73,7 +73,7 @@ void main() {
   gl_Position = vec4(p, 0.0, 1.0);
 }`;
 
-// The display pipeline of view.js displayBytes, step by step in the same order; comments name
+// The display pipeline of display.js displayBytes, step by step in the same order; comments name
 // the JS each block mirrors. Output is straight (not premultiplied) RGBA, like putImageData's.
 const FRAGMENT = `#version 300 es
 precision highp float;

@@ -1,0 +1,142 @@
+// Opening: files picked, a folder picked or dropped (walked by lib/walk.js), handed to the worker,
+// which builds the catalog of every file so far; and the reading options that re-open them (the
+// Frostbite format profile, the Unity version for files that record none).
+import { entryState } from '../lib/vlist.js';
+import { droppedFiles } from '../lib/walk.js';
+import { probe } from '../probe.js';
+import { $, firstPresentMip } from '../util.js';
+
+/** @typedef {import('../types').TextureRecord} TextureRecord */
+/** @typedef {import('../types').Problem} Problem */
+
+/** @param {number} n @param {string} word */
+const plural = (n, word) => `${n} ${word}${n > 1 ? 's' : ''}`;
+
+/** @param {import('../types').App} app */
+export function createOpener(app) {
+  const { store, actions, client } = app;
+  const profileSelect = /** @type {HTMLSelectElement} */ ($('frostbite-profile'));
+  const unityInput = /** @type {HTMLInputElement} */ ($('unity-version'));
+
+  /** Gives `fileList` to the worker and shows the catalog. @param {Iterable<File> | ArrayLike<File>} fileList */
+  async function openFiles(fileList) {
+    const files = Array.from(fileList);
+    if (!files.length) return;
+    actions.setPhase('loading');
+    actions.setError('');
+    actions.setStatus(`Opening ${plural(files.length, 'file')}…`);
+    probe.openedAt = performance.now();
+    probe.resetStages();
+    probe.stage('open', probe.openedAt);
+    try {
+      const { textures, problems } = await client.call({ op: 'add', files });
+      probe.stage('catalog');
+      probe.keepStages = true;
+      actions.filesAdded(files);
+      actions.setDemo(null); // demos.open sets it back when the files are a demo's
+      await showCatalog(textures, problems);
+    } catch (e) {
+      actions.fail(/** @type {Error} */ (e).message);
+    }
+  }
+
+  /**
+   * Lists a catalog the worker sent and keeps (or picks) the view.
+   * @param {TextureRecord[]} textures @param {Problem[]} problems
+   */
+  async function showCatalog(textures, problems) {
+    app.gpuPath.reset();
+    actions.catalog(textures, problems);
+    if (!textures.length) {
+      actions.fail(problems.map((p) => p.error).join('\n') || 'No texture was found in the files.');
+      return;
+    }
+    actions.setStatus(`${plural(textures.length, 'texture')} in ${plural(store.state.files.length, 'file')}`);
+    // Keep the current view when more files arrive (the catalog is rebuilt, so find the texture
+    // again by file and name), else show the first texture that decodes.
+    const prev = store.state.current;
+    const kept = prev ? textures.findIndex((t) => t.census.file === prev.file && t.census.name === prev.name) : -1;
+    if (prev && kept >= 0) {
+      await app.selection.show({ index: kept, mip: prev.mip, slice: prev.slice });
+    } else {
+      const start = Math.max(0, textures.findIndex((t) => entryState(t).cls !== 'bad'));
+      await app.selection.show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });
+    }
+    await app.share.restorePending();
+  }
+
+  // ---- Frostbite format profile (issue 6): re-opens the files with another game's enum ------
+  /** @param {string} name */
+  async function setProfile(name) {
+    let reply;
+    try {
+      reply = await client.call({ op: 'profile', profile: name });
+    } catch (e) {
+      profileSelect.value = store.state.profile ?? profileSelect.dataset.default ?? '';
+      actions.fail(/** @type {Error} */ (e).message);
+      return;
+    }
+    actions.setProfile(name);
+    profileSelect.value = name;
+    // A texture that no longer decodes under this profile shows its error (show() puts it up).
+    if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
+  }
+  const profilesReady = client.call({ op: 'profiles' }).then((list) => {
+    for (const p of list) {
+      const o = document.createElement('option');
+      o.value = p.name;
+      o.textContent = p.default ? `${p.name} (default)` : p.name;
+      o.title = p.games;
+      profileSelect.append(o);
+      if (p.default) { o.selected = true; profileSelect.dataset.default = p.name; }
+    }
+  }).catch((e) => actions.fail(e.message));
+  profileSelect.addEventListener('change', () => setProfile(profileSelect.value));
+
+  /** The profile named `name` (any case), or undefined. @param {string} name */
+  async function findProfile(name) {
+    await profilesReady;
+    return [...profileSelect.options].find((o) => o.value.toLowerCase() === name.toLowerCase())?.value;
+  }
+
+  // ---- Unity version (issue 4): re-opens the files reading those that record none as this one --
+  /** @param {string} value */
+  async function setUnityVersion(value) {
+    const v = value.trim();
+    let reply;
+    try {
+      reply = await client.call({ op: 'unityVersion', version: v });
+    } catch (e) {
+      unityInput.value = store.state.unityVersion ?? '';
+      actions.fail(/** @type {Error} */ (e).message);
+      return;
+    }
+    actions.setUnityVersion(v || undefined);
+    if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
+  }
+  unityInput.addEventListener('change', () => setUnityVersion(unityInput.value));
+
+  // ---- picking and dropping ---------------------------------------------------------------
+  for (const id of ['file-input', 'folder-input']) {
+    const input = /** @type {HTMLInputElement} */ ($(id));
+    input.addEventListener('change', () => {
+      openFiles(input.files ?? []).finally(() => { input.value = ''; });
+    });
+  }
+  const dropOverlay = $('drop-overlay');
+  let dragDepth = 0;
+  window.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; dropOverlay.hidden = false; });
+  window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; dropOverlay.hidden = true; } });
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    dragDepth = 0;
+    dropOverlay.hidden = true;
+    if (!e.dataTransfer) return;
+    droppedFiles(e.dataTransfer).then((files) => openFiles(files)).catch((err) => actions.fail(err.message));
+  });
+
+  return { openFiles, showCatalog, setProfile, findProfile, profilesReady };
+}
+
+/** @typedef {ReturnType<typeof createOpener>} Opener */

@@ -1,0 +1,416 @@
+// The shapes the page's modules share: what the worker sends (src/web/mod.rs serialises them), the
+// store's state (www/store.js) and the app object the modules are wired through (www/main.js).
+// Checked by `tsc --noEmit` (tsconfig.json, checkJs) with the JSDoc types of the .js files.
+
+/** One texture's census record (model.rs `Texture::census`, the CLI contract of issue 2). */
+export interface Census {
+  file: string;
+  engine: string;
+  name: string;
+  class: string;
+  kind: string;
+  width: number;
+  height: number;
+  authored?: [number, number] | null;
+  depth: number;
+  slices: number;
+  mips: number;
+  format: string;
+  native_format: string | number | null;
+  srgb?: boolean | null;
+  virtual: boolean;
+  mips_present?: number;
+  error: string | null;
+  /** The package's path inside its container (pak / IoStore); null for loose files. */
+  path?: string | null;
+}
+
+/** One mip of a texture record (web/mod.rs `MipInfo`). */
+export interface MipRecord {
+  width: number;
+  height: number;
+  depth: number;
+  /** Images the viewer can pick at this mip (slices, or depth slices of a volume). */
+  surfaces: number;
+  present: boolean;
+  location_note: string;
+  /** Opened files holding this mip's bytes. */
+  files: string[];
+  /** Files holding bytes of this mip that were not opened. */
+  missing: string[];
+}
+
+export type Precision = 'unorm8' | 'unorm16' | 'float';
+
+/** A texture of the catalog as the worker lists it (web/mod.rs `TextureInfo`). */
+export interface TextureRecord {
+  index?: number;
+  census: Census;
+  color_space?: 'srgb' | 'linear' | 'unknown';
+  normal_map?: 'rg' | 'dxt5nm' | 'rgb' | null;
+  precision?: Precision;
+  /** Block footprint and bytes of the stored format: [w, h, bytes] ([1, 1, n] for plain). */
+  block?: [number, number, number];
+  gpu_bytes?: number;
+  bottom_first?: boolean;
+  metadata?: [string, string][];
+  notes?: string[];
+  mips: MipRecord[];
+}
+
+/** A file that opened no texture, with the reason. */
+export interface Problem {
+  file?: string;
+  engine?: string;
+  error: string;
+}
+
+export type Pixels = Uint8Array | Uint16Array | Float32Array;
+
+/** A decoded surface from the worker (web/mod.rs `image_object` + `decode`). */
+export interface DecodedImage {
+  width: number;
+  height: number;
+  precision: Precision;
+  data: Pixels;
+  /** The stored bytes from the same read (decode with `stored`). */
+  stored?: Uint8Array | null;
+  /** [read, decode, copy out] in ms. */
+  stages?: Float64Array | number[];
+  /** performance.timeOrigin + now() when the worker posted the reply. */
+  posted?: number;
+  missing?: [number, number][] | null;
+}
+
+/** What the viewport shows: a decoded surface, a cube cross, a progressive preview or a streamed VT mip. */
+export interface ViewImage {
+  width: number;
+  height: number;
+  precision: Precision;
+  /** The texels (RGBA); null for a preview or a streamed mip. */
+  data: Pixels | null;
+  stored?: Uint8Array | null;
+  stages?: Float64Array | number[];
+  posted?: number;
+  /** A smaller mip painted in this image's box until the full one arrives. */
+  preview?: DecodedImage;
+  previewMip?: number;
+  /** A virtual-texture mip drawn from tiles on screen (www/lib/tiles.js). */
+  streamed?: boolean;
+  layout?: VtLayout | null;
+  /** A cube's six faces as an unfolded cross (lib/display.js composeCross). */
+  cross?: boolean;
+  face?: number;
+}
+
+/** One cell of a VT tile grid (unreal/vt.rs `VtTile`). */
+export interface VtTile {
+  x: number;
+  y: number;
+  morton: number;
+  tile_index: number | null;
+  chunk: number;
+  offset: number;
+  length: number;
+  present: boolean;
+}
+
+/** The tile grid of one VT mip and layer (web/mod.rs `Session::vt_grid`). */
+export interface VtGrid {
+  tile_size: number;
+  tile_border: number;
+  width_tiles: number;
+  height_tiles: number;
+  chunk: number;
+  chunk_files: string[];
+  chunk_missing: string[];
+  fallback: [number, number, number, number];
+  tiles: VtTile[];
+}
+
+/** The tiling of a virtual texture (web/mod.rs `Session::vt_layout`). */
+export interface VtLayout {
+  tile_size: number;
+  tile_border: number;
+  layers: number;
+  mips: { width: number; height: number; width_tiles: number; height_tiles: number }[];
+}
+
+/** A histogram of a surface (lib/display.js `histogram`). */
+export interface Histogram {
+  kind: 'linear' | 'log2';
+  bins: Uint32Array | number[];
+  min: number;
+  max: number;
+  bad: number;
+}
+
+export interface Thumb {
+  width: number;
+  height: number;
+  data: Uint8ClampedArray;
+  error?: string;
+}
+
+export interface ProfileInfo {
+  name: string;
+  games: string;
+  default: boolean;
+}
+
+/** A file of a demo, as the worker fetches it. */
+export interface DemoFile {
+  name: string;
+  data: Uint8Array;
+}
+
+/** Catalog replies: every texture and problem of the files open so far. */
+export interface CatalogReply {
+  textures: TextureRecord[];
+  problems: Problem[];
+}
+
+/** A request to www/worker.js and the value it answers with. */
+export interface WorkerCalls {
+  add: { req: { files: File[]; profile?: string; unityVersion?: string }; res: CatalogReply };
+  profile: { req: { profile: string }; res: CatalogReply };
+  unityVersion: { req: { version: string }; res: CatalogReply };
+  profiles: { req: Record<string, never>; res: ProfileInfo[] };
+  readStats: { req: Record<string, never>; res: number[] };
+  panic: { req: Record<string, never>; res: null };
+  decode: { req: { texture: number; mip: number; slice: number; stored?: boolean }; res: DecodedImage };
+  thumb: { req: { texture: number; mip: number }; res: Thumb };
+  exportDds: { req: { texture: number }; res: Uint8Array };
+  surfaceBytes: { req: { texture: number; mip: number; slice: number }; res: Uint8Array };
+  vtLayout: { req: { texture: number }; res: VtLayout | null };
+  tiles: {
+    req: { texture: number; mip: number; layer: number; x: number; y: number; w: number; h: number };
+    res: DecodedImage & { x: number; y: number };
+  };
+  vtGrid: { req: { texture: number; mip: number; layer: number }; res: VtGrid | null };
+  demo: { req: { demo: string }; res: DemoFile[] };
+}
+export type Op = keyof WorkerCalls;
+export type WorkerRequest<K extends Op = Op> = { op: K } & WorkerCalls[K]['req'];
+/** The worker's reply to request `id`. */
+export interface WorkerReply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+  /** The wasm instance trapped: the worker is unusable. */
+  fatal?: boolean;
+}
+
+export type Channels = { r: boolean; g: boolean; b: boolean; a: boolean };
+export type Tonemap = 'clamp' | 'reinhard' | 'aces';
+export type Colour = 'srgb' | 'linear' | 'gamma';
+export type NormalView = 'off' | 'rg' | 'ag';
+
+/** The display settings lib/display.js and lib/gpu.js draw with. */
+export interface DisplaySettings {
+  exposure: number;
+  tonemap: Tonemap;
+  colour: Colour;
+  normal: NormalView;
+  flipGreen: boolean;
+  flipY: boolean;
+  badOverlay: boolean;
+  channels: Channels;
+}
+
+export interface BadCounts {
+  nan: number;
+  inf: number;
+  negative: number;
+}
+
+/** The selection: texture index, mip and slice (plus the texture's file and name, to find it again). */
+export interface Selection {
+  index: number;
+  mip: number;
+  slice: number;
+  file: string;
+  name: string;
+}
+
+/** What is on screen: the selection the current image belongs to. */
+export interface Shown {
+  file: string;
+  texture: string;
+  index: number;
+  mip: number;
+  slice: number;
+  format: string;
+}
+
+export interface Filters {
+  name: string;
+  engine: string;
+  format: string;
+  minSize: number;
+  sort: '' | 'name' | 'size' | 'memory';
+}
+
+/** A view described by a share link (lib/share-hash.js parseShare / formatShare). */
+export interface ShareView {
+  demo?: string;
+  files?: string[];
+  fileMeta?: FileMeta[];
+  texture?: string;
+  mip?: number;
+  slice?: number;
+  channels?: Channels;
+  exposure?: number;
+  tonemap?: Tonemap;
+  colour?: Colour;
+  normal?: NormalView;
+  flipGreen?: boolean;
+  flipY?: boolean;
+  badOverlay?: boolean;
+  tiles?: boolean;
+  cross?: boolean;
+  zoom?: number | 'fit';
+  center?: [number, number];
+  pin?: [number, number];
+}
+
+/** A local file's fingerprint in share links: size and SHA-256 of its first and last MiB. */
+export interface FileMeta {
+  name: string;
+  size: number;
+  hash: string;
+}
+
+export interface Sources {
+  urls: string[];
+  rejected: string[];
+  done: boolean;
+}
+
+/** What a share link needs before it can be shown (the files to drop, those that differ). */
+export interface ShareNeed {
+  text: string;
+  missing: string[];
+  differ: string[];
+}
+
+export type Phase = 'empty' | 'loading' | 'ready' | 'error';
+export type Background = 'checker' | 'black' | 'white' | 'grey' | 'custom';
+export type Drawer = 'list' | 'info';
+
+/** The page's state (www/store.js): one object, changed only by the actions of www/actions.js. */
+export interface State {
+  // -- the catalog
+  /** Every File given to the page so far (a restarted worker reopens them). */
+  files: File[];
+  /** The Frostbite format profile (undefined: the core's default). */
+  profile: string | undefined;
+  /** The Unity version for files that record none (undefined: as the files say). */
+  unityVersion: string | undefined;
+  textures: TextureRecord[];
+  problems: Problem[];
+  filters: Filters;
+  /** Texture indices in list order (after filter and sort). */
+  listed: number[];
+  filterError: string;
+  gridMode: boolean;
+  /** The demo the open files came from (share links name it), or null. */
+  demo: string | null;
+  /** A share link's view waiting for its files. */
+  restore: ShareView | null;
+  /** The ?src= URLs being or having been opened. */
+  sources: Sources | null;
+
+  // -- the selection and what is on screen
+  current: Selection | null;
+  shown: Shown | null;
+  image: ViewImage | null;
+  /** The tile grid of the current VT mip and layer, when the grid overlay is on. */
+  grid: VtGrid | null;
+  /** The stored blocks of the current surface (the inspector's block mode). */
+  blocks: Uint8Array | null;
+  hist: Histogram | null;
+  bad: BadCounts;
+  /** The caption under the view: texture, mip, slice and format. */
+  caption: string;
+
+  // -- view settings
+  zoom: number;
+  fit: boolean;
+  /** The texel at the viewport's centre. */
+  center: [number, number];
+  exposure: number;
+  tonemap: Tonemap;
+  colour: Colour;
+  /** The user chose the colour space (else it follows each texture). */
+  colourSet: boolean;
+  normal: NormalView;
+  flipGreen: boolean;
+  flipY: boolean;
+  badOverlay: boolean;
+  channels: Channels;
+  /** Cubes: the six faces as an unfolded cross. */
+  cross: boolean;
+  /** Virtual textures: the tile-grid overlay. */
+  tiles: boolean;
+  background: Background;
+  backgroundColour: string;
+  pin: [number, number] | null;
+  hover: [number, number] | null;
+
+  // -- the GPU path
+  /** Draw from the stored blocks on the GPU; null: decided on first use. */
+  gpuOn: boolean | null;
+  /** The current surface as uploaded to the GPU (lib/gpu.js), or null: the CPU path. */
+  gpuSurface: GpuSurface | null;
+  gpuInfo: string;
+
+  // -- the page around the view
+  phase: Phase;
+  error: string;
+  status: string;
+  notices: string[];
+  progress: { done: number; total: number; text: string } | null;
+  shareNeed: ShareNeed | null;
+  srcNote: string | null;
+  help: boolean;
+  drawer: Drawer | null;
+}
+
+/** A surface uploaded to the GPU (lib/gpu.js `GpuView.upload`). */
+export interface GpuSurface {
+  cached?: boolean;
+  uploadMs: number;
+  [k: string]: unknown;
+}
+
+/**
+ * The page's modules, wired in www/main.js: each view and service gets this object and reaches the
+ * others through it (at run time, not at creation: creation order is subscription order).
+ */
+export interface App {
+  store: import('./store.js').Store;
+  actions: import('./actions.js').Actions;
+  client: import('./worker-client.js').WorkerClient;
+  pool: import('./lib/pool.js').WorkerPool;
+  gpuPath: import('./services/gpu-path.js').GpuPath;
+  viewport: import('./views/viewport.js').Viewport;
+  inspector: import('./views/inspector.js').Inspector;
+  info: ReturnType<typeof import('./views/info.js').createInfo>;
+  textures: import('./views/textures.js').Textures;
+  toolbar: import('./views/toolbar.js').Toolbar;
+  selection: import('./services/selection.js').Selection;
+  opener: import('./services/open.js').Opener;
+  share: import('./services/share.js').Share;
+  exports: import('./services/export.js').Exports;
+  demos: import('./services/demos.js').Demos;
+  sources: import('./services/sources.js').Sources;
+}
+
+declare global {
+  interface Window {
+    /** The test contract (www/testapi.js). */
+    texscope: ReturnType<typeof import('./testapi.js').createTestApi>;
+  }
+}

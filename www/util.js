@@ -1,0 +1,41 @@
+// Small helpers the page's modules share.
+
+/**
+ * The element with id `id` (the page's markup is index.html; a missing id is a bug, so this throws).
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} id
+ * @returns {E}
+ */
+export function $(id) {
+  const e = document.getElementById(id);
+  if (!e) throw new Error(`index.html has no #${id}`);
+  return /** @type {E} */ (e);
+}
+
+/** A byte count for people: B, KiB or MiB. @param {number} n */
+export const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
+
+/** The first mip of `t` whose data is there (0 when none is). @param {import('./types').TextureRecord} t */
+export function firstPresentMip(t) {
+  const i = t.mips.findIndex((m) => m.present);
+  return i < 0 ? 0 : i;
+}
+
+/** Resolves after the next frame is drawn (or after 100 ms when frames are not drawn, as in a hidden tab). */
+export const afterFrame = () => new Promise((resolve) => {
+  const timer = setTimeout(resolve, 100);
+  requestAnimationFrame(() => setTimeout(() => { clearTimeout(timer); resolve(undefined); }, 0));
+});
+
+/** Copies `text` to the clipboard; false when the browser refuses (no permission). @param {string} text */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false; // no clipboard permission: the text stays selectable in the status
+  }
+}
+
+/** A pause of `ms` milliseconds (test hooks). @param {number} ms */
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,72 @@
+// The info panel: every fact about the selected texture (and "Copy JSON"), and the histogram of
+// the surface shown with the exposure's white point.
+import { drawHistogram } from '../lib/display.js';
+import { $, copyText, fmtBytes } from '../util.js';
+
+/** @typedef {import('../types').TextureRecord} TextureRecord */
+
+/** A number for the histogram's label. @param {number} v */
+const fmtNum = (v) => (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : String(Math.round(v * 1000) / 1000));
+
+/** @param {import('../types').App} app */
+export function createInfo(app) {
+  const { store, actions } = app;
+  const list = $('info');
+  const histBox = $('histogram-box');
+  /** The facts of the selected texture as JSON (texscope.infoJson, Copy JSON). @type {object | null} */
+  let json = null;
+
+  /** @param {TextureRecord} t @param {number} mip */
+  function render(t, mip) {
+    const c = t.census;
+    const rows = [
+      ['File', c.file], ['Name', c.name], ['Engine', c.engine], ['Class', c.class], ['Kind', c.kind],
+      ['Format', c.format], ['Native format', String(c.native_format)],
+      ['Size', `${c.width}×${c.height}${c.depth > 1 ? `×${c.depth}` : ''}`],
+      ['Mips', String(c.mips)], ['Slices', String(c.slices)],
+      ['Colour space', t.color_space], ['GPU memory', fmtBytes(/** @type {number} */ (t.gpu_bytes))],
+    ];
+    if (t.normal_map) rows.push(['Normal map', t.normal_map]);
+    const m = t.mips[mip];
+    if (m) rows.push(['This mip', `${m.width}×${m.height} · ${m.location_note || 'inline'}${m.present ? '' : ' · missing'}`]);
+    for (const [k, v] of t.metadata ?? []) rows.push([k, v]);
+    for (const n of t.notes ?? []) rows.push(['Note', n]);
+    if (c.error) rows.push(['Error', c.error]);
+    json = {
+      census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
+      gpu_bytes: t.gpu_bytes, bottom_first: t.bottom_first, metadata: Object.fromEntries(t.metadata ?? []), notes: t.notes, mips: t.mips,
+    };
+    list.replaceChildren();
+    for (const [k, v] of rows) {
+      const dt = document.createElement('dt');
+      dt.textContent = k ?? '';
+      const dd = document.createElement('dd');
+      dd.textContent = v ?? '';
+      list.append(dt, dd);
+    }
+  }
+
+  function renderHistogram() {
+    const h = store.state.hist;
+    histBox.hidden = !h;
+    if (!h) return;
+    const white = 2 ** -store.state.exposure;
+    drawHistogram(/** @type {HTMLCanvasElement} */ ($('histogram')), h, white);
+    $('histogram-label').textContent = Number.isFinite(h.min)
+      ? `${fmtNum(h.min)} … ${fmtNum(h.max)}${h.kind === 'log2' ? ` · white at ${fmtNum(white)} (bins: 2^-16 … 2^16)` : ''}${h.bad ? ` · ${h.bad} NaN/Inf` : ''}`
+      : 'no finite values';
+  }
+
+  store.subscribe(['current'], (s) => {
+    if (s.current) render(s.textures[s.current.index], s.current.mip);
+  });
+  store.subscribe(['hist', 'exposure'], renderHistogram);
+  $('hist-fit').addEventListener('click', () => actions.autoExposure());
+  $('copy-info').addEventListener('click', async () => {
+    if (!json) return;
+    const ok = await copyText(JSON.stringify(json, null, 2));
+    actions.setStatus(ok ? 'Info copied as JSON' : 'The browser refused the clipboard');
+  });
+
+  return { json: () => json };
+}

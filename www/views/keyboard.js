@@ -1,0 +1,45 @@
+// The keyboard shortcuts (the help dialog lists them: views/dialogs.js SHORTCUTS). Keys typed into
+// a field or a menu, and keys with Ctrl, Cmd or Alt, are left alone.
+import { TONEMAPS } from '../lib/display.js';
+
+/** @param {import('../types').App} app */
+export function attachKeyboard(app) {
+  const { store, actions, viewport: vp, toolbar } = app;
+  window.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const s = store.state;
+    const k = e.key;
+    if (k === 'Escape') { actions.setHelp(false); return; }
+    if (k === '?') { actions.setHelp(!s.help); return; }
+    if (k.startsWith('Arrow') && s.pin) {
+      e.preventDefault();
+      const step = e.shiftKey ? 8 : 1;
+      const [x, y] = s.pin;
+      const up = s.flipY ? step : -step; // arrows move on screen
+      const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, up], ArrowDown: [0, -up] }[k];
+      if (d) app.inspector.pin([x + d[0], y + d[1]]);
+      return;
+    }
+    if (k === 'f' || k === 'F' || k === '0') vp.fit();
+    else if (k === '1') vp.zoomTo(1);
+    else if (k === '+' || k === '=') vp.zoomTo(s.zoom * 2);
+    else if (k === '-' || k === '_') vp.zoomTo(s.zoom / 2);
+    else if (k === 'w' || k === 'W') actions.autoExposure();
+    else if (k === 'e') actions.setExposure(s.exposure + 1);
+    else if (k === 'E') actions.setExposure(s.exposure - 1);
+    else if (k === 'm' || k === 'M') actions.setTonemap(/** @type {any} */ (TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]));
+    else if (k === 'n' || k === 'N') actions.setNormal(s.normal === 'off' ? 'rg' : 'off');
+    else if (k === 'v' || k === 'V') toolbar.toggle('flipY');
+    else if (k === 'x' || k === 'X') toolbar.toggle('badOverlay');
+    else if ((k === 'c' || k === 'C') && toolbar.available('cross')) toolbar.toggle('cross');
+    else if ((k === 't' || k === 'T') && toolbar.available('tiles')) toolbar.toggle('tiles');
+    else if (k === '#') actions.setGridMode(!s.gridMode);
+    else if (k === '[') app.selection.selectMip((s.current?.mip ?? 0) - 1);
+    else if (k === ']') app.selection.selectMip((s.current?.mip ?? 0) + 1);
+    else if (k === 'l' || k === 'L') app.share.copyLink();
+    else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {any} */ (k.toLowerCase()), e.shiftKey);
+  });
+  // Esc also closes the drawers of narrow screens.
+  window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { actions.setDrawer('list', false); actions.setDrawer('info', false); } });
+}

@@ -1,0 +1,64 @@
+// The header's pop-up menus: Export (PNG, EXR, DDS, a ZIP of the list) and Try a demo (also shown
+// as the gallery of the empty page). A click outside a menu closes it.
+import { DEMOS } from '../services/demos.js';
+import { $ } from '../util.js';
+
+/**
+ * A button that opens and closes `menu`; a click elsewhere closes it.
+ * @param {HTMLElement} button @param {HTMLElement} menu
+ */
+function popup(button, menu) {
+  button.addEventListener('click', (e) => { e.stopPropagation(); menu.hidden = !menu.hidden; });
+  document.addEventListener('click', (e) => { if (!menu.contains(/** @type {Node} */ (e.target))) menu.hidden = true; });
+}
+
+/** @param {import('../types').App} app */
+export function createMenus(app) {
+  const { store, actions } = app;
+  const exportButton = /** @type {HTMLButtonElement} */ ($('export-button'));
+  const exportMenu = $('export-menu');
+  const demoMenu = $('demo-menu');
+
+  popup(exportButton, exportMenu);
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
+    b.addEventListener('click', () => {
+      exportMenu.hidden = true;
+      app.exports.exportCurrent(/** @type {any} */ (b.dataset.export)).catch((e) => actions.setError(e.message));
+    });
+  }
+  $('progress-cancel').addEventListener('click', () => app.exports.cancel());
+  // Once something is on screen it can be exported.
+  store.subscribe(['image'], (s) => { if (s.image) exportButton.disabled = false; });
+
+  /** The demo buttons, in the gallery of the empty page and in the menu. @param {HTMLElement} container */
+  function renderDemos(container) {
+    for (const d of DEMOS) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'demo';
+      b.dataset.testid = `demo-${d.id}`;
+      const thumb = document.createElement('span');
+      thumb.className = 'demo-thumb';
+      thumb.dataset.demo = d.id;
+      const body = document.createElement('span');
+      body.className = 'demo-body';
+      const title = document.createElement('span');
+      title.className = 'demo-title';
+      title.textContent = `${d.title} `;
+      const tag = document.createElement('span');
+      tag.className = 'demo-tag';
+      tag.textContent = d.tag;
+      title.append(tag);
+      const text = document.createElement('span');
+      text.className = 'demo-text';
+      text.textContent = d.text;
+      body.append(title, text);
+      b.append(thumb, body);
+      b.addEventListener('click', () => { demoMenu.hidden = true; app.demos.open(d.id); });
+      container.append(b);
+    }
+  }
+  renderDemos($('demo-gallery'));
+  renderDemos(demoMenu);
+  popup($('demo-button'), demoMenu);
+}

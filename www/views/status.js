@@ -1,0 +1,60 @@
+// What the page says about itself: the state on <body data-state> (empty, loading, ready, error),
+// the error bar, the address's notice, the header's status and progress bar, the notes over the
+// view (a share link's missing files, the ?src= URLs) and the status bar under it.
+import { $ } from '../util.js';
+
+/** @param {import('../types').App} app */
+export function createStatus(app) {
+  const { store } = app;
+  const el = {
+    error: $('error'), status: $('status'), progress: $('progress'), progressBar: /** @type {HTMLProgressElement} */ ($('progress-bar')),
+    progressLabel: $('progress-label'), caption: $('view-label'), bad: $('bad-label'), gpuInfo: $('gpu-info'),
+    shareNeed: $('share-need'), srcNote: $('src-note'),
+  };
+
+  // The notice under the error bar (text only): parameters of the address that were dropped.
+  const notice = document.createElement('div');
+  notice.id = 'notice';
+  notice.className = 'error notice';
+  notice.dataset.testid = 'notice';
+  notice.setAttribute('role', 'status');
+  notice.hidden = true;
+  el.error.after(notice);
+
+  store.subscribe(['phase'], (s) => { document.body.dataset.state = s.phase; });
+  store.subscribe(['error'], (s) => {
+    el.error.textContent = s.error;
+    el.error.hidden = !s.error;
+  });
+  store.subscribe(['status'], (s) => { el.status.textContent = s.status; });
+  store.subscribe(['notices'], (s) => {
+    notice.replaceChildren(...s.notices.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
+    notice.hidden = !s.notices.length;
+  });
+  store.subscribe(['progress'], (s) => {
+    const p = s.progress;
+    el.progress.hidden = !p;
+    if (!p) return;
+    el.progressBar.max = p.total;
+    el.progressBar.value = p.done;
+    el.progressLabel.textContent = p.text;
+  });
+  store.subscribe(['caption'], (s) => { el.caption.textContent = s.caption; });
+  store.subscribe(['bad'], (s) => {
+    const b = s.bad;
+    el.bad.textContent = s.image?.precision === 'float' && (b.nan || b.inf || b.negative)
+      ? `${b.nan} NaN · ${b.inf} Inf · ${b.negative} negative` : '';
+  });
+  store.subscribe(['gpuInfo'], (s) => { el.gpuInfo.textContent = s.gpuInfo; });
+  store.subscribe(['shareNeed'], (s) => {
+    const n = s.shareNeed;
+    el.shareNeed.hidden = !n;
+    el.shareNeed.textContent = n?.text ?? '';
+    el.shareNeed.dataset.missing = n?.missing.join('\n') ?? '';
+    el.shareNeed.dataset.differ = n?.differ.join('\n') ?? '';
+  });
+  store.subscribe(['srcNote'], (s) => {
+    el.srcNote.hidden = s.srcNote === null;
+    el.srcNote.textContent = s.srcNote ?? '';
+  });
+}

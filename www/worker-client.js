@@ -1,0 +1,80 @@
+// The page's side of the decode worker (www/worker.js): requests as promises, and a fresh worker
+// after a crash. All parsing and decoding happen in the worker; this thread only paints.
+
+/** @typedef {import('./types').WorkerCalls} WorkerCalls */
+/** @typedef {import('./types').Op} Op */
+/** @typedef {{ files: File[], profile?: string, unityVersion?: string }} OpenedFiles */
+
+export class WorkerClient {
+  /** @type {Worker | null} */
+  #worker = null;
+  #nextId = 1;
+  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
+  #pending = new Map();
+  /** @type {() => OpenedFiles} */
+  #source;
+
+  /**
+   * `source()` gives what the worker has open (every file so far, the Frostbite profile and the
+   * Unity version): a worker started after a crash reopens it before its first request.
+   * @param {() => OpenedFiles} source
+   */
+  constructor(source) {
+    this.#source = source;
+  }
+
+  #start() {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.#worker = worker;
+    worker.onmessage = (ev) => {
+      const { id, ok, value, error, fatal } = /** @type {import('./types').WorkerReply} */ (ev.data);
+      const p = this.#pending.get(id);
+      if (!p) return;
+      this.#pending.delete(id);
+      if (ok) p.resolve(value);
+      else p.reject(new Error(error));
+      if (fatal) {
+        // The wasm instance is dead: fail what else was waiting on it, then start a fresh worker
+        // with the same files (kept by the store) so the textures stay usable.
+        worker.terminate();
+        this.#worker = null;
+        this.#failAll(error ?? 'the decoder stopped');
+        if (this.#source().files.length) this.call({ op: 'profiles' }).catch(() => {});
+      }
+    };
+    worker.onerror = (ev) => {
+      this.#failAll(ev.message || 'the decoder failed to start');
+      worker.terminate();
+      this.#worker = null;
+    };
+  }
+
+  /** @param {string} message */
+  #failAll(message) {
+    for (const p of this.#pending.values()) p.reject(new Error(message));
+    this.#pending.clear();
+  }
+
+  /**
+   * Sends `req` and resolves with the worker's answer (rejects with its error).
+   * @template {Op} K
+   * @param {{ op: K } & WorkerCalls[K]['req']} req
+   * @returns {Promise<WorkerCalls[K]['res']>}
+   */
+  call(req) {
+    const fresh = !this.#worker;
+    if (fresh) this.#start();
+    /** @param {object} r @returns {Promise<any>} */
+    const send = (r) => new Promise((resolve, reject) => {
+      const id = this.#nextId++;
+      this.#pending.set(id, { resolve, reject });
+      /** @type {Worker} */ (this.#worker).postMessage({ ...r, id });
+    });
+    // A fresh worker after a crash has lost the files: reopen them first.
+    const { files, profile, unityVersion } = this.#source();
+    if (fresh && files.length) {
+      return send({ op: 'add', files, profile, unityVersion }).then(() => send(req));
+    }
+    return send(req);
+  }
+}
