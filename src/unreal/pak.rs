@@ -563,6 +563,12 @@ fn entry_blocks(f: &Footer, e: &PakEntry) -> Result<Vec<Block>> {
         .offset
         .checked_add(e.record_size(f.version))
         .ok_or_else(|| Error::malformed("entry offset overflows"))?;
+    // Entry data lies before the index: checked before any block is listed (the ue_pak fuzz
+    // target found a hostile size cut into billions of 64 KiB pieces).
+    let stored_end = data.checked_add(if e.encrypted { align(e.size) } else { e.size });
+    if method == Method::Stored && stored_end.is_none_or(|end| end > f.index_offset) {
+        return Err(Error::truncated(data, e.size, f.index_offset).at_field("pak entry data"));
+    }
     if method == Method::Stored {
         if !e.encrypted {
             return Ok(vec![Block {
