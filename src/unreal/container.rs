@@ -16,6 +16,11 @@ pub type Methods = Vec<std::result::Result<Method, String>>;
 /// Reads `count` fixed-width method names (NUL-padded ASCII) after the implicit stored method 0;
 /// empty slots are skipped.
 pub fn method_names(r: &mut Reader, count: usize, width: usize) -> Result<Methods> {
+    if width == 0 || count > 255 {
+        return Err(Error::malformed(format!(
+            "{count} compression method names of {width} bytes"
+        )));
+    }
     let mut out = vec![Ok(Method::Stored)];
     for _ in 0..count {
         let raw = r.bytes(width)?;

@@ -114,6 +114,14 @@ fn header(src: &dyn Source, limits: &Limits) -> Result<TocHeader> {
     if h.block_size == 0 {
         return Err(Error::malformed("the TOC's compression block size is 0"));
     }
+    // A block names its method by a byte; UE writes 32-byte names (the ue_toc fuzz target found
+    // 4 billion names of 0 bytes each: a hang).
+    if h.method_names > 255 || !(1..=1024).contains(&h.method_name_len) {
+        return Err(Error::malformed(format!(
+            "the TOC claims {} compression method names of {} bytes",
+            h.method_names, h.method_name_len
+        )));
+    }
     // Each partition holds at least one block (found by the ue_toc fuzz target: a hostile count
     // made a name for each of 4 billion partitions).
     if h.partitions > h.blocks.max(1) {
