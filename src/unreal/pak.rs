@@ -456,7 +456,8 @@ fn parse_path_hash_index(
     }
     let mut d = Reader::at(&dir, dir_offset as u64);
     let ndirs = d.count_i32(8, limits, "pak directories")?;
-    let mut entries = Vec::with_capacity(count as usize);
+    // The count is the file's word: each entry takes at least 12 encoded bytes or one full record.
+    let mut entries = Vec::with_capacity((count as usize).min(encoded.len() / 12 + full.len()));
     for _ in 0..ndirs {
         let dname = fstring(&mut d)?;
         let nfiles = d.count_i32(8, limits, "files in a pak directory")?;
