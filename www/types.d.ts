@@ -186,11 +186,23 @@ export interface DemoFile {
 export interface CatalogReply {
   textures: TextureRecord[];
   problems: Problem[];
+  /** Dropped containers that no AES key given so far opens (the full module's Session.needsKey). */
+  needsKey?: string[];
+}
+
+/** What the AES key bar says (views/keys.js); never holds the key. */
+export interface KeyNote {
+  text: string;
+  error: boolean;
+  /** The worker is trying the key. */
+  busy?: boolean;
 }
 
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
-  add: { req: { files: File[]; profile?: string; unityVersion?: string }; res: CatalogReply };
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; keys?: string[] }; res: CatalogReply };
+  /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
+  aesKey: { req: { key: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
   unityVersion: { req: { version: string }; res: CatalogReply };
   profiles: { req: Record<string, never>; res: ProfileInfo[] };
@@ -449,6 +461,9 @@ export interface State {
   restore: ShareView | null;
   /** The ?src= URLs being or having been opened. */
   sources: Sources | null;
+  /** Dropped containers waiting for an AES key (services/keys.js), and what the key bar says. */
+  needsKey: string[];
+  keyNote: KeyNote | null;
 
   // -- the selection and what is on screen
   current: Selection | null;
@@ -563,6 +578,7 @@ export interface App {
   compare: import('./services/compare.js').Compare;
   compareView: import('./views/compare.js').CompareView;
   builds: import('./views/builds.js').BuildsView;
+  keys: import('./services/keys.js').Keys;
 }
 
 declare global {

@@ -72,9 +72,20 @@ function requireBuilds() {
   return builds;
 }
 
+// `needsKey`: the encrypted containers no key given so far opens (only the full module reads
+// containers; the core one reports them NotInBuild, which switches to the full one above).
 async function catalog() {
   if (!full && session.needsFull()) await switchToFull();
-  return { textures: session.textures(), problems: session.problems() };
+  return { textures: session.textures(), problems: session.problems(), needsKey: full ? session.needsKey() : [] };
+}
+
+// AES keys (issue 17) live in the Session's options, in this worker's memory only: never posted
+// back, logged or put in an error (the core's key errors never repeat the text given). `keys` is
+// the list a restarted or pool worker is given before its files (www/services/keys.js).
+async function addKeys(keys) {
+  if (!keys?.length) return;
+  await needFull();
+  for (const k of keys) session.addAesKey(k);
 }
 
 async function run(req) {
@@ -83,6 +94,7 @@ async function run(req) {
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
+      await addKeys(req.keys);
       session.add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
       opened.push({ files: req.files, paths: req.paths });
       return catalog();
@@ -93,6 +105,10 @@ async function run(req) {
     case 'unityVersion':
       session.setUnityVersion(req.version);
       unityVersion = req.version;
+      return catalog();
+    case 'aesKey':
+      // Reopens every file with the key; the page tells which containers it opened from needsKey.
+      await addKeys([req.key]);
       return catalog();
     case 'profiles':
       return { value: wasm.frostbiteProfiles() };
