@@ -38,7 +38,8 @@ const actions = createActions(store);
 const opened = () => ({ files: store.state.files, profile: store.state.profile, unityVersion: store.state.unityVersion });
 
 /** @type {import('./types').App} */
-const app = /** @type {any} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) });
+// (Typed as the whole App: the lines below fill in the rest before anything runs.)
+const app = /** @type {import('./types').App} */ (/** @type {unknown} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) }));
 // Views subscribe in this order, which is the order they are told of a change: the status first,
 // then the viewport (layout, then paint), then what describes the image.
 createStatus(app);

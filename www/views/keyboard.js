@@ -28,7 +28,7 @@ export function attachKeyboard(app) {
     else if (k === 'w' || k === 'W') actions.autoExposure();
     else if (k === 'e') actions.setExposure(s.exposure + 1);
     else if (k === 'E') actions.setExposure(s.exposure - 1);
-    else if (k === 'm' || k === 'M') actions.setTonemap(/** @type {any} */ (TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]));
+    else if (k === 'm' || k === 'M') actions.setTonemap(TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]);
     else if (k === 'n' || k === 'N') actions.setNormal(s.normal === 'off' ? 'rg' : 'off');
     else if (k === 'v' || k === 'V') toolbar.toggle('flipY');
     else if (k === 'x' || k === 'X') toolbar.toggle('badOverlay');
@@ -38,7 +38,7 @@ export function attachKeyboard(app) {
     else if (k === '[') app.selection.selectMip((s.current?.mip ?? 0) - 1);
     else if (k === ']') app.selection.selectMip((s.current?.mip ?? 0) + 1);
     else if (k === 'l' || k === 'L') app.share.copyLink();
-    else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {any} */ (k.toLowerCase()), e.shiftKey);
+    else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {keyof import('../types').Channels} */ (k.toLowerCase()), e.shiftKey);
   });
   // Esc also closes the drawers of narrow screens.
   window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { actions.setDrawer('list', false); actions.setDrawer('info', false); } });

@@ -48,9 +48,10 @@ export function createToolbar(app) {
   });
   el.exposure.addEventListener('input', () => actions.setExposure(Number(el.exposure.value)));
   $('exposure-auto').addEventListener('click', () => actions.autoExposure());
-  el.tonemap.addEventListener('change', () => actions.setTonemap(/** @type {any} */ (el.tonemap.value)));
-  el.colour.addEventListener('change', () => actions.setColour(/** @type {any} */ (el.colour.value)));
-  el.normal.addEventListener('change', () => actions.setNormal(/** @type {any} */ (el.normal.value)));
+  // (The casts: each select's options are the type's values.)
+  el.tonemap.addEventListener('change', () => actions.setTonemap(/** @type {import('../types').Tonemap} */ (el.tonemap.value)));
+  el.colour.addEventListener('change', () => actions.setColour(/** @type {import('../types').Colour} */ (el.colour.value)));
+  el.normal.addEventListener('change', () => actions.setNormal(/** @type {import('../types').NormalView} */ (el.normal.value)));
   for (const key of /** @type {ToggleKey[]} */ (Object.keys(toggles))) {
     toggles[key].addEventListener('click', () => toggle(key));
   }
@@ -67,7 +68,7 @@ export function createToolbar(app) {
       else toggleChannel(c, e.shiftKey);
     });
   }
-  const setBackground = () => actions.setBackground(/** @type {any} */ (el.background.value), el.bgColour.value);
+  const setBackground = () => actions.setBackground(/** @type {import('../types').Background} */ (el.background.value), el.bgColour.value);
   el.background.addEventListener('change', setBackground);
   el.bgColour.addEventListener('input', setBackground);
   $('zoom-fit').addEventListener('click', () => app.viewport.fit());
