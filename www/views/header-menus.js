@@ -13,7 +13,7 @@ function popup(button, menu) {
 }
 
 /** @param {import('../types').App} app */
-export function createMenus(app) {
+export function createHeaderMenus(app) {
   const { store, actions } = app;
   const exportButton = /** @type {HTMLButtonElement} */ ($('export-button'));
   const exportMenu = $('export-menu');
