@@ -457,7 +457,12 @@ impl Catalog {
 
     /// The tile grid of one mip and layer of a virtual texture, row by row, for an overlay: per
     /// cell its Morton address, tile index, chunk, byte range and whether it is present.
-    pub fn vt_tiles(&self, tex: usize, mip: usize, layer: u32) -> Result<Vec<unreal::vt::VtTile>> {
+    pub fn vt_tiles(
+        &self,
+        tex: usize,
+        mip: usize,
+        layer: u32,
+    ) -> Result<Vec<model::tiled::TileCell>> {
         let t = self.texture(tex)?;
         let Layout::Virtual(vt) = &t.layout else {
             return Err(Error::malformed(format!(
@@ -483,8 +488,8 @@ impl Catalog {
         tex: usize,
         mip: usize,
         layer: u32,
-        rect: Option<unreal::vt::TileRect>,
-    ) -> Result<unreal::vt::VtImage> {
+        rect: Option<model::tiled::TileRect>,
+    ) -> Result<model::tiled::TiledImage> {
         let t = self.texture(tex)?;
         let Layout::Virtual(vt) = &t.layout else {
             return Err(Error::malformed(format!(
@@ -492,7 +497,7 @@ impl Catalog {
                 t.name
             )));
         };
-        unreal::vt::decode_tiles(
+        model::tiled::decode_tiles(
             vt,
             mip,
             layer as usize,

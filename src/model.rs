@@ -4,6 +4,8 @@
 use crate::codec::PixelFormat;
 use serde::Serialize;
 
+pub mod tiled;
+
 /// Which engine (or loose container) a texture came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -109,8 +111,9 @@ impl Mip {
 pub enum Layout {
     /// `mips[m].surfaces[s]` each hold one image of `format`.
     Surfaces,
-    /// A UE5 virtual texture: tiles in chunks (seed 000); `slices` are its layers.
-    Virtual(Box<crate::unreal::vt::VtLayout>),
+    /// A tiled texture (virtual texture, UDIM): tiles in chunks, [`tiled::TiledLayout`]; `slices`
+    /// are its layers.
+    Virtual(Box<tiled::TiledLayout>),
     /// One crunch stream (Unity's crunch fork) holds every level of `format`'s blocks; `mips`
     /// list the level sizes. Decoding needs the crunch codec.
     Crunched { data: Storage },

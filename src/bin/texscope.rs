@@ -33,7 +33,7 @@ const USAGE: &str = "usage:
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
-Any command takes --ue-version V (4.18-4.27, 5.0-5.6) to force the Unreal package layout.
+Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: folders opened at once (default: one per core; 1 for export, whose
 files of equal names from two folders would otherwise race); output order is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do

@@ -5,6 +5,7 @@
 mod cursor;
 pub mod package;
 pub mod props;
+pub mod script;
 pub mod texture;
 pub mod usmap;
 pub mod vt;
@@ -32,6 +33,8 @@ fn is_texture_class(class: &str) -> bool {
             | "LightMapVirtualTexture2D"
             | "VirtualTexture2D"
             | "Texture2DDynamic"
+            | "TextureLightProfile"
+            | "CurveLinearColorAtlas"
     )
 }
 
@@ -67,8 +70,26 @@ fn sibling(ctx: &OpenContext, i: usize, ext: &str) -> Option<usize> {
     }
 }
 
+/// A parsed .usmap shared by every package of the drop: its file name and schema.
+type Mapping = (String, std::rc::Rc<usmap::Usmap>);
+
+/// Parses the .usmap of user file `i` once per session (`OpenContext::memo`).
+fn parse_usmap(ctx: &mut OpenContext, i: usize) -> Result<Mapping> {
+    let src = ctx.sources[i].clone();
+    let name = base_name(src.name()).to_string();
+    // The outcome is kept either way, so a broken .usmap is read once, not once per package.
+    let m = ctx.memo(&src, "unreal.usmap", |ctx| {
+        Ok(
+            crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
+                .and_then(|d| usmap::parse(&d, &ctx.limits))
+                .map(std::rc::Rc::new),
+        )
+    })?;
+    Ok((name, m?))
+}
+
 /// Claims and parses every dropped .usmap; the first that parses serves all packages.
-fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
+fn open_usmaps(ctx: &mut OpenContext) -> Option<Mapping> {
     let mut found = None;
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
@@ -76,11 +97,8 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
             continue;
         }
         ctx.claimed[i] = true;
-        let src = ctx.sources[i].clone();
-        let parsed = crate::io::read_range(src.as_ref(), 0, src.len(), &ctx.limits)
-            .and_then(|d| usmap::parse(&d, &ctx.limits));
-        match parsed {
-            Ok(m) if found.is_none() => found = Some((base_name(&name).to_string(), m)),
+        match parse_usmap(ctx, i) {
+            Ok(m) if found.is_none() => found = Some(m),
             Ok(_) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -94,6 +112,15 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<(String, usmap::Usmap)> {
         }
     }
     found
+}
+
+/// The .usmap of the drop for a package opened from outside [`open`] (a container's entry):
+/// the first user file named *.usmap that parses ([`open_usmaps`] reported the others).
+fn drop_usmap(ctx: &mut OpenContext) -> Option<Mapping> {
+    let maps: Vec<usize> = (0..ctx.claimed.len())
+        .filter(|&i| ext_of(ctx.sources[i].name()) == ".usmap")
+        .collect();
+    maps.into_iter().find_map(|i| parse_usmap(ctx, i).ok())
 }
 
 /// The Unreal opener: claims packages and their siblings, lists texture exports.
@@ -118,10 +145,8 @@ pub fn open(ctx: &mut OpenContext) {
         if !matches!(ext.as_str(), ".uasset" | ".uzenasset" | ".umap") {
             continue;
         }
-        let head = ctx.head(i, 4).unwrap_or_default();
-        let legacy = head.len() == 4
-            && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG;
         ctx.claimed[i] = true;
+        let legacy = is_legacy(ctx, i);
         let uexp = if legacy {
             sibling(ctx, i, ".uexp")
         } else {
@@ -129,16 +154,18 @@ pub fn open(ctx: &mut OpenContext) {
         };
         let ubulk = sibling(ctx, i, ".ubulk");
         let uptnl = sibling(ctx, i, ".uptnl");
-        for j in [uexp, ubulk, uptnl].into_iter().flatten() {
+        let mubulk = sibling(ctx, i, ".m.ubulk");
+        for j in [uexp, ubulk, uptnl, mubulk].into_iter().flatten() {
             ctx.claimed[j] = true;
         }
-        let files = Files {
+        let sources = PackageSources {
             main: i,
             uexp,
             ubulk,
             uptnl,
+            mubulk,
         };
-        match open_package(ctx, &files, legacy, usmap.as_ref(), forced.as_ref()) {
+        match open_with(ctx, &sources, None, usmap.as_ref(), forced.as_ref()) {
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -167,20 +194,64 @@ pub fn open(ctx: &mut OpenContext) {
     }
 }
 
-struct Files {
-    main: usize,
-    uexp: Option<usize>,
-    ubulk: Option<usize>,
-    uptnl: Option<usize>,
+/// A legacy package starts with the 0x9E2A83C1 tag; a zen package has none (notes §2).
+fn is_legacy(ctx: &mut OpenContext, i: SourceId) -> bool {
+    let head = ctx.head(i, 4).unwrap_or_default();
+    head.len() == 4 && u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == PACKAGE_TAG
 }
 
-fn open_package(
+/// The files one package is made of, as catalog sources: loose files, or the derived sources of
+/// a container's entries (`OpenContext::add_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackageSources {
+    /// The .uasset / .umap (legacy header or zen package).
+    pub main: SourceId,
+    /// The legacy export data.
+    pub uexp: Option<SourceId>,
+    /// Streamed bulk data.
+    pub ubulk: Option<SourceId>,
+    /// Optional bulk data (BULKDATA_OptionalPayload).
+    pub uptnl: Option<SourceId>,
+    /// Memory-mapped bulk data (PayloadInSeperateFile + MemoryMappedPayload).
+    pub mubulk: Option<SourceId>,
+}
+
+/// Where a package found inside a container lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerEntry {
+    /// The container file as the user gave it (the textures' `file`).
+    pub file: String,
+    /// The package's path inside it (mount point + directory path, `../../../` stripped).
+    pub path: String,
+}
+
+/// Opens one package from its sources and lists its texture exports into `ctx.textures`; the
+/// entry for packages inside containers (issue 17 seam), which the loose-file opener uses too.
+/// Returns how many textures were listed; a package with none is not an error here (the caller
+/// decides whether to say so). Sources it names must not be claimed by another package.
+pub fn open_package(
     ctx: &mut OpenContext,
-    files: &Files,
-    legacy: bool,
-    usmap: Option<&(String, usmap::Usmap)>,
+    sources: &PackageSources,
+    container: Option<&ContainerEntry>,
+) -> Result<usize> {
+    let usmap = drop_usmap(ctx);
+    // A bad --ue-version is reported once by `open`; here it is simply not used.
+    let forced = ctx
+        .unreal_version
+        .as_deref()
+        .and_then(|v| package::parse_version(v).ok());
+    open_with(ctx, sources, container, usmap.as_ref(), forced.as_ref())
+}
+
+fn open_with(
+    ctx: &mut OpenContext,
+    files: &PackageSources,
+    container: Option<&ContainerEntry>,
+    usmap: Option<&Mapping>,
     forced: Option<&package::ForcedVersion>,
 ) -> Result<usize> {
+    let legacy = is_legacy(ctx, files.main);
+    let first = ctx.textures.len();
     let main = ctx.sources[files.main].clone();
     let pkg = if legacy {
         package::parse_legacy(main.as_ref(), &ctx.limits, forced)?
@@ -191,7 +262,8 @@ fn open_package(
             // is an error, agreement makes the version exact.
             let zen_ue4 = p.flavor == Flavor::Zen4;
             let late = matches!(p.flavor, Flavor::Zen5 { since_5_3: true });
-            if (f.major == 4) != zen_ue4 || (f.major == 5 && (f.minor >= 3) != late) {
+            if (f.major == 4) != zen_ue4 || (f.major >= 5 && (f.major > 5 || f.minor >= 3) != late)
+            {
                 return Err(Error::unsupported(format!(
                     "the zen header is {} but the forced Unreal version is {}",
                     p.engine_guess, f.label
@@ -239,6 +311,14 @@ fn open_package(
         ctx.textures.push(t);
         found += 1;
     }
+    if let Some(c) = container {
+        // Census "file" is the container the user gave; the package's path inside it is a fact
+        // of its own (the containers task adds `Texture::path`).
+        for t in &mut ctx.textures[first..] {
+            t.file = c.file.clone();
+            t.add_meta("Path in container", &c.path);
+        }
+    }
     Ok(found)
 }
 
@@ -278,7 +358,7 @@ fn flavor_name(pkg: &Package) -> &'static str {
 /// Maps a payload onto the opened files.
 fn storage(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     data_src: SourceId,
     p: &Payload,
 ) -> (Storage, String) {
@@ -341,6 +421,7 @@ fn storage(
             let idx = match file {
                 BulkFile::Ubulk => files.ubulk,
                 BulkFile::Uptnl => files.uptnl,
+                BulkFile::MappedUbulk if files.mubulk.is_some() => files.mubulk,
                 BulkFile::MappedUbulk | BulkFile::Cooked { .. } => {
                     let j = sibling(ctx, files.main, &ext);
                     if let Some(j) = j {
@@ -388,7 +469,7 @@ fn mip_list(ids: &[usize]) -> String {
 
 fn build_texture(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     pkg: &Package,
     export: &Export,
     data_src: SourceId,
@@ -435,10 +516,19 @@ fn build_texture(
             pd.pixel_format
         ));
     }
+    // The class decides the kind (legacy: the import map's class name; zen: the script class
+    // its hash names, `script::class_name`). PackedData cannot: a Texture2DArray and a
+    // VolumeTexture both store their slice count there and in every mip's SizeZ (T_Array and
+    // T_Volume of the UE 5.8 set). Only a class Texscope does not know falls back on the
+    // platform data.
+    let inferred = export.class.is_none();
     let class = export.class.clone().unwrap_or_else(|| {
-        // Zen exports reference their class by hash; infer it from the platform data.
         if pd.is_cube() {
-            "TextureCube".into()
+            if pd.num_slices() > 6 {
+                "TextureCubeArray".into()
+            } else {
+                "TextureCube".into()
+            }
         } else if pd.mips.first().is_some_and(|m| m.depth > 1) {
             "VolumeTexture".into()
         } else if pd.num_slices() > 1 {
@@ -447,19 +537,24 @@ fn build_texture(
             "Texture2D".into()
         }
     });
+    if inferred {
+        t.notes.push(format!(
+            "the export's class is not one of the engine's texture classes Texscope knows by \
+             hash; {class} is inferred from its platform data"
+        ));
+    }
     let slices = pd.num_slices().max(1);
-    let (kind, slices) = if pd.is_cube() || class.contains("Cube") {
-        if slices > 6 {
-            (TextureKind::Array, slices)
-        } else {
-            (TextureKind::Cube, 6)
-        }
-    } else if class == "VolumeTexture" || pd.mips.first().is_some_and(|m| m.depth > 1) {
-        (TextureKind::Volume, 1)
-    } else if class.contains("Array") || slices > 1 {
-        (TextureKind::Array, slices)
-    } else {
-        (TextureKind::Tex2D, 1)
+    // A cube array is a cube with faces x layers slices, as the model and DDS export keep it
+    // (the page labels slice i as face i % 6 of layer i / 6).
+    let (kind, slices) = match class.as_str() {
+        "TextureCube" => (TextureKind::Cube, 6),
+        "TextureCubeArray" => (TextureKind::Cube, slices.max(6)),
+        "Texture2DArray" => (TextureKind::Array, slices),
+        "VolumeTexture" => (TextureKind::Volume, 1),
+        _ if pd.is_cube() => (TextureKind::Cube, slices.max(6)),
+        _ if pd.mips.first().is_some_and(|m| m.depth > 1) => (TextureKind::Volume, 1),
+        _ if slices > 1 => (TextureKind::Array, slices),
+        _ => (TextureKind::Tex2D, 1),
     };
     t.class = class;
     t.kind = kind;
@@ -522,7 +617,14 @@ fn build_texture(
             location_note: note,
         });
         if let (Some(f), Some(len)) = (format, st_len(&st)) {
-            let need = f.surface_size(m.width, m.height) * m.depth.max(1) as u64 * slices as u64;
+            // A volume mip holds its depth slices; an array or cube mip its slices (an array's
+            // SizeZ repeats the slice count, it is not a depth).
+            let images = if kind == TextureKind::Volume {
+                m.depth.max(1)
+            } else {
+                slices
+            };
+            let need = f.surface_size(m.width, m.height) * images as u64;
             if len < need {
                 t.notes.push(format!(
                     "mip {i} stores {len} bytes but a {}x{} {} mip needs {need}",
@@ -616,7 +718,7 @@ fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
 
 fn build_vt(
     ctx: &mut OpenContext,
-    files: &Files,
+    files: &PackageSources,
     data_src: SourceId,
     mut t: Texture,
     raw: &vt::VtRaw,
@@ -705,7 +807,7 @@ fn read_properties(
     export: &Export,
     data_src: SourceId,
     pd: &PlatformData,
-    usmap: Option<&(String, usmap::Usmap)>,
+    usmap: Option<&Mapping>,
     t: &mut Texture,
 ) {
     let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
@@ -741,9 +843,10 @@ fn read_properties(
     };
     let pctx = props::Ctx {
         names: &pkg.names,
-        usmap: usmap.map(|u| &u.1),
+        usmap: usmap.map(|u| u.1.as_ref()),
         lwc,
         top_level_paths,
+        ue5: pkg.ue5_version,
     };
     let mut r = crate::io::Reader::at(&block, export.start);
     let w = if unversioned {
@@ -773,6 +876,18 @@ fn read_properties(
         t.notes.push(format!(
             "the property walk stopped early ({s}); later facts are unknown"
         ));
+    }
+    if w.get("CompressionSettings") == Some("TC_Normalmap")
+        && matches!(t.format, crate::PixelFormat::ASTC { .. })
+    {
+        // UE cooks ASTC normal maps with X in red and green and Y in alpha (the UE 5.8
+        // Android fixture T_ASTC_Normal against normal.png: R and G follow the source's X, A its
+        // Y; CUE4Parse's fixture test compares the same channels).
+        t.notes.push(
+            "normal map: X is stored in red (repeated in green), Y in alpha; Z is not \
+             stored"
+                .into(),
+        );
     }
     let srgb = match w.get("SRGB") {
         Some(v) => Some(v == "true"),

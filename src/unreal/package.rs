@@ -68,12 +68,21 @@ pub struct Package {
 
 /// What a package says about its engine version, when it says anything (notes §1.1: cooked
 /// packages are unversioned, so these are normally zero), plus a user-forced version.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Versions {
     /// FileVersionUE4 (0 = unversioned).
     pub file_ue4: i32,
+    /// FileVersionUE5 (0 = unversioned or before UE5).
+    pub file_ue5: i32,
+    /// FileVersionLicenseeUE.
+    pub licensee: i32,
+    /// Number of custom versions the summary lists (0 in unversioned cooked files).
+    pub custom_versions: u32,
+    /// The summary's SavedHash (UE5 >= PACKAGE_SAVED_HASH), hex.
+    pub saved_hash: Option<String>,
     /// SavedByEngineVersion major.minor ((0, 0) in cooked files).
     pub saved_by: (u16, u16),
+    pub saved_by_patch: u16,
     /// `--ue-version` major.minor.
     pub forced: Option<(u32, u32)>,
 }
@@ -139,9 +148,13 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
         (5, 1) => 1008,
         (5, 2..=5) => 1009,
         (5, 6) => 1017,
+        // 5.7 and 5.8 both write object version 1018 (IMPORT_TYPE_HIERARCHIES); 5.8 cooks a
+        // PackageName into each import row, which the layout shows (`import_row`). 6.0 is taken
+        // as 5.8's layout: CUE4Parse reads its UE6_0 fixtures with the same code paths.
+        (5, 7 | 8) | (6, 0) => 1018,
         _ => {
             return Err(Error::unsupported(format!(
-                "Unreal version {s}: Texscope knows 4.18-4.27 and 5.0-5.6"
+                "Unreal version {s}: Texscope knows 4.18-4.27, 5.0-5.8 and 6.0"
             )))
         }
     };
@@ -154,14 +167,75 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
 }
 
 /// UE5 object versions whose summary layouts differ (notes §1.1: 5.0→1004, 5.1→1008,
-/// 5.2–5.5→1009..1013 indistinguishable here, 5.6→1017); 0 is UE4.
+/// 5.2–5.5→1009..1013 indistinguishable here, 5.6→1017; 1018 = IMPORT_TYPE_HIERARCHIES, written by
+/// the UE 5.8 fixtures' versioned packages, docs/unreal.md); 0 is UE4. Tried in order on an
+/// unversioned package; a versioned one names its own.
 const CANDIDATES: &[(i32, &str)] = &[
     (0, "UE4.x"),
     (1004, "UE5.0"),
     (1008, "UE5.1"),
     (1009, "UE5.2-5.5"),
     (1017, "UE5.6"),
+    (1018, "UE5.7+"),
 ];
+
+/// EUnrealEngineObjectUE5Version values the summary, export map and property tags branch on
+/// (CUE4Parse ObjectVersion.cs / UE ObjectVersion.h, see docs/unreal.md).
+pub mod ue5 {
+    pub const NAMES_REFERENCED_FROM_EXPORT_DATA: i32 = 1001;
+    pub const PAYLOAD_TOC: i32 = 1002;
+    pub const OPTIONAL_RESOURCES: i32 = 1003;
+    pub const LARGE_WORLD_COORDINATES: i32 = 1004;
+    pub const REMOVE_OBJECT_EXPORT_PACKAGE_GUID: i32 = 1005;
+    pub const TRACK_OBJECT_EXPORT_IS_INHERITED: i32 = 1006;
+    pub const FSOFTOBJECTPATH_REMOVE_ASSET_PATH_FNAMES: i32 = 1007;
+    pub const ADD_SOFTOBJECTPATH_LIST: i32 = 1008;
+    pub const DATA_RESOURCES: i32 = 1009;
+    pub const SCRIPT_SERIALIZATION_OFFSET: i32 = 1010;
+    pub const PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION: i32 = 1011;
+    pub const PROPERTY_TAG_COMPLETE_TYPE_NAME: i32 = 1012;
+    pub const METADATA_SERIALIZATION_OFFSET: i32 = 1014;
+    pub const VERSE_CELLS: i32 = 1015;
+    pub const PACKAGE_SAVED_HASH: i32 = 1016;
+    pub const IMPORT_TYPE_HIERARCHIES: i32 = 1018;
+}
+
+/// EUnrealEngineObjectUE4Version values the summary and maps branch on (same sources); an
+/// unversioned package is read as the newest, 522 (4.26/4.27).
+mod ue4v {
+    pub const ADD_STRING_ASSET_REFERENCES_MAP: i32 = 384;
+    pub const SERIALIZE_TEXT_IN_PACKAGES: i32 = 459;
+    pub const ADDED_SEARCHABLE_NAMES: i32 = 510;
+    pub const E64BIT_EXPORTMAP_SERIALSIZES: i32 = 511;
+    pub const ADDED_PACKAGE_SUMMARY_LOCALIZATION_ID: i32 = 516;
+    pub const ADDED_PACKAGE_OWNER: i32 = 518;
+    pub const NON_OUTER_PACKAGE_IMPORT: i32 = 520;
+    pub const NEWEST: i32 = 522;
+}
+
+/// The version fields at the start of every legacy summary (notes §1.1 items 1-3).
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    legacy: i32,
+    file_ue4: i32,
+    file_ue5: i32,
+    licensee: i32,
+}
+
+impl Head {
+    /// UE4, UE5 and licensee versions all zero: a cooked, unversioned package (notes §1.1).
+    fn unversioned(&self) -> bool {
+        self.file_ue4 == 0 && self.file_ue5 == 0 && self.licensee == 0
+    }
+    /// The UE4 object version the layout follows (an unversioned package: the newest).
+    fn ue4(&self) -> i32 {
+        if self.file_ue4 > 0 {
+            self.file_ue4
+        } else {
+            ue4v::NEWEST
+        }
+    }
+}
 
 struct Summary {
     total_header_size: i64,
@@ -172,34 +246,38 @@ struct Summary {
     export_offset: i32,
     import_count: i32,
     import_offset: i32,
-    depends_offset: i32,
+    /// Offsets of the sections that may follow the export map (cell maps, metadata, depends).
+    after_exports: Vec<i32>,
     bulk_data_start: i64,
     data_resource_offset: i32,
     versions: Versions,
     end: u64,
 }
 
-fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
+fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
     c.pos = 8;
-    if legacy != -4 {
+    if head.legacy != -4 {
         c.i32()?; // LegacyUE3Version
     }
-    let file_ue4 = c.i32()?; // FileVersionUE4
-    if legacy <= -8 {
+    c.i32()?; // FileVersionUE4
+    if head.legacy <= -8 {
         c.i32()?; // FileVersionUE5
     }
     c.i32()?; // FileVersionLicenseeUE
+    let ue4 = head.ue4();
     let mut total_header_size = 0i64;
-    if ue5 >= 1016 {
-        c.skip(20)?; // SavedHash
+    let mut saved_hash = None;
+    if ue5 >= ue5::PACKAGE_SAVED_HASH {
+        saved_hash = Some(c.bytes(20)?); // SavedHash (FIoHash)
         total_header_size = c.i32()? as i64;
     }
+    // Custom versions, the optimized form of LegacyFileVersion -5 and later: FGuid + i32 each.
     let n = c.i32()?;
     if !(0..=4096).contains(&n) {
         return Err(Error::malformed(format!("{n} custom versions")));
     }
     c.skip(n as u64 * 20)?;
-    if ue5 < 1016 {
+    if ue5 < ue5::PACKAGE_SAVED_HASH {
         total_header_size = c.i32()? as i64;
     }
     c.fstring()?; // PackageName
@@ -207,32 +285,47 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
     let editor_only_filtered = package_flags & 0x8000_0000 != 0;
     let name_count = c.i32()?;
     let name_offset = c.i32()?;
-    if ue5 >= 1008 {
+    if ue5 >= ue5::ADD_SOFTOBJECTPATH_LIST {
         c.skip(8)?; // SoftObjectPathsCount, Offset
     }
-    if !editor_only_filtered {
+    if !editor_only_filtered && ue4 >= ue4v::ADDED_PACKAGE_SUMMARY_LOCALIZATION_ID {
         c.fstring()?; // LocalizationId
     }
-    c.skip(8)?; // GatherableTextData count, offset
+    if ue4 >= ue4v::SERIALIZE_TEXT_IN_PACKAGES {
+        c.skip(8)?; // GatherableTextData count, offset
+    }
     let export_count = c.i32()?;
     let export_offset = c.i32()?;
     let import_count = c.i32()?;
     let import_offset = c.i32()?;
-    if ue5 >= 1015 {
-        c.skip(16)?; // Verse cells
+    let mut after_exports = Vec::new();
+    if ue5 >= ue5::VERSE_CELLS {
+        for _ in 0..2 {
+            c.skip(4)?; // Cell export / import count
+            after_exports.push(c.i32()?);
+        }
     }
-    if ue5 >= 1014 {
-        c.skip(4)?; // MetaDataOffset
+    if ue5 >= ue5::METADATA_SERIALIZATION_OFFSET {
+        after_exports.push(c.i32()?); // MetaDataOffset
     }
-    let depends_offset = c.i32()?;
-    c.skip(16)?; // SoftPackageReferences count/offset, SearchableNamesOffset, ThumbnailTableOffset
-    if ue5 >= 1018 {
-        c.skip(8)?;
+    after_exports.push(c.i32()?); // DependsOffset
+    if ue4 >= ue4v::ADD_STRING_ASSET_REFERENCES_MAP {
+        c.skip(8)?; // SoftPackageReferences count, offset
     }
-    if ue5 < 1016 {
+    if ue4 >= ue4v::ADDED_SEARCHABLE_NAMES {
+        c.skip(4)?; // SearchableNamesOffset
+    }
+    c.skip(4)?; // ThumbnailTableOffset
+    if ue5 >= ue5::IMPORT_TYPE_HIERARCHIES {
+        c.skip(8)?; // ImportTypeHierarchies count, offset
+    }
+    if ue5 < ue5::PACKAGE_SAVED_HASH {
         c.skip(16)?; // Guid
-        if !editor_only_filtered {
-            c.skip(16)?; // PersistentGuid
+    }
+    if !editor_only_filtered && ue4 >= ue4v::ADDED_PACKAGE_OWNER {
+        c.skip(16)?; // PersistentGuid
+        if ue4 < ue4v::NON_OUTER_PACKAGE_IMPORT {
+            c.skip(16)?; // OwnerPersistentGuid (4.19 only)
         }
     }
     let gens = c.i32()?;
@@ -242,7 +335,8 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
     c.skip(gens as u64 * 8)?;
     let major = c.u16()?; // SavedByEngineVersion
     let minor = c.u16()?;
-    c.skip(6)?; // Patch, Changelist
+    let patch = c.u16()?;
+    c.skip(4)?; // Changelist
     c.fstring()?; // Branch
     c.skip(10)?; // CompatibleWithEngineVersion: Major, Minor, Patch, Changelist
     c.fstring()?; // Branch
@@ -260,7 +354,7 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
     for _ in 0..extra {
         c.fstring()?;
     }
-    if legacy > -7 {
+    if head.legacy > -7 {
         c.skip(4)?; // NumTextureAllocations
     }
     c.skip(4)?; // AssetRegistryDataOffset
@@ -272,14 +366,14 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
     }
     c.skip(chunks as u64 * 4)?;
     c.skip(8)?; // PreloadDependency count, offset
-    if ue5 >= 1001 {
+    if ue5 >= ue5::NAMES_REFERENCED_FROM_EXPORT_DATA {
         c.skip(4)?;
     }
-    if ue5 >= 1002 {
+    if ue5 >= ue5::PAYLOAD_TOC {
         c.skip(8)?; // PayloadTocOffset
     }
     let mut data_resource_offset = -1;
-    if ue5 >= 1009 {
+    if ue5 >= ue5::DATA_RESOURCES {
         data_resource_offset = c.i32()?;
     }
     Ok(Summary {
@@ -291,12 +385,17 @@ fn read_summary(c: &mut Cursor, legacy: i32, ue5: i32) -> Result<Summary> {
         export_offset,
         import_count,
         import_offset,
-        depends_offset,
+        after_exports,
         bulk_data_start,
         data_resource_offset,
         versions: Versions {
-            file_ue4,
+            file_ue4: head.file_ue4,
+            file_ue5: head.file_ue5,
+            licensee: head.licensee,
+            custom_versions: n as u32,
+            saved_hash: saved_hash.map(|h| h.iter().map(|b| format!("{b:02x}")).collect()),
             saved_by: (major, minor),
+            saved_by_patch: patch,
             forced: None,
         },
         end: c.pos,
@@ -310,29 +409,33 @@ struct RawExport {
     serial_offset: i64,
 }
 
-fn read_exports(c: &mut Cursor, s: &Summary, ue5: i32) -> Result<Vec<RawExport>> {
+fn read_exports(c: &mut Cursor, s: &Summary, head: &Head, ue5: i32) -> Result<Vec<RawExport>> {
     c.pos = s.export_offset as u64;
+    let wide = head.ue4() >= ue4v::E64BIT_EXPORTMAP_SERIALSIZES;
     let mut out = Vec::new();
     for _ in 0..s.export_count {
         let class_index = c.i32()?;
         c.skip(12)?; // Super, Template, Outer
         let name = c.i32()?;
         c.skip(8)?; // name number, ObjectFlags
-        let serial_size = c.i64()?;
-        let serial_offset = c.i64()?;
+        let (serial_size, serial_offset) = if wide {
+            (c.i64()?, c.i64()?)
+        } else {
+            (c.i32()? as i64, c.i32()? as i64)
+        };
         c.skip(12)?; // ForcedExport, NotForClient, NotForServer
-        if ue5 < 1005 {
+        if ue5 < ue5::REMOVE_OBJECT_EXPORT_PACKAGE_GUID {
             c.skip(16)?; // PackageGuid
         }
-        if ue5 >= 1006 {
+        if ue5 >= ue5::TRACK_OBJECT_EXPORT_IS_INHERITED {
             c.skip(4)?; // IsInheritedInstance
         }
         c.skip(12)?; // PackageFlags, NotAlwaysLoadedForEditorGame, IsAsset
-        if ue5 >= 1003 {
+        if ue5 >= ue5::OPTIONAL_RESOURCES {
             c.skip(4)?; // GeneratePublicHash
         }
         c.skip(20)?; // preload dependencies
-        if ue5 >= 1010 && s.package_flags & 0x2000 == 0 {
+        if ue5 >= ue5::SCRIPT_SERIALIZATION_OFFSET && s.package_flags & 0x2000 == 0 {
             c.skip(16)?; // ScriptSerializationStart/End (versioned properties only)
         }
         out.push(RawExport {
@@ -345,10 +448,38 @@ fn read_exports(c: &mut Cursor, s: &Summary, ue5: i32) -> Result<Vec<RawExport>>
     Ok(out)
 }
 
-/// Parses a legacy package header. The cooked summary carries no engine version, so each summary
-/// layout is tried and the one whose sections line up is kept (notes §1.1 heuristic: summary end ==
-/// NameOffset, export-map end == DependsOffset, Export[0].SerialOffset == TotalHeaderSize ==
-/// .uasset length).
+/// Bytes of one import-map row: ClassPackage, ClassName, OuterIndex, ObjectName [, PackageName]
+/// [, bImportOptional] (notes §1.2). The PackageName FName is written by editor packages from
+/// NON_OUTER_PACKAGE_IMPORT and, in the UE 5.8 fixtures, by cooked ones too (40-byte rows between
+/// ImportOffset and ExportOffset, docs/unreal.md) while their object version is 1018 like 5.7's:
+/// so the row size is read from the layout (the import map ends where the export map starts)
+/// when that is consistent, else from the versions.
+fn import_row(s: &Summary, head: &Head, ue5: i32) -> u64 {
+    let optional = if ue5 >= ue5::OPTIONAL_RESOURCES { 4 } else { 0 };
+    let editor = s.package_flags & 0x8000_0000 == 0;
+    let by_version = 28
+        + optional
+        + if editor && head.ue4() >= ue4v::NON_OUTER_PACKAGE_IMPORT {
+            8
+        } else {
+            0
+        };
+    if s.import_count > 0 && s.export_offset > s.import_offset {
+        let span = (s.export_offset - s.import_offset) as u64;
+        let n = s.import_count as u64;
+        let row = span / n;
+        if span % n == 0 && (row == 28 + optional || row == 36 + optional) {
+            return row;
+        }
+    }
+    by_version
+}
+
+/// Parses a legacy package header. A versioned package states its object versions, which decide
+/// the layout; a cooked, unversioned summary carries none, so each summary layout is tried and
+/// the one whose sections line up is kept (notes §1.1 heuristic: summary end == NameOffset,
+/// export-map end == the next section, Export[0].SerialOffset == TotalHeaderSize == .uasset
+/// length).
 pub fn parse_legacy(
     uasset: &dyn Source,
     limits: &Limits,
@@ -368,12 +499,40 @@ pub fn parse_legacy(
             "LegacyFileVersion {legacy}: only UE4 and UE5 packages (-4 to -9) are supported"
         )));
     }
+    if legacy != -4 {
+        c.i32()?; // LegacyUE3Version
+    }
+    let file_ue4 = c.i32()?;
+    let file_ue5 = if legacy <= -8 { c.i32()? } else { 0 };
+    let licensee = c.i32()?;
+    let head = Head {
+        legacy,
+        file_ue4,
+        file_ue5,
+        licensee,
+    };
+    let stated;
+    let candidates: &[(i32, &str)] = if head.unversioned() {
+        CANDIDATES
+    } else {
+        // A versioned package: its FileVersionUE5 (0 before UE5) is the layout.
+        if file_ue4 != 0 && file_ue4 < ue4v::E64BIT_EXPORTMAP_SERIALSIZES {
+            return Err(Error::unsupported(format!(
+                "FileVersionUE4 {file_ue4} is older than UE 4.14 (511); Texscope reads UE 4.18 and later"
+            ))
+            .in_file(uasset.name()));
+        }
+        stated = [(file_ue5.max(0), "")];
+        &stated
+    };
     let mut last_err = None;
-    for &(ue5, guess) in CANDIDATES {
-        if (legacy <= -8) != (ue5 > 0) || forced.is_some_and(|f| f.ue5 != ue5) {
+    for &(ue5, guess) in candidates {
+        if head.unversioned()
+            && ((legacy <= -8) != (ue5 > 0) || forced.is_some_and(|f| f.ue5 != ue5))
+        {
             continue;
         }
-        let s = match read_summary(&mut c, legacy, ue5) {
+        let s = match read_summary(&mut c, &head, ue5) {
             Ok(s) => s,
             Err(e) => {
                 last_err = Some(e);
@@ -383,14 +542,16 @@ pub fn parse_legacy(
         if s.end != s.name_offset as u64 || s.export_count < 0 || s.import_count < 0 {
             continue;
         }
-        let exports = match read_exports(&mut c, &s, ue5) {
+        let exports = match read_exports(&mut c, &s, &head, ue5) {
             Ok(e) => e,
             Err(e) => {
                 last_err = Some(e);
                 continue;
             }
         };
-        if c.pos != s.depends_offset as u64 && s.depends_offset > 0 {
+        if !s.after_exports.iter().any(|&o| o > 0 && c.pos == o as u64)
+            && s.after_exports.iter().any(|&o| o > 0)
+        {
             continue;
         }
         if let Some(e0) = exports.first() {
@@ -398,21 +559,42 @@ pub fn parse_legacy(
                 continue;
             }
         }
-        let mut pkg = finish_legacy(&mut c, s, exports, ue5, guess, limits)?;
-        if let Some(f) = forced {
-            pkg.engine_guess = format!("{} (forced; the layout detected alone: {guess})", f.label);
+        let row = import_row(&s, &head, ue5);
+        // Cooked imports carry a PackageName from UE 5.8 on (import_row): the one layout fact
+        // that tells 5.8 from 5.7, whose object version is the same 1018.
+        let cooked_package_names = row >= 36 && s.package_flags & 0x8000_0000 != 0;
+        let label = match (head.unversioned(), cooked_package_names) {
+            (true, true) => "UE5.8+".to_string(),
+            (true, false) => guess.to_string(),
+            (false, true) => format!("UE5.8+, {}", version_label(&head)),
+            (false, false) => version_label(&head),
+        };
+        let mut pkg = finish_legacy(&mut c, s, exports, ue5, row, &label, limits)?;
+        if let Some(f) = forced.filter(|_| head.unversioned()) {
+            pkg.engine_guess = format!("{} (forced; the layout detected alone: {label})", f.label);
             pkg.forced_old_tail = (f.major == 4).then_some(f.minor < 20);
             pkg.versions.forced = Some((f.major, f.minor));
         }
         return Ok(pkg);
     }
-    if let Some(f) = forced {
+    if let Some(f) = forced.filter(|_| head.unversioned()) {
         return Err(Error::unsupported(format!(
             "the package summary does not line up as {} (forced Unreal version); open it \
              without forcing a version to detect its layout",
             f.label
         ))
         .in_file(uasset.name()));
+    }
+    if !head.unversioned() {
+        return Err(last_err
+            .unwrap_or_else(|| {
+                Error::unsupported(format!(
+                    "the versioned package summary (UE4 object version {file_ue4}, UE5 {file_ue5}) \
+                     does not line up: its sections do not follow each other as that version \
+                     writes them"
+                ))
+            })
+            .in_file(uasset.name()));
     }
     Err(last_err
         .unwrap_or_else(|| {
@@ -423,11 +605,24 @@ pub fn parse_legacy(
         .in_file(uasset.name()))
 }
 
+/// "UE5 object version 1018 (stated)" and the like, for a versioned package.
+fn version_label(head: &Head) -> String {
+    if head.file_ue5 > 0 {
+        format!(
+            "UE5 (object versions UE4 {} / UE5 {}, stated)",
+            head.file_ue4, head.file_ue5
+        )
+    } else {
+        format!("UE4 (object version {}, stated)", head.file_ue4)
+    }
+}
+
 fn finish_legacy(
     c: &mut Cursor,
     s: Summary,
     raw: Vec<RawExport>,
     ue5: i32,
+    import_size: u64,
     guess: &str,
     limits: &Limits,
 ) -> Result<Package> {
@@ -438,8 +633,8 @@ fn finish_legacy(
         names.push(c.fstring()?);
         c.skip(4)?; // two u16 hashes (UE4.12+)
     }
-    // Imports: ClassPackage, ClassName, OuterIndex, ObjectName (+ bImportOptional, UE5 >= 1003).
-    let import_size = if ue5 >= 1003 { 32 } else { 28 };
+    // Imports: ClassPackage, ClassName, OuterIndex, ObjectName (at 20) [+ PackageName]
+    // [+ bImportOptional], `import_size` bytes each (import_row).
     limits.check_count(s.import_count as u64, import_size, c.end, "import map")?;
     let mut import_names = Vec::with_capacity(s.import_count as usize);
     for i in 0..s.import_count as u64 {
@@ -641,6 +836,8 @@ fn read_zen_exports(
         let off = c.i64()?;
         let size = c.i64()?;
         let name = c.u32()? & 0x3FFF_FFFF;
+        c.skip(12)?; // name number, OuterIndex
+        let class = super::script::class_name(c.u64()?);
         let start = pos_of(off);
         if start < 0 || size < 0 {
             return Err(Error::malformed(format!(
@@ -649,7 +846,7 @@ fn read_zen_exports(
         }
         out.push(Export {
             name: names.get(name as usize).cloned().unwrap_or_default(),
-            class: None,
+            class: class.map(str::to_string),
             in_uexp: false,
             start: start as u64,
             size: size as u64,
@@ -657,6 +854,35 @@ fn read_zen_exports(
         });
     }
     Ok(out)
+}
+
+/// FZenPackageVersioningInfo (CUE4Parse FZenPackageSummary.cs; UE AsyncLoading2): u32
+/// ZenVersion, i32 FileVersionUE4, i32 FileVersionUE5, i32 Licensee, custom versions (count +
+/// 20-byte rows). Returns (ZenVersion, UE4, UE5, licensee, custom version count).
+fn read_zen_versioning(c: &mut Cursor) -> Result<(u32, i32, i32, i32, u32)> {
+    let zen = c.u32()?;
+    let ue4 = c.i32()?;
+    let ue5 = c.i32()?;
+    let licensee = c.i32()?;
+    let n = c.i32()?;
+    if !(0..=4096).contains(&n) {
+        return Err(Error::malformed(format!(
+            "zen versioning info lists {n} custom versions"
+        )));
+    }
+    c.skip(n as u64 * 20)?;
+    Ok((zen, ue4, ue5, licensee, n as u32))
+}
+
+/// One way a UE5 zen header can continue after its 40 fixed bytes (notes §2; docs/unreal.md).
+#[derive(Debug, Clone, Copy)]
+struct ZenLayout {
+    /// DependencyBundleHeaders/Entries + ImportedPackageNames offsets (5.3+) instead of one
+    /// GraphDataOffset (5.0-5.2).
+    since_5_3: bool,
+    /// CellImportMapOffset + CellExportMapOffset (UE5 >= VERSE_CELLS, 5.6+), after the
+    /// versioning info when there is one.
+    cells: bool,
 }
 
 fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
@@ -675,29 +901,60 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
             "neither a legacy package (no 0x9E2A83C1 tag) nor a zen package header",
         ));
     }
-    // 5.3+ has three dependency offsets, 5.0-5.2 one GraphDataOffset; 5.6 adds two cell offsets.
-    // The name batch's hash-algorithm id tells which layout this is.
+    // Which layout follows is not stated by an unversioned header; the name batch's
+    // hash-algorithm id tells which one lines up. A versioned header says its UE5 version, which
+    // decides the cell offsets (UE5 >= VERSE_CELLS): in the UE 5.8 Tagged fixtures they follow
+    // the versioning info.
     let mut found = None;
-    for (fields, since_5_3) in [(12u64, true), (20, true), (4, false)] {
-        let mut p = 40 + fields;
+    let mut last_err = None;
+    for layout in [
+        ZenLayout {
+            since_5_3: true,
+            cells: false,
+        },
+        ZenLayout {
+            since_5_3: true,
+            cells: true,
+        },
+        ZenLayout {
+            since_5_3: false,
+            cells: false,
+        },
+    ] {
+        c.pos = 40 + if layout.since_5_3 { 12 } else { 4 };
+        let mut info = None;
         if versioned == 1 {
-            c.pos = p + 16;
-            let n = c.i32()?;
-            if !(0..=4096).contains(&n) {
-                continue;
+            match read_zen_versioning(c) {
+                Ok(v) => {
+                    if layout.cells != (v.2 >= ue5::VERSE_CELLS) {
+                        continue;
+                    }
+                    info = Some(v);
+                }
+                Err(e) => {
+                    last_err = Some(e);
+                    continue;
+                }
             }
-            p += 20 + n as u64 * 20;
         }
-        c.pos = p;
-        let batch = read_name_batch5(c, limits);
-        if let Ok(names) = batch {
-            found = Some((names, since_5_3));
-            break;
+        if layout.cells {
+            c.skip(8)?; // CellImportMapOffset, CellExportMapOffset
+        }
+        match read_name_batch5(c, limits) {
+            Ok(names) => {
+                found = Some((names, layout, info));
+                break;
+            }
+            Err(e) => last_err = Some(e),
         }
     }
-    let (names, since_5_3) = found.ok_or_else(|| {
-        Error::unsupported("zen package: no known UE5 header layout leads to its name batch")
+    let (names, layout, info) = found.ok_or_else(|| {
+        Error::unsupported(format!(
+            "zen package: no known UE5 header layout leads to its name batch{}",
+            last_err.map(|e| format!(" ({e})")).unwrap_or_default()
+        ))
     })?;
+    let since_5_3 = layout.since_5_3;
     // UE5.2+: [5.4+: u64 pad size + pad] i64 BulkDataMapSize + 32-byte rows, ending at the
     // imported-public-export-hashes section.
     let after_names = c.pos;
@@ -749,10 +1006,23 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
                 .saturating_sub(cooked_header_size)
         }
     })?;
-    let guess = match (since_5_3, resources.is_some()) {
-        (true, _) => "UE5.3+ (zen)",
-        (false, true) => "UE5.2 (zen)",
-        (false, false) => "UE5.0-5.1 (zen)",
+    let mut versions = Versions::default();
+    let mut ue5_version = 0;
+    let guess = match info {
+        Some((zen, ue4, ue5, licensee, n)) => {
+            versions.file_ue4 = ue4;
+            versions.file_ue5 = ue5;
+            versions.licensee = licensee;
+            versions.custom_versions = n;
+            ue5_version = ue5;
+            format!("UE5 (zen version {zen}, object versions UE4 {ue4} / UE5 {ue5}, stated)")
+        }
+        None => match (since_5_3, layout.cells, resources.is_some()) {
+            (true, true, _) => "UE5.6+ (zen)".into(),
+            (true, false, _) => "UE5.3-5.5 (zen)".into(),
+            (false, _, true) => "UE5.2 (zen)".into(),
+            (false, _, false) => "UE5.0-5.1 (zen)".into(),
+        },
     };
     Ok(Package {
         flavor: Flavor::Zen5 { since_5_3 },
@@ -760,11 +1030,11 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         exports,
         resources,
         bulk_data_start: 0,
-        ue5_version: 0,
-        engine_guess: guess.into(),
+        ue5_version,
+        engine_guess: guess,
         package_flags,
         forced_old_tail: None,
-        versions: Versions::default(),
+        versions,
     })
 }
 

@@ -33,6 +33,10 @@ pub const WANTED: &[&str] = &[
     "CompressionNoAlpha",
     "bPreserveBorder",
     "ImportedSize",
+    // TextureLightProfile (IES) and CurveLinearColorAtlas facts.
+    "Brightness",
+    "TextureMultiplier",
+    "TextureSize",
 ];
 
 /// UTexture/UTexture2D constructor values, what an unversioned package leaves out when a
@@ -90,6 +94,10 @@ pub struct Ctx<'a> {
     pub lwc: bool,
     /// UE5.1+ soft object paths (FTopLevelAssetPath, object version >= 1007).
     pub top_level_paths: bool,
+    /// The package's UE5 object version when it states one (versioned packages; 0 otherwise):
+    /// from 1011 a tagged block starts with a serialization-control byte, from 1012 each tag
+    /// names its complete type (see [`walk_tagged`]).
+    pub ue5: i32,
 }
 
 impl Ctx<'_> {
@@ -415,6 +423,16 @@ fn walk_unversioned_inner(ctx: &Ctx, r: &mut Reader, class: &str, depth: u32) ->
 }
 
 /// Walks a tagged property block from the reader's position until "None".
+///
+/// Tag forms (docs/unreal.md, UE PropertyTag.cpp as CUE4Parse and UAssetAPI describe it):
+/// before UE5 object version 1012, FName Name, FName Type, i32 Size, i32 ArrayIndex, the type's
+/// extras (StructName + Guid, BoolVal, EnumName, InnerType, ValueType), u8 HasGuid [+ Guid]; from
+/// 1012 (PROPERTY_TAG_COMPLETE_TYPE_NAME), FName Name, the complete type as a pre-order tree of
+/// (FName, i32 parameter count) nodes — `StructProperty(IntPoint(/Script/CoreUObject))` —, i32
+/// Size, u8 EPropertyTagFlags (1 HasArrayIndex, 2 HasPropertyGuid, 4 HasPropertyExtensions,
+/// 8 HasBinaryOrNativeSerialize, 0x10 BoolTrue, 0x20 SkippedSerialize) and the fields those flags
+/// announce. From 1011 the block of an object starts with a u8 EClassSerializationControlExtension
+/// (+ u8 operation when bit 2 is set). Checked on the UE 5.8 Tagged fixtures.
 pub fn walk_tagged(ctx: &Ctx, r: &mut Reader) -> Walk {
     let start = r.pos();
     let mut w = Walk::default();
@@ -425,55 +443,142 @@ pub fn walk_tagged(ctx: &Ctx, r: &mut Reader) -> Walk {
     w
 }
 
+/// One parsed tag: type name, size, bool value and the type's first parameter (struct or enum
+/// name) where it has one.
+struct Tag {
+    ty: String,
+    size: usize,
+    bool_val: Option<bool>,
+    param: Option<String>,
+}
+
+/// PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION and PROPERTY_TAG_COMPLETE_TYPE_NAME.
+const UE5_TAG_EXTENSION: i32 = 1011;
+const UE5_COMPLETE_TYPE_NAME: i32 = 1012;
+
+/// A complete type name (pre-order (FName, parameter count) nodes): its first node and the
+/// first node of its first parameter. At most 64 nodes, 8 deep.
+fn type_name(ctx: &Ctx, r: &mut Reader) -> Result<(String, Option<String>)> {
+    let mut first = None;
+    let mut param = None;
+    let mut pending = 1u32;
+    let mut nodes = 0;
+    while pending > 0 {
+        nodes += 1;
+        if nodes > 64 {
+            return Err(Error::malformed(
+                "a property type name of more than 64 nodes",
+            ));
+        }
+        let name = ctx.fname(r)?;
+        let params = r.i32()?;
+        if !(0..=8).contains(&params) {
+            return Err(Error::malformed(format!(
+                "property type {name} with {params} parameters"
+            )));
+        }
+        if first.is_none() {
+            first = Some(name);
+        } else if param.is_none() {
+            param = Some(name);
+        }
+        pending = pending - 1 + params as u32;
+    }
+    Ok((first.unwrap_or_default(), param))
+}
+
+fn read_tag(ctx: &Ctx, r: &mut Reader, name: &str) -> Result<Tag> {
+    if ctx.ue5 >= UE5_COMPLETE_TYPE_NAME {
+        let (ty, param) = type_name(ctx, r)?;
+        let size = r.i32()?;
+        let flags = r.u8()?;
+        if flags & 1 != 0 {
+            r.i32()?; // ArrayIndex
+        }
+        if flags & 2 != 0 {
+            r.skip(16)?; // property GUID
+        }
+        if flags & 4 != 0 {
+            let ext = r.u8()?;
+            if ext & 2 != 0 {
+                r.skip(2)?; // overridden-property operation, experimental overridable logic
+            }
+        }
+        let size = usize::try_from(size)
+            .map_err(|_| Error::malformed(format!("property {name} of size {size}")))?;
+        let bool_val = (ty == "BoolProperty").then_some(flags & 0x10 != 0);
+        return Ok(Tag {
+            ty,
+            size,
+            bool_val,
+            param,
+        });
+    }
+    let ty = ctx.fname(r)?;
+    let size = r.i32()?;
+    let size = usize::try_from(size)
+        .map_err(|_| Error::malformed(format!("property {name} of size {size}")))?;
+    let _array_index = r.i32()?;
+    let mut bool_val = None;
+    let mut param = None;
+    match ty.as_str() {
+        "StructProperty" => {
+            param = Some(ctx.fname(r)?);
+            r.skip(16)?;
+        }
+        "BoolProperty" => bool_val = Some(r.u8()? != 0),
+        "ByteProperty" | "EnumProperty" => param = Some(ctx.fname(r)?),
+        "ArrayProperty" | "SetProperty" | "OptionalProperty" => {
+            ctx.fname(r)?;
+        }
+        "MapProperty" => {
+            ctx.fname(r)?;
+            ctx.fname(r)?;
+        }
+        _ => {}
+    }
+    if r.u8()? != 0 {
+        r.skip(16)?; // property GUID
+    }
+    Ok(Tag {
+        ty,
+        size,
+        bool_val,
+        param,
+    })
+}
+
 fn tagged_inner(ctx: &Ctx, r: &mut Reader, w: &mut Walk) -> Result<()> {
+    if ctx.ue5 >= UE5_TAG_EXTENSION {
+        let control = r.u8()?;
+        if control & 2 != 0 {
+            r.u8()?; // class-level overridden-property operation
+        }
+    }
     for _ in 0..4096 {
         let name = ctx.fname(r)?;
         if name == "None" {
             return Ok(());
         }
-        let ty = ctx.fname(r)?;
-        let size = r.i32()?;
-        if size < 0 {
-            return Err(Error::malformed(format!("property {name} of size {size}")));
-        }
-        let _array_index = r.i32()?;
-        let mut bool_val = None;
-        let mut enum_name = None;
-        let mut struct_name = None;
-        match ty.as_str() {
-            "StructProperty" => {
-                struct_name = Some(ctx.fname(r)?);
-                r.skip(16)?;
-            }
-            "BoolProperty" => bool_val = Some(r.u8()? != 0),
-            "ByteProperty" | "EnumProperty" => enum_name = Some(ctx.fname(r)?),
-            "ArrayProperty" | "SetProperty" | "OptionalProperty" => {
-                ctx.fname(r)?;
-            }
-            "MapProperty" => {
-                ctx.fname(r)?;
-                ctx.fname(r)?;
-            }
-            _ => {}
-        }
-        if r.u8()? != 0 {
-            r.skip(16)?; // property GUID
-        }
-        let mut v = r.sub(size as usize)?;
-        let value = match (ty.as_str(), bool_val) {
+        let tag = read_tag(ctx, r, &name)?;
+        let mut v = r.sub(tag.size)?;
+        let enum_name = tag.param.as_deref();
+        let value = match (tag.ty.as_str(), tag.bool_val) {
             (_, Some(b)) => b.to_string(),
-            ("ByteProperty", _) if enum_name.as_deref() != Some("None") && size == 8 => {
+            ("ByteProperty", _) if enum_name.is_some_and(|e| e != "None") && tag.size == 8 => {
                 enum_short(&ctx.fname(&mut v)?)
             }
-            ("ByteProperty", _) if size == 1 => v.u8()?.to_string(),
+            ("ByteProperty", _) if tag.size == 1 => v.u8()?.to_string(),
             ("EnumProperty", _) => enum_short(&ctx.fname(&mut v)?),
             ("IntProperty", _) => v.i32()?.to_string(),
+            ("UInt32Property", _) => v.u32()?.to_string(),
             ("FloatProperty", _) => v.f32()?.to_string(),
+            ("DoubleProperty", _) => v.f64()?.to_string(),
             ("NameProperty", _) => ctx.fname(&mut v)?,
-            ("StructProperty", _) if struct_name.as_deref() == Some("IntPoint") && size == 8 => {
+            ("StructProperty", _) if enum_name == Some("IntPoint") && tag.size == 8 => {
                 format!("{}x{}", v.i32()?, v.i32()?)
             }
-            _ => format!("({ty}, {size} bytes)"),
+            (ty, _) => format!("({ty}, {} bytes)", tag.size),
         };
         w.values.push((name, value));
     }

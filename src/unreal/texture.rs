@@ -625,7 +625,10 @@ fn read_mips(
 fn expected_dims(pd: &PlatformData, prev: Option<(u32, u32, u32)>) -> Vec<(u32, u32, u32)> {
     let half = |v: u32| (v / 2).max(1);
     match prev {
-        Some((w, h, d)) => vec![(half(w), half(h), if d > 1 { half(d) } else { 1 })],
+        // A volume halves its depth each mip; an array's SizeZ is its slice count in every mip
+        // (nothing in the platform data says which, so both are candidates).
+        Some((w, h, d)) if d > 1 => vec![(half(w), half(h), half(d)), (half(w), half(h), d)],
+        Some((w, h, _)) => vec![(half(w), half(h), 1)],
         None => {
             let depth = if pd.is_cube() {
                 1

@@ -308,7 +308,7 @@ impl Session {
     fn virtual_texture(
         &self,
         tex: usize,
-    ) -> std::result::Result<Option<(&Texture, &crate::unreal::vt::VtLayout)>, JsError> {
+    ) -> std::result::Result<Option<(&Texture, &crate::model::tiled::TiledLayout)>, JsError> {
         let t = self
             .catalog
             .textures
@@ -472,7 +472,7 @@ impl Session {
             chunk_files: Vec<String>,
             chunk_missing: Vec<String>,
             fallback: [f32; 4],
-            tiles: Vec<crate::unreal::vt::VtTile>,
+            tiles: Vec<crate::model::tiled::TileCell>,
         }
         to_js(&Grid {
             tile_size: vt.tile_size,
@@ -587,7 +587,7 @@ impl Session {
         w: u32,
         h: u32,
     ) -> std::result::Result<JsValue, JsValue> {
-        let rect = crate::unreal::vt::TileRect { x, y, w, h };
+        let rect = crate::model::tiled::TileRect { x, y, w, h };
         let v = self
             .catalog
             .decode_tiles(tex, mip, layer, Some(rect))

@@ -30,7 +30,7 @@ export function launchArgs(args) {
 }
 
 before(async () => {
-  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build && npx vite build` (npm test does)');
+  assert.ok(existsSync(join(DIST, 'index.html')), 'dist/ is missing: run `npm run build` (npm test does)');
   mkdirSync(OUT, { recursive: true });
   server = await serve(DIST);
   browser = await chromium.launch({

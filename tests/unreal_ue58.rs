@@ -1,0 +1,849 @@
+//! The UE 5.8 set cooked by the engine (shared/samples/unreal/cue4parse-fixtures, MANIFEST.md
+//! there; UE5_8/README.md is the cook's own description): every texture package, Tagged and
+//! Unversioned, zen (IoStore) and legacy (LegacyPak), against facts that do not come from
+//! Texscope: the manifest's package list, the cook's README, CUE4Parse's published expectations for
+//! this set (CUE4Parse.Tests FixtureTextureDecodeTests / FixtureTestUtilities: sizes, mip counts,
+//! formats, the tolerances of its decoder) and the source images in SourceTextures/.
+//!
+//! [`variants`] yields each place the packages can be read from. Today those are the loose copies
+//! in `_extracted/`; the container variants (.utoc/.ucas, .pak) join the list when the container
+//! reader lands, and every test here runs over all of them unchanged.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use texscope::io::FileSource;
+use texscope::model::tiled::TileRect;
+use texscope::{Catalog, Image, Layout, Pixels, SourceRef, TextureKind};
+
+fn set() -> PathBuf {
+    common::samples().join("unreal/cue4parse-fixtures/UE5_8")
+}
+
+/// One way of reaching the set's packages: a catalog of everything it holds.
+struct Variant {
+    label: String,
+    /// The textures this variant holds (the legacy paks carry only T_BC6H and T_Streaming:
+    /// README "Legacy Pak").
+    textures: Vec<&'static str>,
+    catalog: Catalog,
+}
+
+fn files_in(dir: &Path) -> Vec<SourceRef> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v.iter()
+        .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
+        .collect()
+}
+
+fn open(mut files: Vec<SourceRef>, tagged: bool) -> Catalog {
+    if !tagged {
+        // Unversioned properties need the game's mapping (README "Mappings").
+        let m = set().join("Mappings/CUE4ParseFixtures-Uncompressed.usmap");
+        files.push(Arc::new(FileSource::open(&m).unwrap()));
+    }
+    texscope::open(files, &Default::default())
+}
+
+/// Every source of the set's packages. Containers: add their variants here (one catalog each).
+fn variants() -> Vec<Variant> {
+    let x = set().join("_extracted");
+    let all: Vec<&str> = EXPECT.iter().map(|e| e.name).collect();
+    let mut out = Vec::new();
+    for tagged in [true, false] {
+        let s = if tagged { "Tagged" } else { "Unversioned" };
+        out.push(Variant {
+            label: format!("IoStore/{s} (loose zen packages)"),
+            textures: all.clone(),
+            catalog: open(files_in(&x.join("IoStore").join(s)), tagged),
+        });
+        let dir = x
+            .join("LegacyPak")
+            .join(s)
+            .join("CUE4ParseFixtures/Content/Fixtures/Textures");
+        out.push(Variant {
+            label: format!("LegacyPak/{s} (loose legacy packages)"),
+            textures: vec!["T_BC6H", "T_Streaming"],
+            catalog: open(files_in(&dir), tagged),
+        });
+    }
+    out
+}
+
+/// What a mip 0 is compared with.
+#[derive(Clone, Copy)]
+enum Truth {
+    /// A source PNG, channels compared, (mean, max) absolute error allowed per channel.
+    Png(&'static str, &'static [usize], f64, u8),
+    /// hdr.exr, in float.
+    Hdr,
+    /// A procedural pattern (see `pattern`).
+    Pattern,
+    /// Virtual: against its non-virtual twin and the source.
+    Virtual,
+    /// UDIM: against the four udim.*.png.
+    Udim,
+}
+
+struct Exp {
+    name: &'static str,
+    class: &'static str,
+    kind: TextureKind,
+    size: (u32, u32),
+    /// Depth of a volume, 1 otherwise.
+    depth: u32,
+    slices: u32,
+    mips: usize,
+    pf: &'static str,
+    truth: Truth,
+}
+
+const RGBA: &[usize] = &[0, 1, 2, 3];
+const RGB: &[usize] = &[0, 1, 2];
+
+/// The set's textures. Names and classes: manifest.json `testContainerPackages` and MANIFEST.md's
+/// table; sizes, mip counts and formats: MANIFEST.md and CUE4Parse's expectations
+/// (FixtureTestUtilities.TextureExpectations; T_Cube 16², T_Array 4 x 16², T_Volume 8² x 4,
+/// T_CubeArray 12 x 16², T_G16/T_R16F/T_FloatRGBA 16² one mip, T_IES 16², T_CurveAtlas 64 x 1,
+/// T_UDIM 256² in 2x2 blocks), which match the source images' sizes (rgb/rgba/grayscale/normal
+/// 64², streaming 512², udim.* 128²). A VT's mip count is its tile pyramid's: log2(512) + 1 and
+/// log2(256) + 1. Tolerances: CUE4Parse's per texture (BC1 1.5 / 8 as MANIFEST.md quotes; BC3,
+/// BC7 20; BC4 12; BC5 4; T_Streaming 40), lossless formats exact.
+const EXPECT: &[Exp] = &[
+    exp(
+        "T_BC1",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_DXT1",
+        Truth::Png("rgb.png", RGB, 1.5, 8),
+    ),
+    exp(
+        "T_BC3",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_DXT5",
+        Truth::Png("rgba.png", RGBA, 1.5, 20),
+    ),
+    exp(
+        "T_BC4",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_BC4",
+        Truth::Png("grayscale.png", &[0], 1.5, 12),
+    ),
+    exp(
+        "T_BC5",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_BC5",
+        Truth::Png("normal.png", &[0, 1], 1.0, 4),
+    ),
+    exp("T_BC6H", "Texture2D", (64, 64), 1, "PF_BC6H", Truth::Hdr),
+    exp(
+        "T_BC7",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_BC7",
+        Truth::Png("rgba.png", RGBA, 1.0, 20),
+    ),
+    exp(
+        "T_BGRA8",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_B8G8R8A8",
+        Truth::Png("rgba.png", RGBA, 0.0, 0),
+    ),
+    exp(
+        "T_G8",
+        "Texture2D",
+        (64, 64),
+        1,
+        "PF_G8",
+        Truth::Png("grayscale.png", &[0], 0.0, 0),
+    ),
+    exp(
+        "T_Mips",
+        "Texture2D",
+        (64, 64),
+        7,
+        "PF_DXT1",
+        Truth::Png("rgb.png", RGB, 1.5, 8),
+    ),
+    exp(
+        "T_Streaming",
+        "Texture2D",
+        (512, 512),
+        10,
+        "PF_DXT1",
+        Truth::Png("streaming.png", RGB, 1.5, 40),
+    ),
+    exp(
+        "T_Virtual",
+        "Texture2D",
+        (512, 512),
+        10,
+        "PF_DXT1",
+        Truth::Virtual,
+    ),
+    exp("T_UDIM", "Texture2D", (256, 256), 9, "PF_DXT1", Truth::Udim),
+    Exp {
+        kind: TextureKind::Cube,
+        slices: 6,
+        ..exp(
+            "T_Cube",
+            "TextureCube",
+            (16, 16),
+            1,
+            "PF_B8G8R8A8",
+            Truth::Pattern,
+        )
+    },
+    Exp {
+        kind: TextureKind::Array,
+        slices: 4,
+        ..exp(
+            "T_Array",
+            "Texture2DArray",
+            (16, 16),
+            1,
+            "PF_B8G8R8A8",
+            Truth::Pattern,
+        )
+    },
+    Exp {
+        kind: TextureKind::Volume,
+        depth: 4,
+        ..exp(
+            "T_Volume",
+            "VolumeTexture",
+            (8, 8),
+            1,
+            "PF_B8G8R8A8",
+            Truth::Pattern,
+        )
+    },
+    // A cube array is a cube of faces x layers slices (model::Texture::slices).
+    Exp {
+        kind: TextureKind::Cube,
+        slices: 12,
+        ..exp(
+            "T_CubeArray",
+            "TextureCubeArray",
+            (16, 16),
+            1,
+            "PF_B8G8R8A8",
+            Truth::Pattern,
+        )
+    },
+    exp("T_G16", "Texture2D", (16, 16), 1, "PF_G16", Truth::Pattern),
+    exp(
+        "T_R16F",
+        "Texture2D",
+        (16, 16),
+        1,
+        "PF_R16F",
+        Truth::Pattern,
+    ),
+    exp(
+        "T_FloatRGBA",
+        "Texture2D",
+        (16, 16),
+        1,
+        "PF_FloatRGBA",
+        Truth::Pattern,
+    ),
+    exp(
+        "T_IES",
+        "TextureLightProfile",
+        (16, 16),
+        1,
+        "PF_G8",
+        Truth::Pattern,
+    ),
+    exp(
+        "T_CurveAtlas",
+        "CurveLinearColorAtlas",
+        (64, 1),
+        1,
+        "PF_FloatRGBA",
+        Truth::Pattern,
+    ),
+];
+
+const fn exp(
+    name: &'static str,
+    class: &'static str,
+    size: (u32, u32),
+    mips: usize,
+    pf: &'static str,
+    truth: Truth,
+) -> Exp {
+    Exp {
+        name,
+        class,
+        kind: TextureKind::Tex2D,
+        size,
+        depth: 1,
+        slices: 1,
+        mips,
+        pf,
+        truth,
+    }
+}
+
+fn find<'a>(v: &'a Variant, name: &str) -> (usize, &'a texscope::Texture) {
+    v.catalog
+        .textures
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: {name} is not listed; problems: {:?}",
+                v.label, v.catalog.problems
+            )
+        })
+}
+
+fn exp_of(name: &str) -> &'static Exp {
+    EXPECT.iter().find(|e| e.name == name).unwrap()
+}
+
+#[test]
+fn every_texture_is_listed_with_the_engines_facts() {
+    let mut n = 0;
+    for v in variants() {
+        assert!(
+            v.catalog.problems.is_empty(),
+            "{}: {:?}",
+            v.label,
+            v.catalog.problems
+        );
+        assert_eq!(v.catalog.textures.len(), v.textures.len(), "{}", v.label);
+        for name in &v.textures {
+            let e = exp_of(name);
+            let (_, t) = find(&v, name);
+            let what = format!("{} {name}", v.label);
+            assert_eq!(t.error, None, "{what}");
+            assert_eq!(t.class, e.class, "{what}");
+            assert_eq!(t.kind, e.kind, "{what}");
+            assert_eq!(
+                (t.width, t.height, t.depth),
+                (e.size.0, e.size.1, e.depth),
+                "{what}"
+            );
+            assert_eq!(t.slices, e.slices, "{what}");
+            assert_eq!(t.mips.len(), e.mips, "{what}");
+            assert_eq!(
+                t.native_format,
+                texscope::model::NativeFormat::Name(e.pf.into()),
+                "{what}"
+            );
+            assert_eq!(
+                t.is_virtual(),
+                matches!(e.truth, Truth::Virtual | Truth::Udim),
+                "{what}"
+            );
+            // Tagged properties are self-describing; unversioned ones are read with the .usmap:
+            // either way the colour space is known.
+            assert!(t.srgb().is_some(), "{what}: {:?}", t.metadata);
+            n += 1;
+        }
+    }
+    // 21 textures in each IoStore form, 2 in each legacy pak (README).
+    assert_eq!(n, 2 * 21 + 2 * 2);
+}
+
+/// Mip `m` of a `w` x `h` texture, as the engine sizes its chain.
+fn mip_size((w, h): (u32, u32), m: usize) -> (u32, u32) {
+    ((w >> m).max(1), (h >> m).max(1))
+}
+
+#[test]
+fn every_mip_and_slice_decodes() {
+    let mut images = 0;
+    for v in variants() {
+        for name in &v.textures {
+            let e = exp_of(name);
+            let (i, t) = find(&v, name);
+            for m in 0..t.mips.len() {
+                for s in 0..t.surface_count(m) {
+                    let img = v
+                        .catalog
+                        .decode(i, m, s, Default::default())
+                        .unwrap_or_else(|err| {
+                            panic!("{} {name} mip {m} slice {s}: {err}", v.label)
+                        });
+                    assert_eq!(
+                        (img.width, img.height),
+                        mip_size(e.size, m),
+                        "{name} mip {m}"
+                    );
+                    images += 1;
+                }
+            }
+        }
+    }
+    // Per IoStore form 75 images (eight one-mip 2D textures, T_Mips 7, T_Streaming 10, T_Virtual
+    // 10, T_UDIM 9, cube 6, array 4, volume 4 depth slices, cube array 12, five more one-mip
+    // textures), per legacy pak 11 (T_BC6H 1, T_Streaming 10).
+    assert_eq!(images, 2 * 75 + 2 * 11);
+}
+
+/// Pixels of a source image as RGBA8 (palette and grey expanded, opaque without alpha).
+fn source_png(name: &str) -> (u32, u32, Vec<u8>) {
+    let p = set().join("SourceTextures").join(name);
+    let mut d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
+    d.set_transformations(png::Transformations::normalize_to_color8());
+    let mut r = d.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let ch = info.color_type.samples();
+    let px = buf
+        .chunks_exact(ch)
+        .flat_map(|s| match ch {
+            1 => [s[0], s[0], s[0], 255],
+            2 => [s[0], s[0], s[0], s[1]],
+            3 => [s[0], s[1], s[2], 255],
+            _ => [s[0], s[1], s[2], s[3]],
+        })
+        .collect();
+    (info.width, info.height, px)
+}
+
+/// Per channel: (mean abs error, max abs error, PSNR dB) of two RGBA8 images.
+fn errors(a: &[u8], b: &[u8], ch: usize) -> (f64, u8, f64) {
+    let (mut sum, mut max, mut se, mut n) = (0f64, 0u8, 0f64, 0f64);
+    for (p, q) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let d = p[ch].abs_diff(q[ch]);
+        sum += d as f64;
+        se += (d as f64) * (d as f64);
+        max = max.max(d);
+        n += 1.0;
+    }
+    let psnr = if se == 0.0 {
+        f64::INFINITY
+    } else {
+        10.0 * (255.0f64 * 255.0 / (se / n)).log10()
+    };
+    (sum / n, max, psnr)
+}
+
+fn check_png(label: &str, img: &Image, src: &str, chans: &[usize], mean: f64, max: u8) {
+    let (w, h, want) = source_png(src);
+    assert_eq!((img.width, img.height), (w, h), "{label}");
+    let got = img.to_rgba8();
+    for &c in chans {
+        let (m, x, db) = errors(&got, &want, c);
+        eprintln!("{label} vs {src} channel {c}: mean {m:.3}, max {x}, {db:.2} dB");
+        assert!(
+            m <= mean && x <= max,
+            "{label} channel {c}: mean {m:.3} max {x}"
+        );
+    }
+}
+
+/// hdr.exr as RGBA f32, rows top first.
+fn hdr_exr() -> (usize, usize, Vec<[f32; 4]>) {
+    let p = set().join("SourceTextures/hdr.exr");
+    let img = exr::prelude::read_first_rgba_layer_from_file(
+        &p,
+        |size, _| (size.0, vec![[0f32; 4]; size.0 * size.1]),
+        |(w, px), pos, (r, g, b, a): (f32, f32, f32, f32)| px[pos.1 * *w + pos.0] = [r, g, b, a],
+    )
+    .unwrap();
+    let (w, px) = img.layer_data.channel_data.pixels;
+    let h = px.len() / w;
+    (w, h, px)
+}
+
+/// BC6H against hdr.exr, in float and as CUE4Parse measures it. hdr.exr holds R = 16x/63,
+/// G = 8y/63, B = 4(x+y)/126 (peaks 16, 8 and 4: the last three numbers of hdr-range.txt).
+/// - CUE4Parse's published tolerance for this texture applies to its 8-bit decode clamped to 0..1
+///   against the clamped source: mean <= 2.0, max <= 80 per channel; checked the same way here.
+/// - In float, each channel's absolute error over its peak: mean <= 1.2 %, max <= 15 %, PSNR over
+///   the peak >= 35 dB. Not published figures: bounds a little above what this decode measures
+///   (2.2 / 255 of the peak at most for the mean; see the report in docs/unreal.md), to catch a
+///   decode that goes wrong while allowing for BC6H's coarse steps near zero.
+fn check_hdr(label: &str, img: &Image) {
+    let (w, h, want) = hdr_exr();
+    assert_eq!((img.width as usize, img.height as usize), (w, h), "{label}");
+    let Pixels::Rgba32F(got) = &img.pixels else {
+        panic!("{label}: HDR not kept as float")
+    };
+    let clamp8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0) as u8;
+    for (c, peak) in [16.0f64, 8.0, 4.0].into_iter().enumerate() {
+        let (mut worst, mut sum, mut se) = (0f64, 0f64, 0f64);
+        let (mut worst8, mut sum8) = (0u8, 0f64);
+        for (i, px) in want.iter().enumerate() {
+            let d = (got[i * 4 + c] as f64 - px[c] as f64).abs() / peak;
+            worst = worst.max(d);
+            sum += d;
+            se += d * d;
+            let d8 = clamp8(got[i * 4 + c]).abs_diff(clamp8(px[c]));
+            worst8 = worst8.max(d8);
+            sum8 += d8 as f64;
+        }
+        let n = want.len() as f64;
+        let (mean, db, mean8) = (sum / n, 10.0 * (1.0 / (se / n)).log10(), sum8 / n);
+        eprintln!(
+            "{label} vs hdr.exr channel {c}: float mean {:.3} %, max {:.3} % of the peak {peak}, \
+             {db:.2} dB; clamped 8-bit mean {mean8:.3}, max {worst8}",
+            mean * 100.0,
+            worst * 100.0
+        );
+        assert!(mean8 <= 2.0 && worst8 <= 80, "{label} channel {c} (8-bit)");
+        assert!(
+            mean <= 0.012 && worst <= 0.15 && db >= 35.0,
+            "{label} channel {c}: {mean} / {worst}"
+        );
+    }
+    // Alpha is 1 everywhere in the source; BC6H has none and decodes it as 1.
+    assert!(got.chunks_exact(4).all(|p| p[3] == 1.0), "{label}");
+}
+
+/// The cook's per-slice pattern of T_Cube, T_Array, T_Volume and T_CubeArray (README: "checked
+/// against their procedural per-slice pixel pattern"), as CUE4Parse's MakeFixtureColor states it
+/// and the stored BGRA bytes confirm for every texel of every slice: R = 17x + 41s, G = 29y + 67s,
+/// B = 11(x + y) + 97s (mod 256), A = 255 - ((3x + 5y + 7s) mod 128).
+fn slice_pattern(x: u32, y: u32, s: u32) -> [u8; 4] {
+    [
+        ((x * 17 + s * 41) & 0xFF) as u8,
+        ((y * 29 + s * 67) & 0xFF) as u8,
+        (((x + y) * 11 + s * 97) & 0xFF) as u8,
+        (255 - ((x * 3 + y * 5 + s * 7) & 0x7F)) as u8,
+    ]
+}
+
+/// The 16 x 16 plain-format textures hold one ramp over the texel index i = 16y + x, t = i / 255
+/// (read off their stored values: G16 steps by 257 = 65535 / 255, the G8 light profile by 1; the
+/// half-float ones lie on straight lines through t = 0 and t = 1 and CUE4Parse's spot checks agree:
+/// G16 (0,0) black and (15,15) white, R16F (0,6) about half grey, FloatRGBA (0,0) green and (15,15)
+/// red with blue about half).
+fn ramp(name: &str, x: u32, y: u32) -> [f32; 4] {
+    let t = (16 * y + x) as f32 / 255.0;
+    match name {
+        "T_G16" | "T_IES" => [t, 0.0, 0.0, 1.0],
+        "T_R16F" => [-1.0 + 4.0 * t, 0.0, 0.0, 1.0],
+        "T_FloatRGBA" => [2.0 * t, 1.0 - t, 0.5 * t, 1.0],
+        _ => unreachable!(),
+    }
+}
+
+fn texel_f32(img: &Image, i: usize) -> [f32; 4] {
+    match &img.pixels {
+        Pixels::Rgba8(p) => std::array::from_fn(|k| p[i * 4 + k] as f32 / 255.0),
+        Pixels::Rgba16(p) => std::array::from_fn(|k| p[i * 4 + k] as f32 / 65535.0),
+        Pixels::Rgba32F(p) => std::array::from_fn(|k| p[i * 4 + k]),
+    }
+}
+
+fn check_pattern(v: &Variant, i: usize, t: &texscope::Texture) {
+    let label = format!("{} {}", v.label, t.name);
+    let dec = |s: u32| v.catalog.decode(i, 0, s, Default::default()).unwrap();
+    match t.name.as_str() {
+        "T_Cube" | "T_Array" | "T_Volume" | "T_CubeArray" => {
+            for s in 0..t.surface_count(0) {
+                let img = dec(s).to_rgba8();
+                for y in 0..t.height {
+                    for x in 0..t.width {
+                        let k = ((y * t.width + x) * 4) as usize;
+                        assert_eq!(
+                            img[k..k + 4],
+                            slice_pattern(x, y, s),
+                            "{label} slice {s} ({x}, {y})"
+                        );
+                    }
+                }
+            }
+        }
+        "T_CurveAtlas" => {
+            // 64 samples of the fixture's linear colour curve (Curve_LinearColor): every texel on
+            // the straight line between the first and the last, to half precision; CUE4Parse's
+            // test: R, G, B rise and A falls from first to last.
+            let img = dec(0);
+            let (a, b) = (texel_f32(&img, 0), texel_f32(&img, 63));
+            assert!(
+                a[0] < b[0] && a[1] < b[1] && a[2] < b[2] && a[3] > b[3],
+                "{label}"
+            );
+            for x in 0..64 {
+                let got = texel_f32(&img, x);
+                for c in 0..4 {
+                    let want = a[c] + (b[c] - a[c]) * x as f32 / 63.0;
+                    assert!(
+                        (got[c] - want).abs() <= 2e-3 * want.abs().max(1.0),
+                        "{label} {x}.{c}"
+                    );
+                }
+            }
+        }
+        name => {
+            let img = dec(0);
+            for y in 0..16 {
+                for x in 0..16 {
+                    let got = texel_f32(&img, (y * 16 + x) as usize);
+                    let want = ramp(name, x, y);
+                    for c in 0..4 {
+                        // G8 and G16 exact (one step is 1/255 or 1/65535); halves to their precision.
+                        let tol = if t.format.precision() == texscope::Precision::Float {
+                            1e-3
+                        } else {
+                            1e-6
+                        };
+                        assert!(
+                            (got[c] - want[c]).abs() <= tol * want[c].abs().max(1.0),
+                            "{label} ({x}, {y}).{c}: {} vs {}",
+                            got[c],
+                            want[c]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mip0_agrees_with_the_sources() {
+    for v in variants() {
+        for name in &v.textures {
+            let e = exp_of(name);
+            let (i, t) = find(&v, name);
+            let label = format!("{} {name}", v.label);
+            match e.truth {
+                Truth::Png(src, chans, mean, max) => {
+                    let img = v.catalog.decode(i, 0, 0, Default::default()).unwrap();
+                    check_png(&label, &img, src, chans, mean, max);
+                }
+                Truth::Hdr => {
+                    let img = v.catalog.decode(i, 0, 0, Default::default()).unwrap();
+                    check_hdr(&label, &img);
+                }
+                Truth::Pattern => check_pattern(&v, i, t),
+                Truth::Virtual | Truth::Udim => {} // virtual_textures_* below
+            }
+        }
+    }
+}
+
+#[test]
+fn virtual_texture_matches_its_non_virtual_twin_and_the_source() {
+    for v in variants()
+        .into_iter()
+        .filter(|v| v.textures.contains(&"T_Virtual"))
+    {
+        let (vi, vt) = find(&v, "T_Virtual");
+        let (si, _) = find(&v, "T_Streaming");
+        let Layout::Virtual(l) = &vt.layout else {
+            panic!()
+        };
+        // CUE4Parse's VirtualTextureFixtureParsesAndDecodesTiles: one DXT1 layer, 512², several
+        // mips, tile size > 0. The tile size and border are the engine defaults (seed 000).
+        assert_eq!((l.layers.len(), l.width, l.height), (1, 512, 512));
+        assert_eq!(l.layers[0].native_format, "PF_DXT1");
+        assert_eq!((l.tile_size, l.tile_border), (128, 4));
+        // T_Virtual and T_Streaming were cooked from the same streaming.png with the same
+        // format: the border of 4 texels is one BC1 block, so every block of the VT's tiles
+        // covers the same texels as the plain texture's, and mip 0 decodes to the same pixels.
+        let a = v.catalog.decode(vi, 0, 0, Default::default()).unwrap();
+        let b = v.catalog.decode(si, 0, 0, Default::default()).unwrap();
+        assert!(
+            a == b,
+            "{}: T_Virtual mip 0 differs from T_Streaming",
+            v.label
+        );
+        // Every mip of at least one block (4x4) too: the VT's smaller mips sit in one block
+        // with tile-border texels around them, so their blocks are encoded from other texels
+        // and may differ (mip 8, 2x2: measured R mean 34.5, max 66 against T_Streaming's).
+        for m in 1..vt.mips.len() {
+            let a = v.catalog.decode(vi, m, 0, Default::default()).unwrap();
+            let b = v.catalog.decode(si, m, 0, Default::default()).unwrap();
+            if a.width >= 4 && a.height >= 4 {
+                assert!(
+                    a == b,
+                    "{}: T_Virtual mip {m} differs from T_Streaming",
+                    v.label
+                );
+            }
+        }
+        check_png(
+            &format!("{} T_Virtual", v.label),
+            &a,
+            "streaming.png",
+            RGB,
+            1.5,
+            40,
+        );
+        // Any rectangle of tiles decodes to the same pixels as the whole mip.
+        let r = v
+            .catalog
+            .decode_tiles(
+                vi,
+                0,
+                0,
+                Some(TileRect {
+                    x: 1,
+                    y: 2,
+                    w: 2,
+                    h: 1,
+                }),
+            )
+            .unwrap();
+        assert!(r.missing.is_empty());
+        let whole = a.to_rgba8();
+        let part = r.image.to_rgba8();
+        for y in 0..128usize {
+            let s = ((256 + y) * 512 + 128) * 4;
+            assert_eq!(
+                part[y * 256 * 4..(y + 1) * 256 * 4],
+                whole[s..s + 256 * 4],
+                "row {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn udim_virtual_texture_blocks_and_pixels() {
+    for v in variants()
+        .into_iter()
+        .filter(|v| v.textures.contains(&"T_UDIM"))
+    {
+        let (i, t) = find(&v, "T_UDIM");
+        let Layout::Virtual(l) = &t.layout else {
+            panic!()
+        };
+        // CUE4Parse's UdimVirtualTexturePreservesBlocksAndDecodesComposite: 2x2 blocks, 256².
+        assert_eq!(
+            (l.width_in_blocks, l.height_in_blocks, l.width, l.height),
+            (2, 2, 256, 256)
+        );
+        let blocks = l.blocks();
+        let udims: Vec<(u32, (u32, u32, u32, u32))> =
+            blocks.iter().map(|b| (b.udim, b.pixels)).collect();
+        assert_eq!(
+            udims,
+            [
+                (1001, (0, 0, 128, 128)),
+                (1002, (128, 0, 128, 128)),
+                (1011, (0, 128, 128, 128)),
+                (1012, (128, 128, 128, 128))
+            ]
+        );
+        // All four source tiles exist, so no block is empty.
+        assert!(
+            blocks.iter().all(|b| b.tiles_present == b.tiles),
+            "{blocks:?}"
+        );
+        let img = v.catalog.decode(i, 0, 0, Default::default()).unwrap();
+        let whole = img.to_rgba8();
+        for b in &blocks {
+            // Each block against its UV tile's source image (CUE4Parse: mean <= 2, max <= 70).
+            let (x0, y0, w, h) = b.pixels;
+            let part: Vec<u8> = (y0..y0 + h)
+                .flat_map(|y| {
+                    let s = ((y * 256 + x0) * 4) as usize;
+                    whole[s..s + (w * 4) as usize].to_vec()
+                })
+                .collect();
+            let part = Image {
+                width: w,
+                height: h,
+                pixels: Pixels::Rgba8(part),
+            };
+            check_png(
+                &format!("{} T_UDIM block {}", v.label, b.udim),
+                &part,
+                &format!("udim.{}.png", b.udim),
+                RGBA,
+                2.0,
+                70,
+            );
+            // The block decoded alone (its tiles only) is the same as its share of the whole.
+            let tiles = TileRect {
+                x: x0 / 128,
+                y: y0 / 128,
+                w: 1,
+                h: 1,
+            };
+            let alone = v.catalog.decode_tiles(i, 0, 0, Some(tiles)).unwrap();
+            assert!(alone.image == part, "{} block {}", v.label, b.udim);
+        }
+    }
+}
+
+fn open_forced(files: Vec<SourceRef>, version: &str) -> Catalog {
+    let opts = texscope::OpenOptions {
+        unreal_version: Some(version.into()),
+        ..Default::default()
+    };
+    texscope::open(files, &opts)
+}
+
+#[test]
+fn forced_versions_of_the_new_engines() {
+    // The set is UE 5.8.1 (manifest.json engine): forcing 5.8 (or 5.7 / 6.0, the same object
+    // version 1018) keeps the unversioned legacy package's layout; 5.6's summary does not line up
+    // with it (no ImportTypeHierarchies), and a 5.8 zen header forced as 5.1 contradicts itself.
+    let dir =
+        set().join("_extracted/LegacyPak/Unversioned/CUE4ParseFixtures/Content/Fixtures/Textures");
+    for v in ["5.7", "5.8", "6.0"] {
+        let c = open_forced(files_in(&dir), v);
+        assert!(c.problems.is_empty(), "{v}: {:?}", c.problems);
+        assert_eq!(c.textures.len(), 2, "{v}");
+        assert!(c.textures.iter().all(|t| t.error.is_none()), "{v}");
+    }
+    let old = open_forced(files_in(&dir), "5.6");
+    assert!(old.textures.is_empty() && !old.problems.is_empty());
+    let zen = set().join("_extracted/IoStore/Unversioned/T_BC1.uasset");
+    let z: Vec<SourceRef> = vec![Arc::new(FileSource::open(&zen).unwrap())];
+    assert!(!open_forced(z.clone(), "5.1").problems.is_empty());
+    assert!(open_forced(z.clone(), "5.8").problems.is_empty());
+    assert!(open_forced(z.clone(), "6.0").problems.is_empty());
+    let bad = open_forced(z, "7.0");
+    assert!(bad
+        .problems
+        .iter()
+        .any(|p| p.file == "--ue-version" && p.error.contains("6.0")));
+}
+
+#[test]
+fn versioned_summaries_are_read_by_their_stated_versions() {
+    // The Tagged legacy packages state FileVersionUE4 522, FileVersionUE5 1018 and one custom
+    // version (their first 0x48 bytes read with xxd); the Unversioned ones state none.
+    let x = set().join("_extracted/LegacyPak");
+    let path = "CUE4ParseFixtures/Content/Fixtures/Textures";
+    let t = open(files_in(&x.join("Tagged").join(path)), true);
+    let guess = t.textures[0]
+        .metadata
+        .iter()
+        .find(|(k, _)| k == "Engine (guessed from layout)")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(
+        guess.contains("UE4 522 / UE5 1018, stated") && guess.contains("UE5.8+"),
+        "{guess}"
+    );
+    let u = open(files_in(&x.join("Unversioned").join(path)), false);
+    let guess = u.textures[0]
+        .metadata
+        .iter()
+        .find(|(k, _)| k == "Engine (guessed from layout)")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    assert!(guess.starts_with("UE5.8+"), "{guess}");
+}
