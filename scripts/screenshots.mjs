@@ -3,7 +3,7 @@
 // Each is then reduced to a 256-colour PNG when Python's Pillow is there (about a third of the size;
 // the page's flat colours survive it), else kept as Chromium wrote it.
 //
-//   npm run build && node_modules/.bin/vite build --logLevel warn && node scripts/screenshots.mjs
+//   npm run build && node scripts/screenshots.mjs
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';

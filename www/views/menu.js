@@ -24,10 +24,16 @@ export function attachMenu(button, panel) {
     panel.style.top = `${Math.round(r.bottom + 4)}px`;
   }
 
-  panel.addEventListener('toggle', (e) => {
+  // beforetoggle comes as the state changes (toggle, a task later), so aria-expanded never lags.
+  // It also places the panel before its first frame; toggle places it again now that it has a
+  // width (to keep it inside the window).
+  panel.addEventListener('beforetoggle', (e) => {
     const open = /** @type {ToggleEvent} */ (e).newState === 'open';
     button.setAttribute('aria-expanded', String(open));
-    if (!open) return;
+    if (open) place();
+  });
+  panel.addEventListener('toggle', (e) => {
+    if (/** @type {ToggleEvent} */ (e).newState !== 'open') return;
     place();
     if (fromKeyboard) /** @type {HTMLElement | null} */ (panel.querySelector(FOCUSABLE))?.focus();
   });
