@@ -24,7 +24,7 @@ export default [
   },
   {
     rules: {
-      'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none' }],
+      'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       eqeqeq: ['error', 'always'],
       'no-var': 'error',
       'prefer-const': 'error',

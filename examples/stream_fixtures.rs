@@ -13,6 +13,7 @@
 
 use std::path::Path;
 
+use texscope::fixtures::demo::bc1_flat;
 use texscope::fixtures::unreal::{self as ue, PackageFiles, Rng, VtSpec};
 use texscope::model::mip_dims;
 use texscope::PixelFormat;
@@ -33,20 +34,6 @@ fn colour(x: f32, y: f32, side: f32, mip: u32) -> [u8; 3] {
         (v * 255.0).round() as u8,
         (checker * 64 + mip * 24) as u8,
     ]
-}
-
-/// A BC1 surface whose every 4x4 block is the flat colour of `at(bx, by)`.
-fn bc1_flat(w: u32, h: u32, mut at: impl FnMut(u32, u32) -> [u8; 3]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(PixelFormat::BC1.surface_size(w, h) as usize);
-    for by in 0..h.div_ceil(4) {
-        for bx in 0..w.div_ceil(4) {
-            let [r, g, b] = at(bx, by);
-            let c = ((r as u16 >> 3) << 11) | ((g as u16 >> 2) << 5) | (b as u16 >> 3);
-            let c = c.to_le_bytes();
-            out.extend_from_slice(&[c[0], c[1], c[0], c[1], 0, 0, 0, 0]);
-        }
-    }
-    out
 }
 
 fn vt(name: &str, tiles: u32, mips: u32, holes: Vec<(u32, u32, u32)>) -> PackageFiles {

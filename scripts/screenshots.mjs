@@ -1,5 +1,6 @@
-// The screenshots of the page in docs/img (README, docs/page.md): the built page (dist/, as the
-// browser tests serve it) in Debian chromium, dark theme, at 1280x720 and 1440x900 with a demo open.
+// The screenshots of the page in docs/img (README, docs/page.md, docs/compare.md): the built page
+// (dist/, as the browser tests serve it) in Debian chromium, dark theme, at 1280x720 and 1440x900
+// with a demo open, and the compare view at 1280x720.
 // Each is then reduced to a 256-colour PNG when Python's Pillow is there (about a third of the size;
 // the page's flat colours survive it), else kept as Chromium wrote it.
 //
@@ -17,6 +18,18 @@ const SHOTS = [
   { name: 'viewer-1280.png', width: 1280, height: 720, demo: 'ue-classic' },
   // The UE5 virtual texture with its tile grid and a pinned texel: the inspector names the tile.
   { name: 'viewer-1440.png', width: 1440, height: 900, demo: 'ue5-vt', display: { tiles: true, pin: [200, 150] } },
+  // The compare view: T_Bricks_D against layer 0 of T_Landscape_VT (the two Unreal demos), swipe
+  // mode, a pinned texel (the inspector's A, B and B - A).
+  {
+    name: 'compare.png', width: 1280, height: 720, demo: 'ue-classic',
+    async prepare(page) {
+      await page.evaluate(() => window.texscope.openDemo('ue5-vt'));
+      await page.waitForFunction(() => document.body.dataset.state === 'ready');
+      await page.evaluate(() => window.texscope.compareOpen({ a: 'T_Bricks_D', b: 'T_Landscape_VT' }));
+      await page.click('[data-testid=compare-mode-swipe]');
+      await page.click('[data-testid=compare-pane-a]', { position: { x: 300, y: 300 } });
+    },
+  },
 ];
 
 mkdirSync(OUT, { recursive: true });
@@ -29,6 +42,7 @@ try {
     await page.click(`[data-testid=demo-gallery] [data-testid=demo-${s.demo}]`);
     await page.waitForFunction(() => document.body.dataset.state === 'ready');
     if (s.display) await page.evaluate((d) => window.texscope.setDisplay(d), s.display);
+    if (s.prepare) await s.prepare(page);
     await page.mouse.move(0, s.height - 1); // no hover highlight
     const path = join(OUT, s.name);
     await page.screenshot({ path });

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+pub mod compare;
 #[cfg(feature = "demos")]
 pub mod fixtures;
 pub mod formats;

@@ -50,6 +50,38 @@ pub enum NormalEncoding {
     Dxt5nm,
     /// x, y, z stored in red, green, blue.
     Rgb,
+    /// x in red (repeated in green and blue), y in alpha: how Unreal cooks TC_Normalmap to ASTC,
+    /// astcenc's "rrrg" normal-map swizzle (ARM astc-encoder Docs/Encoding.md). Measured on the
+    /// UE 5.8 Android fixture T_ASTC_Normal against its source normal.png: R, G and B equal the
+    /// source's red (x) and A its green (y), every texel of the 64² mip (docs/unreal.md). Not
+    /// [`NormalEncoding::Dxt5nm`], which is the other way round: x in alpha, y in green.
+    Ra,
+}
+
+impl NormalEncoding {
+    /// The channels (0 red, 1 green, 2 blue, 3 alpha) holding x and y.
+    pub fn xy_channels(self) -> (usize, usize) {
+        match self {
+            NormalEncoding::Rg | NormalEncoding::Rgb => (0, 1),
+            NormalEncoding::Dxt5nm => (3, 1),
+            NormalEncoding::Ra => (0, 3),
+        }
+    }
+
+    /// The vector a texel stores: x and y from their channels, mapped from 0..1 to -1..1 unless
+    /// `signed` (a signed format decodes to -1..1 already); z from blue for [`NormalEncoding::Rgb`],
+    /// else rebuilt from unit length as sqrt(max(0, 1 - x² - y²)) (what a shader does with a
+    /// two-channel normal map, and what the page's normal view shows).
+    pub fn vector(self, texel: [f32; 4], signed: bool) -> [f32; 3] {
+        let unpack = |v: f32| if signed { v } else { v * 2.0 - 1.0 };
+        let (cx, cy) = self.xy_channels();
+        let (x, y) = (unpack(texel[cx]), unpack(texel[cy]));
+        let z = match self {
+            NormalEncoding::Rgb => unpack(texel[2]),
+            _ => (1.0 - x * x - y * y).max(0.0).sqrt(),
+        };
+        [x, y, z]
+    }
 }
 
 /// The engine's own id or name for the format (census `native_format`).

@@ -36,7 +36,12 @@ fn write_fixtures(dir: &Path, set: &[Fixture]) {
 }
 
 fn census(args: &[&str]) -> Vec<serde_json::Value> {
-    let out = run(&[&["census"], args].concat());
+    json_lines("census", args)
+}
+
+/// The JSON lines `command` prints for `args`; it must succeed.
+fn json_lines(command: &str, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = run(&[&[command], args].concat());
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -817,4 +822,313 @@ fn sparse_ubulk_mip_past_4gib_is_read_alone() {
         assert!(rss < (64 << 20) + 2 * mip, "peak RSS {rss}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- diff (issue 21) ---------------------------------------------------------------------------
+// Two builds made here from the shared samples: copied, one block changed, one texture
+// re-encoded (another format's file under its name), one shortened by a mip, one file added and
+// one removed. Expected records: the block change worked by hand from the BC1 block layout; the
+// re-encode's figures from the `dds` crate's decodes (an independent decoder) and
+// common::psnr; the mip-shortened texture's from its identical stored bytes.
+
+const T2D: &str = "unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures";
+
+/// Byte range of level 0 of a KTX 2 file: the level index starts at byte 80 with byteOffset
+/// and byteLength as little-endian u64 (KTX 2.0 specification, "Level Index").
+fn ktx2_level0(file: &[u8]) -> std::ops::Range<usize> {
+    let u64_at = |i: usize| u64::from_le_bytes(file[i..i + 8].try_into().unwrap()) as usize;
+    u64_at(80)..u64_at(80) + u64_at(88)
+}
+
+/// RGBA8 texels of 512x512 BC blocks decoded by the `dds` crate.
+fn dds_rgba8(format: dds::Format, blocks: &[u8]) -> Vec<u8> {
+    use dds::{Channels, ColorFormat, ImageViewMut, Precision as DP, Size};
+    let color = ColorFormat::new(Channels::Rgba, DP::U8);
+    let mut out = vec![0u8; 512 * 512 * 4];
+    let view = ImageViewMut::new(&mut out, Size::new(512, 512), color).unwrap();
+    dds::decode(&mut &blocks[..], view, format, &Default::default()).unwrap();
+    out
+}
+
+/// The diff's lines as JSON.
+fn diff(args: &[&str]) -> Vec<serde_json::Value> {
+    json_lines("diff", args)
+}
+
+/// Both builds, in a temp folder named by `tag`; returns (root, the first all-index-0 block of BC1.ktx2 as (block number, its
+/// colour0)), with that block's colour0 green raised by one 6-bit step in NEW.
+fn two_builds(tag: &str) -> (PathBuf, usize, u16) {
+    let src = samples().join(T2D);
+    let root = temp_dir(tag);
+    let (old, new) = (root.join("old"), root.join("new"));
+    for d in ["ktx", "dds", "ue"] {
+        std::fs::create_dir_all(old.join(d)).unwrap();
+        std::fs::create_dir_all(new.join(d)).unwrap();
+    }
+    let read = |p: PathBuf| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let put = |p: PathBuf, b: &[u8]| std::fs::write(p, b).unwrap();
+    let bc1 = read(src.join("BC1.ktx2"));
+    let bc7 = read(src.join("BC7.ktx2"));
+    // Unchanged on both sides: an ATC .dds and two Unreal 4.27 packages (.uasset/.uexp/.ubulk).
+    for side in [&old, &new] {
+        put(side.join("dds/ATC_RGB.dds"), &read(src.join("ATC_RGB.dds")));
+        let worm = samples().join("unreal/matya-uasset-samples/4.27");
+        for f in ["T_Worm_D.uasset", "T_Worm_D.uexp", "T_Worm_D.ubulk"] {
+            put(side.join("ue").join(f), &read(worm.join(f)));
+        }
+        for f in ["T_Worm_N.uasset", "T_Worm_N.uexp"] {
+            put(side.join("ue").join(f), &read(worm.join(f)));
+        }
+    }
+    // Removed and added.
+    put(
+        old.join("ktx/ETC1_RGB.ktx2"),
+        &read(src.join("ETC1_RGB.ktx2")),
+    );
+    put(
+        new.join("ktx/ETC2_RGB.ktx2"),
+        &read(src.join("ETC2_RGB.ktx2")),
+    );
+    // Re-encoded: NEW's BC7.ktx2 holds the BC1 file.
+    put(old.join("ktx/BC7.ktx2"), &bc7);
+    put(new.join("ktx/BC7.ktx2"), &bc1);
+    // One block changed. A BC1 block is colour0, colour1 (RGB565, little-endian) and 32 bits of
+    // 2-bit indices; with every index 0 all 16 texels are colour0, in either block mode.
+    put(old.join("ktx/BC1.ktx2"), &bc1);
+    let level = ktx2_level0(&bc1);
+    let k = bc1[level.clone()]
+        .chunks_exact(8)
+        .position(|b| b[4..8] == [0; 4])
+        .expect("a block whose indices are all 0");
+    let at = level.start + 8 * k;
+    let c0 = u16::from_le_bytes([bc1[at], bc1[at + 1]]);
+    let green = (c0 >> 5) & 63;
+    let c0_new = if green < 63 {
+        c0 + (1 << 5)
+    } else {
+        c0 - (1 << 5)
+    };
+    let mut changed = bc1.clone();
+    changed[at..at + 2].copy_from_slice(&c0_new.to_le_bytes());
+    put(new.join("ktx/BC1.ktx2"), &changed);
+    // One mip shorter: T_Worm_D's stored mips written as .dds, NEW without mip 0.
+    let path = samples().join("unreal/matya-uasset-samples/4.27/T_Worm_D.uasset");
+    let files: Vec<texscope::SourceRef> = ["uasset", "uexp", "ubulk"]
+        .iter()
+        .map(|e| {
+            let s = texscope::io::FileSource::open(&path.with_extension(e)).unwrap();
+            std::sync::Arc::new(s) as texscope::SourceRef
+        })
+        .collect();
+    let cat = texscope::open(files, &texscope::OpenOptions::default());
+    let t = &cat.textures[0];
+    let full = texscope::formats::dds::Desc::of(t);
+    let short = texscope::formats::dds::Desc {
+        width: full.width / 2,
+        height: full.height / 2,
+        mips: full.mips - 1,
+        ..full.clone()
+    };
+    let write = |d: &texscope::formats::dds::Desc, skip: u32| {
+        texscope::formats::dds::write(d, |m, _| Ok(cat.read_surface(0, (m + skip) as usize, 0)?.0))
+            .unwrap()
+    };
+    put(old.join("dds/worm.dds"), &write(&full, 0));
+    put(new.join("dds/worm.dds"), &write(&short, 1));
+    (root, k, c0)
+}
+
+#[test]
+fn diff_of_two_builds_lists_what_changed() {
+    let (root, block, c0) = two_builds("diff-builds");
+    let (old, new) = (root.join("old"), root.join("new"));
+    let lines = diff(&[old.to_str().unwrap(), new.to_str().unwrap()]);
+    let (summary, records) = lines.split_last().unwrap();
+    // 3 unchanged (ATC_RGB, T_Worm_D, T_Worm_N), 3 changed, 1 added, 1 removed.
+    assert_eq!(
+        summary,
+        &serde_json::json!({"summary": {"unchanged": 3, "changed": 3, "added": 1, "removed": 1}})
+    );
+    let list: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                r["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // In key order: path, then name.
+    assert_eq!(
+        list,
+        [
+            ("dds/worm.dds", "worm", "changed"),
+            ("ktx/BC1.ktx2", "BC1", "changed"),
+            ("ktx/BC7.ktx2", "BC7", "changed"),
+            ("ktx/ETC1_RGB.ktx2", "ETC1_RGB", "removed"),
+            ("ktx/ETC2_RGB.ktx2", "ETC2_RGB", "added"),
+        ]
+    );
+    let by = |name: &str| records.iter().find(|r| r["name"] == name).unwrap();
+    let null = serde_json::Value::Null;
+
+    // The changed block, by hand: green is 6 bits widened to 8 as (g << 2) | (g >> 4) (BC1's
+    // bit replication); only green changes, in 16 texels of one 4x4 block of 512x512.
+    let r = by("BC1");
+    assert_eq!(r["changes"], serde_json::json!(["data"]));
+    let g6 = ((c0 >> 5) & 63) as i32;
+    let g6_new = if g6 < 63 { g6 + 1 } else { g6 - 1 };
+    let g8 = |g: i32| (g << 2) | (g >> 4);
+    let d = (g8(g6_new) - g8(g6)).abs() as f64;
+    let (bx, by_) = ((block % 128) as u32 * 4, (block / 128) as u32 * 4);
+    assert_eq!(r["differing_texels"], 16);
+    assert_eq!(r["differing_share"], 16.0 / (512.0 * 512.0));
+    assert_eq!(r["bbox"], serde_json::json!([bx, by_, 4, 4]));
+    assert_eq!(r["max_abs"], d / 255.0);
+    let mean = r["mean_abs"].as_f64().unwrap();
+    assert!((mean - 16.0 * d / 255.0 / (512.0 * 512.0 * 4.0)).abs() < 1e-15);
+    // PSNR of green: 10 log10(1 / mse), mse = 16 (d/255)² / 512².
+    let want = 10.0 * (512.0 * 512.0 / (16.0 * (d / 255.0).powi(2))).log10();
+    let got = r["psnr"]["g"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-9, "{got} != {want}");
+    for c in ["r", "b", "a"] {
+        assert_eq!(r["psnr"][c], null, "{c} is unchanged: no (infinite) PSNR");
+    }
+    assert_eq!(
+        r["compared"],
+        serde_json::json!({"old_mip": 0, "new_mip": 0, "width": 512, "height": 512, "scaled": false})
+    );
+    assert_eq!((&r["notice"], &r["error"]), (&null, &null));
+    assert_eq!(
+        (r["old"]["format"].as_str(), r["new"]["format"].as_str()),
+        (Some("BC1"), Some("BC1"))
+    );
+
+    // The re-encode: BC7 blocks against BC1 blocks of the same image, both decoded by `dds`.
+    let r = by("BC7");
+    assert_eq!(r["changes"], serde_json::json!(["format"]));
+    assert_eq!(
+        (r["old"]["format"].as_str(), r["new"]["format"].as_str()),
+        (Some("BC7"), Some("BC1"))
+    );
+    let bc7 = std::fs::read(old.join("ktx/BC7.ktx2")).unwrap();
+    let bc1 = std::fs::read(new.join("ktx/BC7.ktx2")).unwrap();
+    let a = dds_rgba8(dds::Format::BC7_UNORM, &bc7[ktx2_level0(&bc7)]);
+    let b = dds_rgba8(dds::Format::BC1_UNORM, &bc1[ktx2_level0(&bc1)]);
+    let (mut count, mut max) = (0u64, 0u8);
+    let (mut x0, mut y0, mut x1, mut y1) = (512, 512, 0, 0);
+    for (i, (p, q)) in a.chunks_exact(4).zip(b.chunks_exact(4)).enumerate() {
+        if p != q {
+            let (x, y) = (i % 512, i / 512);
+            count += 1;
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        max = max.max((0..4).map(|c| p[c].abs_diff(q[c])).max().unwrap());
+    }
+    assert_eq!(r["differing_texels"], count);
+    assert_eq!(r["max_abs"], max as f64 / 255.0);
+    assert_eq!(
+        r["bbox"],
+        serde_json::json!([x0, y0, x1 - x0 + 1, y1 - y0 + 1])
+    );
+    for (i, c) in ["r", "g", "b", "a"].iter().enumerate() {
+        let want = common::psnr(&a, &b, &[i]);
+        match r["psnr"][c].as_f64() {
+            Some(got) => assert!((got - want).abs() < 1e-9, "{c}: {got} != {want}"),
+            None => assert!(want.is_infinite(), "{c}: null, but {want} dB"),
+        }
+    }
+
+    // One mip shorter: NEW's mip 0 is OLD's mip 1, byte for byte: mip-matched, no difference.
+    let r = by("worm");
+    assert_eq!(r["changes"], serde_json::json!(["size", "mips"]));
+    assert_eq!(
+        r["compared"],
+        serde_json::json!({"old_mip": 1, "new_mip": 0, "width": 128, "height": 128, "scaled": false})
+    );
+    assert_eq!(
+        (&r["differing_texels"], &r["max_abs"]),
+        (&serde_json::json!(0), &serde_json::json!(0.0))
+    );
+    assert!(r["notice"].as_str().unwrap().contains("mip-matched"), "{r}");
+
+    // Added and removed: the side that has it, nothing else.
+    let r = by("ETC1_RGB");
+    assert_eq!(
+        (&r["new"], &r["psnr"], &r["differing_texels"]),
+        (&null, &null, &null)
+    );
+    assert_eq!(r["old"]["format"], "ETC2RGB");
+    let r = by("ETC2_RGB");
+    assert_eq!((&r["old"], &r["psnr"]), (&null, &null));
+    assert_eq!(
+        r["new"]["file"],
+        new.join("ktx/ETC2_RGB.ktx2").to_str().unwrap()
+    );
+
+    // Any --jobs gives the same lines; unchanged pairs are never decoded: the 3 changed pairs
+    // decode 2 surfaces each.
+    let one = run(&[
+        "diff",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]);
+    let three = bin()
+        .args([
+            "diff",
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+            "--jobs",
+            "3",
+        ])
+        .env("TEXSCOPE_STATS", "1")
+        .output()
+        .unwrap();
+    assert!(one.stdout == three.stdout);
+    let stats = String::from_utf8_lossy(&three.stderr);
+    assert!(stats.contains(" decodes=6 "), "{stats}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn diff_of_two_files_and_bad_command_lines() {
+    let (root, ..) = two_builds("diff-files");
+    let (old, new) = (root.join("old"), root.join("new"));
+    // Two files: their one texture each pairs whatever the names (the re-encode, from another
+    // side: OLD's BC7 file against NEW's modified BC1 file).
+    let a = old.join("ktx/BC7.ktx2");
+    let b = new.join("ktx/BC1.ktx2");
+    let lines = diff(&[a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        (lines[0]["status"].as_str(), lines[0]["path"].as_str()),
+        (Some("changed"), Some(""))
+    );
+    assert_eq!(lines[0]["changes"], serde_json::json!(["format"]));
+    // A build against itself: everything unchanged, nothing listed.
+    let same = diff(&[old.to_str().unwrap(), old.to_str().unwrap()]);
+    assert_eq!(
+        same,
+        [serde_json::json!({"summary": {"unchanged": 7, "changed": 0, "added": 0, "removed": 0}})]
+    );
+    // A missing root is an error (exit 2); one path, three paths or export options are usage errors.
+    let out = run(&["diff", old.to_str().unwrap(), "/nonexistent/texscope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such file"));
+    for args in [
+        &["diff", "x"][..],
+        &["diff", "x", "y", "z"],
+        &["diff", "x", "y", "--mip", "1"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("usage"),
+            "{args:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }

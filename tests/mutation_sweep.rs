@@ -230,17 +230,7 @@ fn fb_group(spec: &Spec) -> Group {
 /// headers with raw and CAS chunks.
 fn fixture_groups() -> Vec<Group> {
     let mut rng = Rng(0x5EED);
-    let d2 = |format, width, height, mips| dds::Desc {
-        format,
-        width,
-        height,
-        depth: 1,
-        mips,
-        kind: TextureKind::Tex2D,
-        slices: 1,
-        srgb: false,
-        force_dx10: false,
-    };
+    let d2 = dds::Desc::plain_2d;
     let mut v = vec![
         dds_fixture("BC1_64.dds", d2(PixelFormat::BC1, 64, 64, 7), &mut rng),
         dds_fixture(

@@ -1,9 +1,12 @@
 //! Generated UE5 packages (src/fixtures/unreal.rs, built at test time): seed 000's figures and
 //! virtual textures reassembled tile by tile against the block image they were cut from.
 
+mod common;
+
 use texscope::fixtures::unreal::{self as fixture, Rng, VtFixture, VtSpec};
 use texscope::io::BytesSource;
 use texscope::model::tiled::{TileCodec, TileRect};
+use texscope::model::NormalEncoding;
 use texscope::{decode_surface, Catalog, Layout, Limits, PixelFormat, Storage};
 
 /// The zen form (.uzenasset) with the shared .ubulk.
@@ -975,5 +978,265 @@ fn hostile_ue4_vt_records_give_clean_errors() {
     let cat = open("T_H", &short, true);
     for mip in 0..4 {
         let _ = cat.decode_tiles(0, mip, 0, None);
+    }
+}
+
+// ---- Versioned (not -unversioned) cooked packages of UE 4.18-5.6: fixture::versioned_texture ----
+
+fn normal_map_props() -> Vec<fixture::Prop> {
+    vec![
+        fixture::Prop::Enum {
+            name: "CompressionSettings".into(),
+            enum_name: "TextureCompressionSettings".into(),
+            value: "TC_Normalmap".into(),
+        },
+        fixture::Prop::Bool("SRGB".into(), false),
+        fixture::Prop::Bool("NeverStream".into(), true),
+    ]
+}
+
+/// Versioned summaries of every release from 4.18 to 5.6, cooked and editor-saved, with tagged
+/// properties in each release's tag form, open and decode every mip.
+///
+/// What this proves, and what it does not: the writer (src/fixtures/unreal.rs) and the reader
+/// (src/unreal/package.rs, props.rs) were both written from the same field orders (shared notes
+/// unreal-layout.md §1.1/§1.2, docs/unreal.md, from CUE4Parse's FPackageFileSummary,
+/// ObjectResource and FPropertyTag), so their agreeing shows that every version branch is taken
+/// in the same order on both sides, not that the engine writes these bytes. The stated versions
+/// per release are CUE4Parse's EGame.GetVersion table (fixture::RELEASES). Independent evidence
+/// that the shared understanding is right: the engine-cooked UE 5.8 Tagged packages (versioned,
+/// object version 1018, one custom version, saved hash, complete type names: tests/unreal_ue58.rs)
+/// and the real unversioned 4.18, 4.27, 5.0, 5.1, 5.4, 5.5 and 5.6 packages
+/// (tests/unreal_samples.rs), whose summaries take the same version-keyed fields (all but
+/// LocalizationId / PersistentGuid, which only editor packages carry, and the export map's
+/// ScriptSerialization offsets, which only versioned properties carry). No real versioned
+/// 4.18-5.6 package is available here. Expected pixels: each mip's generated blocks through the
+/// shared decoder; expected properties: the ones written.
+#[test]
+fn versioned_packages_of_every_release_open() {
+    for r in fixture::RELEASES {
+        for editor in [false, true] {
+            let label = format!("{}{}", r.label(), if editor { " (editor)" } else { "" });
+            let mut rng = Rng(r.minor as u64 + 100 * r.major as u64);
+            let (files, mips) = fixture::versioned_texture(
+                r,
+                editor,
+                "T_Versioned",
+                PixelFormat::BC5,
+                (64, 32),
+                (7, 2),
+                &normal_map_props(),
+                |_, w, h| fixture::random_surface(PixelFormat::BC5, w, h, &mut rng),
+            );
+            let cat = open("T_Versioned", &files, true);
+            assert!(cat.problems.is_empty(), "{label}: {:?}", cat.problems);
+            assert_eq!(cat.textures.len(), 1, "{label}");
+            let t = &cat.textures[0];
+            assert!(t.error.is_none(), "{label}: {:?}", t.error);
+            assert_eq!((t.width, t.height, t.mips.len()), (64, 32, 7), "{label}");
+            // The summary was read by its stated versions, not guessed.
+            let guess = meta(t, "Engine (guessed from layout)").unwrap();
+            let stated = if r.major == 4 {
+                format!("UE4 (object version {}, stated)", r.file_ue4)
+            } else {
+                format!(
+                    "object versions UE4 {} / UE5 {}, stated",
+                    r.file_ue4, r.file_ue5
+                )
+            };
+            assert!(guess.contains(&stated), "{label}: {guess}");
+            // The tagged properties, in this release's tag form.
+            assert_eq!(
+                meta(t, "Properties").map(|p| p.starts_with("tagged")),
+                Some(true)
+            );
+            assert_eq!(
+                meta(t, "CompressionSettings"),
+                Some("TC_Normalmap"),
+                "{label}"
+            );
+            assert_eq!(meta(t, "SRGB"), Some("false"), "{label}");
+            assert_eq!(meta(t, "NeverStream"), Some("true"), "{label}");
+            assert_eq!(t.srgb(), Some(false), "{label}");
+            // BC5 keeps the two-channel layout (x red, y green).
+            assert_eq!(t.normal_map, Some(NormalEncoding::Rg), "{label}");
+            for (i, m) in t.mips.iter().enumerate() {
+                let note = if i < 2 { "T_Versioned.ubulk" } else { "inline" };
+                assert_eq!(m.location_note, note, "{label} mip {i}");
+                let want =
+                    decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default())
+                        .unwrap();
+                assert!(
+                    cat.decode(0, i, 0, Default::default()).unwrap() == want,
+                    "{label} mip {i}"
+                );
+            }
+        }
+    }
+}
+
+/// UE5 object version 1011 (PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION, before complete
+/// type names): each tag carries a u8 extension after its GUID flag, and one with the
+/// OverridableInformation bit is followed by a u8 operation and a 4-byte bool (CUE4Parse
+/// FPropertyTag, FArchive.ReadBoolean). No release states 1011 (5.4 writes 1012), but a package
+/// that states it is read by it.
+#[test]
+fn property_tag_extension_of_object_version_1011() {
+    let r = fixture::Release {
+        major: 5,
+        minor: 4,
+        file_ue4: 522,
+        file_ue5: 1011,
+    };
+    let mut rng = Rng(1011);
+    let (files, _) = fixture::versioned_texture(
+        r,
+        false,
+        "T_Ext",
+        PixelFormat::BC1,
+        (16, 16),
+        (1, 0),
+        &normal_map_props(),
+        |_, w, h| fixture::random_surface(PixelFormat::BC1, w, h, &mut rng),
+    );
+    let cat = open("T_Ext", &files, false);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none() && cat.problems.is_empty());
+    assert_eq!(meta(t, "Properties stopped"), None);
+    assert_eq!(meta(t, "CompressionSettings"), Some("TC_Normalmap"));
+    assert_eq!(meta(t, "NeverStream"), Some("true"));
+}
+
+/// UE's ASTC normal maps (TC_Normalmap) store x in red (and green and blue) and y in alpha: the
+/// UE 5.8 Android fixture T_ASTC_Normal decodes to R = G = B = normal.png's red and A = its green
+/// in every texel (measured on a copy taken out of the Android pak, docs/unreal.md). Once the
+/// container reader lands, a test over AndroidPak/ itself should replace this generated one.
+/// Here: normal.png (the fixture's source image) cooked the way that measurement shows, one
+/// void-extent block (fixture::astc_void_extent) per 4x4 texels, holding the block's top-left
+/// texel, in a versioned package with CompressionSettings = TC_Normalmap. The model must call it
+/// NormalEncoding::Ra, and x, y and the rebuilt z must be normal.png's in every block whose 16
+/// source texels are equal (236 of 256). DXT5nm, x in alpha and y in green, would read the
+/// stripes' vectors wrongly.
+#[test]
+fn astc_normal_map_is_x_in_red_and_y_in_alpha() {
+    let path = common::samples().join("unreal/cue4parse-fixtures/UE5_8/SourceTextures/normal.png");
+    let (info, src) = common::read_png(&path);
+    assert_eq!(
+        (info.width, info.height, info.color_type),
+        (64, 64, png::ColorType::Rgb)
+    );
+    let texel = |x: u32, y: u32| {
+        let i = ((y * 64 + x) * 3) as usize;
+        [src[i], src[i + 1], src[i + 2]]
+    };
+    let uniform = |bx: u32, by: u32| {
+        (0..16).all(|k| texel(bx * 4 + k % 4, by * 4 + k / 4) == texel(bx * 4, by * 4))
+    };
+    let astc = PixelFormat::ASTC {
+        w: 4,
+        h: 4,
+        hdr: false,
+    };
+    let mut blocks = Vec::new();
+    for by in 0..16 {
+        for bx in 0..16 {
+            let [r, g, _] = texel(bx * 4, by * 4);
+            blocks.extend_from_slice(&fixture::astc_void_extent([r, r, r, g]));
+        }
+    }
+    let (files, _) = fixture::versioned_texture(
+        fixture::RELEASES[16], // UE 5.6
+        false,
+        "T_ASTC_Normal",
+        astc,
+        (64, 64),
+        (1, 0),
+        &normal_map_props(),
+        |_, _, _| blocks.clone(),
+    );
+    let cat = open("T_ASTC_Normal", &files, false);
+    let t = &cat.textures[0];
+    assert!(t.error.is_none() && cat.problems.is_empty());
+    assert_eq!(t.normal_map, Some(NormalEncoding::Ra));
+    assert_eq!(NormalEncoding::Ra.xy_channels(), (0, 3));
+    assert!(
+        t.notes.iter().any(|n| n.contains("Y in alpha")),
+        "{:?}",
+        t.notes
+    );
+    let img = cat.decode(0, 0, 0, Default::default()).unwrap().to_rgba8();
+    let (mut checked, mut unit) = (0, 0);
+    for y in 0..64u32 {
+        for x in 0..64u32 {
+            if !uniform(x / 4, y / 4) {
+                continue;
+            }
+            let i = ((y * 64 + x) * 4) as usize;
+            let got: [f32; 4] = std::array::from_fn(|k| img[i + k] as f32 / 255.0);
+            let [r, g, b] = texel(x, y).map(|v| v as f32 / 255.0 * 2.0 - 1.0);
+            let n = NormalEncoding::Ra.vector(got, false);
+            assert!(
+                (n[0] - r).abs() < 1e-6 && (n[1] - g).abs() < 1e-6,
+                "({x}, {y}): {n:?}"
+            );
+            // z against the source's blue where the source is a unit vector (the stripes; the
+            // square in the middle, (179, 90, 223), is 0.90 long, so its stored z is not the
+            // rebuilt one).
+            if (r * r + g * g + b * b - 1.0).abs() < 0.02 {
+                assert!((n[2] - b).abs() < 0.01, "({x}, {y}): z {} vs {b}", n[2]);
+                unit += 1;
+                // DXT5nm's channels give another vector here.
+                let wrong = NormalEncoding::Dxt5nm.vector(got, false);
+                assert!((wrong[0] - r).abs() > 0.5 || (wrong[1] - g).abs() > 0.5);
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 236 * 16);
+    assert!(unit > 3000, "{unit} unit-length texels");
+}
+
+/// A UDIM VT whose UV tile 1012 was left out: 2x2 blocks of 2x2 tiles of 32 px (128² in all),
+/// the bottom-right block's cells absent at mips 0 and 1. Expected block layout: docs/unreal.md
+/// (block (x, y) is UV tile 1001 + x + 10 y, as the engine-cooked T_UDIM shows); expected pixels:
+/// the generated blocks, the empty block in the layer's fallback colour.
+#[test]
+fn udim_blocks_with_an_empty_uv_tile() {
+    let spec = VtSpec {
+        layers: vec![PixelFormat::BC1],
+        fallback: vec![[1.0, 0.0, 1.0, 1.0]],
+        tile_size: 32,
+        border: 4,
+        width_tiles: 4,
+        height_tiles: 4,
+        mips: 3,
+        chunk_of_mip: vec![0, 0, 0],
+        holes: vec![(0, 2, 2), (0, 3, 2), (0, 2, 3), (0, 3, 3), (1, 1, 1)],
+    };
+    let mut rng = Rng(1012);
+    let fx = fixture::udim_virtual_texture("T_Udim_Gap", &spec, (2, 2), |_, _, w, h| {
+        fixture::random_surface(PixelFormat::BC1, w, h, &mut rng)
+    });
+    let cat = open("T_Udim_Gap", &fx.files, true);
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let Layout::Virtual(vt) = &cat.textures[0].layout else {
+        panic!("not virtual")
+    };
+    let blocks: Vec<_> = vt
+        .blocks()
+        .iter()
+        .map(|b| (b.udim, b.pixels, b.tiles, b.tiles_present))
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            (1001, (0, 0, 64, 64), 4, 4),
+            (1002, (64, 0, 64, 64), 4, 4),
+            (1011, (0, 64, 64, 64), 4, 4),
+            (1012, (64, 64, 64, 64), 4, 0),
+        ]
+    );
+    for mip in 0..3 {
+        check_whole_mip(&cat, &fx, &spec, 0, mip);
     }
 }

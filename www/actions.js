@@ -2,7 +2,7 @@
 // function of the current state and its arguments; what it changes is told to the subscribers.
 // A new feature adds its keys to State (types.d.ts), their start values (store.js initialState) and
 // its actions here (or in a module of its own that calls store.commit the same way).
-import { filterSort } from './lib/vlist.js';
+import { filterSort, nameMatcher } from './lib/vlist.js';
 
 /** @typedef {import('./types').State} State */
 /** @typedef {import('./types').Filters} Filters */
@@ -22,6 +22,22 @@ function keptFilters(textures, f) {
 function listing(textures, filters) {
   const { indices, error } = filterSort(textures, filters);
   return { filters, listed: indices, filterError: error };
+}
+
+/**
+ * Pair indices of `builds` that pass `f` (status, and name or path by substring or /regex/), in
+ * key order.
+ * @param {import('./types').Builds | null} builds @param {import('./types').BuildsFilter} f
+ */
+function buildsListing(builds, f) {
+  const match = nameMatcher(f.name);
+  const listed = [];
+  for (const [i, p] of (builds?.pairs ?? []).entries()) {
+    if (f.status && p.status !== f.status) continue;
+    if (f.name && !match.test(p.name) && !match.test(p.path)) continue;
+    listed.push(i);
+  }
+  return { buildsFilter: f, buildsListed: listed };
 }
 
 /** @param {import('./store.js').Store} store */
@@ -172,6 +188,60 @@ export function createActions(store) {
     setSrcNote: (text) => commit('setSrcNote', { srcNote: text }),
     /** @param {boolean} open */
     setHelp: (open) => commit('setHelp', { help: open }),
+    // ---- the compare view (issue 21) ------------------------------------------------------
+    /**
+     * Compares `target` (its result comes with compareDone); null closes the view. A new pair of
+     * sizes starts fitted.
+     * @param {import('./types').CompareTarget | null} target
+     */
+    compareOpen: (target) => commit('compare/open', {
+      compare: target, compareResult: null, compareError: '', compareHover: null, comparePin: null,
+    }),
+    /** @param {import('./types').CompareResult} result */
+    compareDone(result) {
+      const s = st();
+      const old = s.compareResult;
+      const same = old && old.a.width === result.a.width && old.a.height === result.a.height;
+      /** @type {Partial<State>} */
+      const patch = { compareResult: result, compareError: '' };
+      if (!same && !s.compareView.fit) patch.compareView = { ...s.compareView, center: [result.a.width / 2, result.a.height / 2] };
+      commit('compare/done', patch);
+    },
+    /** @param {string} message */
+    compareFailed: (message) => commit('compare/failed', { compareResult: null, compareError: message }),
+    /** @param {import('./types').CompareMode} mode */
+    setCompareMode: (mode) => commit('compare/mode', { compareMode: mode }),
+    /** @param {number} x share of the stage's width, 0..1 */
+    setCompareSwipe: (x) => commit('compare/swipe', { compareSwipe: Math.min(1, Math.max(0, x)) }),
+    /** @param {'max' | 'channels'} d */
+    setCompareDiff: (d) => commit('compare/diff', { compareDiff: d }),
+    /** @param {Partial<State['compareView']>} v */
+    setCompareView: (v) => commit('compare/view', { compareView: { ...st().compareView, ...v } }),
+    /** @param {[number, number] | null} p */
+    setCompareHover: (p) => commit('compare/hover', { compareHover: p }),
+    /** @param {[number, number] | null} p */
+    setComparePin: (p) => commit('compare/pin', { comparePin: p }),
+    /** @param {boolean} showB */
+    compareFlicker: (showB) => commit('compare/flicker', { compareFlickerB: showB }),
+    /** Two builds were opened (pairs not yet classified). @param {import('./types').Builds | null} builds */
+    buildsOpened: (builds) => commit('builds/opened', { builds, sidebarTab: builds ? 'builds' : 'textures', ...buildsListing(builds, st().buildsFilter) }),
+    /**
+     * Pairs `from`.. were classified.
+     * @param {number} from @param {import('./types').Classified[]} results
+     */
+    buildsClassified(from, results) {
+      const b = st().builds;
+      if (!b) return;
+      const pairs = [...b.pairs];
+      results.forEach((r, k) => { pairs[from + k] = { ...pairs[from + k], ...r }; });
+      const builds = { ...b, pairs, classified: Math.max(b.classified, from + results.length) };
+      commit('builds/classified', { builds, ...buildsListing(builds, st().buildsFilter) });
+    },
+    /** @param {Partial<import('./types').BuildsFilter>} f */
+    setBuildsFilter: (f) => commit('builds/filter', buildsListing(st().builds, { ...st().buildsFilter, ...f })),
+    /** @param {State['sidebarTab']} tab */
+    setSidebarTab: (tab) => commit('setSidebarTab', { sidebarTab: tab }),
+
     /** Opens drawer `name` on narrow screens (one at a time), or closes it. @param {import('./types').Drawer} name @param {boolean} open */
     setDrawer: (name, open) => {
       const d = st().drawer;

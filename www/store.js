@@ -161,5 +161,20 @@ export function initialState() {
     srcNote: null,
     help: false,
     drawer: null,
+
+    compare: null,
+    compareResult: null,
+    compareError: '',
+    compareMode: 'side',
+    compareSwipe: 0.5,
+    compareDiff: 'max',
+    compareView: { zoom: 1, center: [0, 0], fit: true },
+    compareHover: null,
+    comparePin: null,
+    compareFlickerB: false,
+    builds: null,
+    buildsFilter: { status: '', name: '' },
+    buildsListed: [],
+    sidebarTab: 'textures',
   };
 }

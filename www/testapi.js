@@ -6,6 +6,7 @@ import { walkEntries } from './lib/walk.js';
 import { thumbMip } from './lib/thumbs.js';
 import { probe } from './probe.js';
 import { $ } from './util.js';
+import { buildPaths } from './services/compare.js';
 
 /** @param {Uint8Array} u8 */
 const b64 = (u8) => {
@@ -115,6 +116,11 @@ export function createTestApi(app) {
     },
     grid() {
       return st().grid;
+    },
+    // The UDIM view (issue 18): the grid's blocks, what the overlay drew for them (viewport CSS
+    // pixels) and the inspector panel's list.
+    udim() {
+      return { blocks: st().grid?.blocks ?? [], drawn: app.udim.drawn(), text: $('udim-info').textContent, hidden: $('udim-info').hidden };
     },
     // The GPU path (issue 8): what the browser offers, which path drew the view and why.
     gpu() {
@@ -252,6 +258,68 @@ export function createTestApi(app) {
     parseShare(hash) {
       return parseShare(hash);
     },
+    // ---- the compare view (issue 21) ----
+    // What the compare view shows: A and B, the plan, the figures, the mode, the swipe line, which
+    // of A and B the flicker shows, the zoom, and the inspector's hovered and pinned texel.
+    compare() {
+      const s = st();
+      if (!s.compare) return null;
+      const r = s.compareResult;
+      const side = (/** @type {import('./types').CompareSide} */ x) => ({ set: x.set, index: x.index, name: x.name, mip: x.mip, slice: x.slice });
+      return {
+        a: side(s.compare.a), b: side(s.compare.b), pair: s.compare.pair, state: $('compare').dataset.state,
+        error: s.compareError || null, plan: r ? { ...r.plan } : null, figures: r ? structuredClone(r.figures) : null,
+        size: r ? [r.a.width, r.a.height] : null, precision: r ? [r.a.precision, r.b.precision] : null,
+        mode: s.compareMode, swipe: s.compareSwipe, diff: s.compareDiff, flicker: s.compareFlickerB ? 'b' : 'a',
+        view: { ...s.compareView }, figuresText: $('cmp-figures').textContent, notice: $('cmp-notice').hidden ? null : $('cmp-notice').textContent,
+        hover: s.compareHover, pin: s.comparePin, inspector: { hover: $('insp-hover').textContent, pin: $('insp-pin').textContent },
+      };
+    },
+    // Opens the compare view on textures of the open files (names or indices); resolves when shown.
+    /** @param {{ a?: number | string, aMip?: number, aSlice?: number, b: number | string, bMip?: number | null, bSlice?: number }} spec */
+    async compareOpen({ a, aMip, aSlice = 0, b, bMip = null, bSlice = 0 }) {
+      const ia = app.selection.resolve(a);
+      await app.compare.open({ index: ia, mip: aMip ?? 0, slice: aSlice }, { index: app.selection.resolve(b), mip: bMip, slice: bSlice });
+      return api.compare();
+    },
+    // A and B and B − A at texel (x, y) of the compared surfaces (raw values; B − A in 0..1 / float).
+    /** @param {number} x @param {number} y */
+    compareTexel(x, y) {
+      const d = app.compareView.describe([x, y]);
+      return d ? { a: d.a, b: d.b, d: d.d } : null;
+    },
+    // The viewport point of texel (x, y)'s centre in pane 'a' or 'b', and what shows there.
+    /** @param {number} x @param {number} y @param {'a' | 'b'} [pane] */
+    comparePoint(x, y, pane = 'a') {
+      return app.compareView.pointOf(x, y, pane);
+    },
+    /** @param {number} clientX @param {number} clientY */
+    compareShownAt(clientX, clientY) {
+      return app.compareView.shownAt(clientX, clientY);
+    },
+    // Opens two builds from {name, path, data: number[]} records (path: inside the dropped folder,
+    // e.g. "old/sub/a.dds"); resolves when every pair is classified.
+    /** @param {{ name: string, path?: string, data: number[] }[]} oldFiles @param {{ name: string, path?: string, data: number[] }[]} newFiles */
+    async openBuilds(oldFiles, newFiles) {
+      const files = (/** @type {{ name: string, path?: string, data: number[] }[]} */ list) => list.map((f) => {
+        const file = new File([new Uint8Array(f.data)], f.name);
+        if (f.path) buildPaths.set(file, f.path);
+        return file;
+      });
+      await app.builds.open(files(oldFiles), files(newFiles), 'OLD', 'NEW');
+      return api.builds();
+    },
+    // The two builds' pairs (every one, and those the filter lists) and the summary line.
+    builds() {
+      const b = st().builds;
+      if (!b) return null;
+      const pair = (/** @type {import('./types').BuildPair} */ p) => ({ path: p.path, name: p.name, status: p.status, changes: p.changes ?? [], error: p.error ?? null });
+      return {
+        pairs: b.pairs.map(pair), listed: st().buildsListed, classified: b.classified,
+        summary: $('builds-summary').textContent, rows: $('builds-list').querySelectorAll('.tex').length,
+      };
+    },
+
     // The last actions the store ran (newest last), for debugging.
     actions() {
       return [...store.log];

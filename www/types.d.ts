@@ -47,7 +47,7 @@ export interface TextureRecord {
   index?: number;
   census: Census;
   color_space?: 'srgb' | 'linear' | 'unknown';
-  normal_map?: 'rg' | 'dxt5nm' | 'rgb' | null;
+  normal_map?: 'rg' | 'dxt5nm' | 'rgb' | 'ra' | null;
   precision?: Precision;
   /** Block footprint and bytes of the stored format: [w, h, bytes] ([1, 1, n] for plain). */
   block?: [number, number, number];
@@ -129,6 +129,24 @@ export interface VtGrid {
   chunk_missing: string[];
   fallback: [number, number, number, number];
   tiles: VtTile[];
+  /** Blocks across and down: more than one is a UDIM texture. */
+  width_in_blocks: number;
+  height_in_blocks: number;
+  /** A UDIM texture's blocks, laid out by the page (services/selection.js, lib/udim.js). */
+  blocks?: VtBlock[];
+}
+
+/** One block of a UDIM virtual texture (lib/udim.js `layoutBlocks`, model::tiled `TileBlock`). */
+export interface VtBlock {
+  x: number;
+  y: number;
+  /** The UV tile: 1001 + x + 10 y. */
+  udim: number;
+  /** [x, y, w, h] in mip-0 pixels. */
+  pixels: [number, number, number, number];
+  /** Tiles of mip 0 in the block, and how many hold data (0: an empty UV tile). */
+  tiles: number;
+  tiles_present: number;
 }
 
 /** The tiling of a virtual texture (web/mod.rs `Session::vt_layout`). */
@@ -199,6 +217,14 @@ export interface WorkerCalls {
   };
   vtGrid: { req: { texture: number; mip: number; layer: number }; res: VtGrid | null };
   demo: { req: { demo: string }; res: DemoFile[] };
+  compare: {
+    req: { a: number; aMip: number; aSlice: number; b: number; bMip: number | null; bSlice: number };
+    res: CompareResult;
+  };
+  builds: { req: { old: File[]; oldNames: string[]; new: File[]; newNames: string[] }; res: { pairs: BuildPair[]; problems: { old: Problem[]; new: Problem[] } } };
+  classify: { req: { from: number; count: number }; res: Classified[] };
+  comparePair: { req: { pair: number; mip: number; slice: number }; res: CompareResult };
+  diffRamp: { req: object; res: Uint8Array };
 }
 export type Op = keyof WorkerCalls;
 export type WorkerRequest<K extends Op = Op> = { op: K } & WorkerCalls[K]['req'];
@@ -217,7 +243,7 @@ export interface WorkerReply {
 export type Channels = { r: boolean; g: boolean; b: boolean; a: boolean };
 export type Tonemap = 'clamp' | 'reinhard' | 'aces';
 export type Colour = 'srgb' | 'linear' | 'gamma';
-export type NormalView = 'off' | 'rg' | 'ag';
+export type NormalView = 'off' | 'rg' | 'ag' | 'ra';
 
 /** The display settings lib/display.js and lib/gpu.js draw with. */
 export interface DisplaySettings {
@@ -285,6 +311,20 @@ export interface ShareView {
   zoom?: number | 'fit';
   center?: [number, number];
   pin?: [number, number];
+  /** The compare view: B (by texture name) or a builds' pair, and how they are shown. */
+  compare?: ShareCompare;
+}
+
+/** The compare view in a share link (lib/share-hash.js cmp, cb, cbm, cbs, cpp, cpn, cm, cw, cd). */
+export interface ShareCompare {
+  b?: string;
+  bMip?: number | null;
+  bSlice?: number;
+  pairPath?: string;
+  pairName?: string;
+  mode?: CompareMode;
+  swipe?: number;
+  diff?: 'max' | 'channels';
 }
 
 /** A local file's fingerprint in share links: size and SHA-256 of its first and last MiB. */
@@ -305,6 +345,94 @@ export interface ShareNeed {
   text: string;
   missing: string[];
   differ: string[];
+}
+
+// -- the compare view (issue 21; docs/compare.md)
+
+export type CompareMode = 'side' | 'swipe' | 'flicker' | 'diff';
+
+/** One side of a comparison: a texture of the open files ('open') or of a build, and what of it. */
+export interface CompareSide {
+  set: 'open' | 'old' | 'new';
+  index: number;
+  /** The mip asked for; null: the one matching A (B only). */
+  mip: number | null;
+  slice: number;
+  name: string;
+  file: string;
+}
+
+/** What is compared: A and B, and the builds' pair they are (null: two textures of the open files). */
+export interface CompareTarget {
+  a: CompareSide;
+  b: CompareSide;
+  pair: number | null;
+}
+
+/** The figures of B against A (compare::Figures). */
+export interface Figures {
+  width: number;
+  height: number;
+  float: boolean;
+  channels: { max_abs: number; mean_abs: number; mse: number; peak: number; psnr: number | null }[];
+  max_abs: number;
+  mean_abs: number;
+  differing_texels: number;
+  differing_share: number;
+  bbox: { x: number; y: number; width: number; height: number } | null;
+  nonfinite: number;
+}
+
+/** Which mips were compared (compare::Plan). */
+export interface ComparePlan {
+  a_mip: number;
+  b_mip: number;
+  scaled: boolean;
+  notice: string | null;
+}
+
+/** A comparison the worker made: plan, figures and both surfaces (B at A's size). */
+export interface CompareResult {
+  plan: ComparePlan;
+  figures: Figures;
+  a: DecodedImage;
+  b: DecodedImage;
+}
+
+/** A pair of two builds (web/compare.rs PairInfo, then its classification). */
+export interface BuildPair {
+  path: string;
+  name: string;
+  status: 'pending' | 'unchanged' | 'changed' | 'added' | 'removed';
+  old: number | null;
+  new: number | null;
+  old_census: Census | null;
+  new_census: Census | null;
+  changes?: string[];
+  error?: string | null;
+}
+
+/** A pair's classification (web/compare.rs Classified). */
+export interface Classified {
+  status: BuildPair['status'];
+  changes: string[];
+  error: string | null;
+}
+
+/** Two builds opened for comparing: their pairs (classified as the worker gets to them). */
+export interface Builds {
+  pairs: BuildPair[];
+  problems: { old: Problem[]; new: Problem[] };
+  /** Pairs classified so far. */
+  classified: number;
+  /** What the user named each build (the folder, or the count of files). */
+  oldName: string;
+  newName: string;
+}
+
+export interface BuildsFilter {
+  status: '' | BuildPair['status'];
+  name: string;
 }
 
 export type Phase = 'empty' | 'loading' | 'ready' | 'error';
@@ -388,6 +516,31 @@ export interface State {
   srcNote: string | null;
   help: boolean;
   drawer: Drawer | null;
+
+  // -- the compare view
+  /** What is compared, or null: the compare view is closed. */
+  compare: CompareTarget | null;
+  /** The worker's comparison of `compare` (null while it decodes). */
+  compareResult: CompareResult | null;
+  compareError: string;
+  compareMode: CompareMode;
+  /** The swipe line, as a share of the stage's width (A left of it, B right). */
+  compareSwipe: number;
+  /** The difference view: the largest channel through the colour ramp, or each channel. */
+  compareDiff: 'max' | 'channels';
+  /** Zoom, centre and fit of the compare view, locked for A and B. */
+  compareView: { zoom: number; center: [number, number]; fit: boolean };
+  compareHover: [number, number] | null;
+  comparePin: [number, number] | null;
+  /** Flicker: B is the one shown. */
+  compareFlickerB: boolean;
+  /** Two builds opened for comparing, or null. */
+  builds: Builds | null;
+  buildsFilter: BuildsFilter;
+  /** Pair indices in list order (after the filter). */
+  buildsListed: number[];
+  /** What the sidebar shows: the open files' textures or the builds' pairs. */
+  sidebarTab: 'textures' | 'builds';
 }
 
 /** A surface uploaded to the GPU (lib/gpu.js `GpuView.upload`). */
@@ -405,6 +558,7 @@ export interface App {
   gpuPath: import('./services/gpu-path.js').GpuPath;
   viewport: import('./views/viewport.js').Viewport;
   inspector: import('./views/inspector.js').Inspector;
+  udim: import('./views/udim.js').Udim;
   info: ReturnType<typeof import('./views/info.js').createInfo>;
   textures: import('./views/textures.js').Textures;
   toolbar: import('./views/toolbar.js').Toolbar;
@@ -414,6 +568,9 @@ export interface App {
   exports: import('./services/export.js').Exports;
   demos: import('./services/demos.js').Demos;
   sources: import('./services/sources.js').Sources;
+  compare: import('./services/compare.js').Compare;
+  compareView: import('./views/compare.js').CompareView;
+  builds: import('./views/builds.js').BuildsView;
 }
 
 declare global {

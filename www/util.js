@@ -39,3 +39,21 @@ export async function copyText(text) {
 
 /** A pause of `ms` milliseconds (test hooks). @param {number} ms */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A list row's first line: the name and a state badge (the texture list, the builds' pairs).
+ * @param {string} text @param {string} badgeText @param {string} badgeClass @param {string} [testid]
+ */
+export function rowName(text, badgeText, badgeClass, testid) {
+  const name = document.createElement('div');
+  name.className = 'tex-name';
+  const label = document.createElement('span');
+  label.className = 'tex-label';
+  label.textContent = text;
+  const badge = document.createElement('span');
+  badge.className = `badge ${badgeClass}`;
+  badge.textContent = badgeText;
+  if (testid) badge.dataset.testid = testid;
+  name.append(label, badge);
+  return name;
+}

@@ -12,7 +12,7 @@ import { thumbnail } from './lib/thumbs.js';
 /** @typedef {import('./types').WorkerMessage} WorkerMessage */
 /**
  * A reply: a value posted as it is, or a result whose buffers are transferred.
- * @typedef {{ value: unknown } | { result: import('./types').DecodedImage | import('./types').Thumb | Uint8Array, transfer: Transferable[] }} Out
+ * @typedef {{ value: unknown } | { result: import('./types').DecodedImage | import('./types').Thumb | import('./types').CompareResult | Uint8Array, transfer: Transferable[] }} Out
  */
 
 // This file runs in a dedicated worker; the type check reads it with the DOM's types, so the
@@ -23,12 +23,18 @@ const scope = /** @type {{ postMessage(message: unknown, transfer?: Transferable
 /** @type {typeof core} */
 let wasm = core;
 let full = false;
+/** @typedef {typeof import('./pkg-full/texscope.js')} FullModule */
+/** The full module once loaded (the compare view's glue is only in it). @type {FullModule | null} */
+let fullModule = null;
 // The instance's exports (its memory is reported to tests/browser/ranges.test.mjs).
 /** @type {WebAssembly.Memory | null} */
 let memory = null;
 const ready = core.default().then((inst) => { memory = inst.memory; });
 /** @type {import('./pkg/texscope.js').Session | null} */
 let session = null;
+// Two builds opened side by side for the compare view (src/web/compare.rs Builds), or null.
+/** @type {import('./pkg-full/texscope.js').Builds | null} */
+let builds = null;
 // What the session was built from, to rebuild it in the full module.
 /** @type {File[][]} */
 const opened = [];
@@ -61,6 +67,7 @@ async function switchToFull() {
   session?.free();
   session = next;
   wasm = mod;
+  fullModule = mod;
   full = true;
 }
 
@@ -79,6 +86,29 @@ async function demoFiles(id) {
   const names = await (await get(`${id}.json`)).json();
   return Promise.all(names.map(async (name, i) => ({ name, data: new Uint8Array(await (await get(`${id}/${i}`)).arrayBuffer()) })));
 }
+
+/**
+ * The full module and its session, loaded first when need be (the compare view's glue is only
+ * there: src/web/mod.rs, for the core module's size).
+ */
+async function needFull() {
+  if (!full) await switchToFull();
+  // switchToFull made both the full module's.
+  return { mod: /** @type {FullModule} */ (fullModule), session: /** @type {import('./pkg-full/texscope.js').Session} */ (session) };
+}
+
+/**
+ * A comparison as the glue returns it (src/web/compare.rs: an untyped JsValue to the bindings).
+ * @param {unknown} r @returns {import('./types').CompareResult}
+ */
+const compared = (r) => /** @type {import('./types').CompareResult} */ (r);
+
+/** The builds open for the compare view; throws when none are. */
+function requireBuilds() {
+  if (!builds) throw new Error('no builds are open: open an OLD and a NEW set first');
+  return builds;
+}
+
 
 /** Every texture and problem of the files open so far. @returns {Promise<Out>} */
 async function catalog() {
@@ -145,6 +175,32 @@ async function run(req) {
       return { value: session.vtGrid(req.texture, req.mip, req.layer) };
     case 'demo':
       return { value: await demoFiles(req.demo) };
+    // The compare view (issue 21): its glue is in the full module only (its size, src/web/mod.rs).
+    case 'compare': {
+      const r = compared((await needFull()).session.compare(req.a, req.aMip, req.aSlice, req.b, req.bMip ?? undefined, req.bSlice));
+      return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
+    }
+    case 'builds': {
+      const { mod } = await needFull();
+      builds?.free();
+      builds = null;
+      builds = new mod.Builds(req.old, req.oldNames, req.new, req.newNames);
+      return { value: { pairs: builds.pairs(), problems: builds.problems() } };
+    }
+    case 'classify': {
+      // Pairs from..from+count, each from its stored bytes (no decode).
+      const open = requireBuilds();
+      const out = [];
+      const end = Math.min(open.pairCount(), req.from + req.count);
+      for (let i = req.from; i < end; i++) out.push(open.classify(i));
+      return { value: out };
+    }
+    case 'comparePair': {
+      const r = compared(requireBuilds().compare(req.pair, req.mip, req.slice));
+      return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
+    }
+    case 'diffRamp':
+      return { value: (await needFull()).mod.diffRamp() };
     default:
       throw new Error(`unknown request ${/** @type {{ op: string }} */ (req).op}`);
   }

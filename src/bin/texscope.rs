@@ -8,6 +8,8 @@
 // In a folder of its own so cargo does not take it for a second binary.
 #[path = "texscope/bench.rs"]
 mod bench;
+#[path = "texscope/diff.rs"]
+mod diff;
 #[path = "texscope/jobs.rs"]
 mod jobs;
 #[path = "texscope/stats.rs"]
@@ -30,6 +32,9 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
                                [--format png|exr|raw|rgba]
+  texscope diff OLD NEW        what changed between two builds (folders or files): one JSON
+                               object per texture added, removed or changed, then a summary;
+                               unchanged textures are told by their stored bytes, undecoded
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
@@ -105,6 +110,7 @@ enum Command {
         slice: Pick,
         format: OutFormat,
     },
+    Diff,
 }
 
 /// What the command line asks for: the command, its paths and how to open them.
@@ -213,6 +219,18 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             } else {
                 Command::Info
             }
+        }
+        "diff" => {
+            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
+                return Err("diff takes OLD, NEW, --jobs and the version/profile options".into());
+            }
+            if paths.len() != 2 {
+                return Err(format!(
+                    "diff takes two paths, OLD and NEW, not {}",
+                    paths.len()
+                ));
+            }
+            Command::Diff
         }
         "export" => Command::Export {
             out: out.ok_or("export needs --out DIR")?,
@@ -399,6 +417,26 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
         }
         for (k, v) in &t.metadata {
             writeln!(out, "  {k}: {v}")?;
+        }
+        if let texscope::Layout::Virtual(vt) = &t.layout {
+            // A UDIM texture: which block is which UV tile, where (mip-0 pixels), the empty ones.
+            let blocks = vt.blocks();
+            if blocks.len() > 1 {
+                writeln!(
+                    out,
+                    "  UDIM blocks: {} x {}",
+                    vt.width_in_blocks, vt.height_in_blocks
+                )?;
+                for b in blocks {
+                    let (x, y, w, h) = b.pixels;
+                    let what = if b.tiles_present == 0 {
+                        "empty".to_string()
+                    } else {
+                        format!("{}/{} tiles", b.tiles_present, b.tiles)
+                    };
+                    writeln!(out, "    {} at ({x}, {y}) {w}x{h}: {what}", b.udim)?;
+                }
+            }
         }
         for n in &t.notes {
             writeln!(out, "  note: {n}")?;
@@ -612,8 +650,38 @@ fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> Grou
                 let _ = writeln!(g.stderr, "{e}");
             }
         }
+        // Pairs two builds' folders itself (diff.rs); never run group by group.
+        Command::Diff => {}
     }
     g
+}
+
+/// `texscope diff OLD NEW`: exit 0 whatever differs; 2 when OLD or NEW does not exist.
+fn run_diff(paths: &[PathBuf], options: &OpenOptions, jobs: usize) -> ExitCode {
+    for p in paths {
+        if !p.exists() {
+            eprintln!("texscope: {}: no such file or folder", p.display());
+            return ExitCode::from(2);
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = diff::run(&paths[0], &paths[1], options, jobs, &mut out).and_then(|_| out.flush());
+    stats::report();
+    exit_code(result)
+}
+
+/// The exit status of a command whose output was written with `result`.
+fn exit_code(result: std::io::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`texscope census . | head`) is not a failure of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("texscope: cannot write the output: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `--ue-version`, taken out of the arguments before the command is parsed (it applies to all).
@@ -683,6 +751,9 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    if let Command::Diff = command {
+        return run_diff(&paths, &options, jobs);
+    }
     let (groups, path_errors) = collect(&paths);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -713,13 +784,5 @@ fn main() -> ExitCode {
         eprintln!("texscope: wrote {written} file(s) to {}", out.display());
     }
     stats::report();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        // A closed pipe (`texscope census . | head`) is not a failure of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("texscope: cannot write the output: {e}");
-            ExitCode::from(1)
-        }
-    }
+    exit_code(result)
 }

@@ -732,6 +732,21 @@ pub struct Desc {
 }
 
 impl Desc {
+    /// One 2D image with `mips` mips, colour space not stated, the header the format allows.
+    pub fn plain_2d(format: PixelFormat, width: u32, height: u32, mips: u32) -> Desc {
+        Desc {
+            format,
+            width,
+            height,
+            depth: 1,
+            mips,
+            kind: TextureKind::Tex2D,
+            slices: 1,
+            srgb: false,
+            force_dx10: false,
+        }
+    }
+
     /// The shape of an opened texture.
     pub fn of(t: &Texture) -> Desc {
         Desc {
@@ -923,17 +938,7 @@ mod tests {
     }
 
     fn desc(format: PixelFormat, w: u32, h: u32) -> Desc {
-        Desc {
-            format,
-            width: w,
-            height: h,
-            depth: 1,
-            mips: 1,
-            kind: TextureKind::Tex2D,
-            slices: 1,
-            srgb: false,
-            force_dx10: false,
-        }
+        Desc::plain_2d(format, w, h, 1)
     }
 
     fn zeros(d: &Desc) -> Vec<u8> {

@@ -880,14 +880,12 @@ fn read_properties(
     if w.get("CompressionSettings") == Some("TC_Normalmap")
         && matches!(t.format, crate::PixelFormat::ASTC { .. })
     {
-        // UE cooks ASTC normal maps with X in red and green and Y in alpha (the UE 5.8
-        // Android fixture T_ASTC_Normal against normal.png: R and G follow the source's X, A its
-        // Y; CUE4Parse's fixture test compares the same channels).
-        t.notes.push(
-            "normal map: X is stored in red (repeated in green), Y in alpha; Z is not \
-             stored"
-                .into(),
-        );
+        // UE cooks ASTC normal maps with X in red (and green and blue) and Y in alpha (the UE
+        // 5.8 Android fixture T_ASTC_Normal against normal.png: R = G = B = the source's X, A its
+        // Y in every texel; CUE4Parse's fixture test compares the same channels): NormalEncoding::Ra.
+        t.normal_map = Some(NormalEncoding::Ra);
+        t.notes
+            .push("normal map: X in red (and green, blue), Y in alpha, Z not stored".into());
     }
     let srgb = match w.get("SRGB") {
         Some(v) => Some(v == "true"),

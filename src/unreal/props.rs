@@ -501,7 +501,10 @@ fn read_tag(ctx: &Ctx, r: &mut Reader, name: &str) -> Result<Tag> {
         if flags & 4 != 0 {
             let ext = r.u8()?;
             if ext & 2 != 0 {
-                r.skip(2)?; // overridden-property operation, experimental overridable logic
+                // OverridableInformation: the u8 overridden-property operation and the bool
+                // bExperimentalOverridableLogic, which archives write as 4 bytes (CUE4Parse
+                // FPropertyTag reads it with FArchive.ReadBoolean, an int32).
+                r.skip(5)?;
             }
         }
         let size = usize::try_from(size)
@@ -539,6 +542,14 @@ fn read_tag(ctx: &Ctx, r: &mut Reader, name: &str) -> Result<Tag> {
     }
     if r.u8()? != 0 {
         r.skip(16)?; // property GUID
+    }
+    if ctx.ue5 >= UE5_TAG_EXTENSION {
+        // UE5 1011 (before complete type names): a u8 EPropertyTagExtension after the GUID, and
+        // when its OverridableInformation bit (2) is set the override operation and a bool
+        // (CUE4Parse FPropertyTag, the non-complete-type branch): u8 + a 4-byte bool.
+        if r.u8()? & 2 != 0 {
+            r.skip(5)?;
+        }
     }
     Ok(Tag {
         ty,

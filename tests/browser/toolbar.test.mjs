@@ -44,7 +44,7 @@ for (const [w, h] of [[1280, 720], [1440, 900]]) {
         assert.ok(c.left >= bar.left && c.right <= Math.min(bar.right, w), `${demo} at ${w}: ${c.id} outside the toolbar`);
       }
       const ids = controls.map((c) => c.id);
-      for (const id of ['mip', 'slice', 'zoom-fit', 'zoom-1', 'channel-r', 'channel-a', 'hdr-button', 'normal-button', 'view-button', 'share', 'help-button']) {
+      for (const id of ['mip', 'slice', 'zoom-fit', 'zoom-1', 'channel-r', 'channel-a', 'hdr-button', 'normal-button', 'view-button', 'compare-button', 'share', 'help-button']) {
         assert.ok(ids.includes(id), `${demo} at ${w}: ${id} in the toolbar`);
       }
       assert.ok(ids.includes(demo === 'cubemap' ? 'cube-cross' : demo === 'ue5-vt' ? 'vt-grid' : 'mip'), `${demo}: its own toggle shows`);
@@ -132,5 +132,25 @@ test('toolbar menus: open, work and close from the keyboard; a click elsewhere c
   assert.equal(await isOpen('hdr-menu'), true);
   await page.mouse.click(300, 400); // the viewport
   assert.equal(await isOpen('hdr-menu'), false);
+
+  // Compare (issue 21) is a toolbar button too: Enter opens the compare view (the HDR demo's one
+  // texture against its next mip). Esc with a menu open closes the menu only, the next Esc the
+  // compare view.
+  const comparing = () => page.evaluate(() => window.texscope.compare() !== null);
+  await page.focus('[data-testid=compare-button]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.texscope.compare()?.figures);
+  // The toolbar's zoom buttons zoom the compare view while it is open; the single view keeps its zoom.
+  const zooms = () => page.evaluate(() => [window.texscope.compare().view.zoom, window.texscope.display().zoom]);
+  const [z0, single] = await zooms();
+  await page.click('#zoom-in');
+  assert.deepEqual(await zooms(), [z0 * 2, single]);
+  await page.click('[data-testid=view-button]');
+  assert.equal(await isOpen('view-menu'), true);
+  await page.keyboard.press('Escape');
+  assert.equal(await isOpen('view-menu'), false);
+  assert.equal(await comparing(), true, 'Esc in a menu leaves the compare view open');
+  await page.keyboard.press('Escape');
+  assert.equal(await comparing(), false);
   assert.deepEqual(problems, []);
 });

@@ -7,8 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inflateSync, crc32 } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
+import { parsePng } from './png.mjs';
 import { header, fourcc, bc1Dds, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const waitState = stateWaiter(30000);
@@ -25,55 +26,6 @@ async function exportAs(page, kind) {
   await page.click('[data-testid=export-button]');
   const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.click(`[data-testid=export-${kind}]`)]);
   return { name: dl.suggestedFilename(), bytes: await readFile(await dl.path()) };
-}
-
-// PNG: signature, IHDR, IDAT chunks concatenated and inflated, filter type 0 on every row (what
-// an encoder that writes no filters produces; others are not expected here).
-function parsePng(buf) {
-  assert.deepEqual([...buf.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'PNG signature');
-  let o = 8;
-  let ihdr;
-  const idat = [];
-  while (o < buf.length) {
-    const len = buf.readUInt32BE(o);
-    const type = buf.toString('latin1', o + 4, o + 8);
-    const data = buf.subarray(o + 8, o + 8 + len);
-    assert.equal(buf.readUInt32BE(o + 8 + len), crc32(buf.subarray(o + 4, o + 8 + len)), `${type} CRC`);
-    if (type === 'IHDR') ihdr = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), depth: data[8], colour: data[9] };
-    if (type === 'IDAT') idat.push(data);
-    o += 12 + len;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  return { ...ihdr, raw, pixels: unfilter(raw, ihdr) };
-}
-
-// PNG row filters 0-4 (None, Sub, Up, Average, Paeth), 8-bit RGBA: the reconstructed bytes.
-function unfilter(raw, { width, height }) {
-  const bpp = 4;
-  const row = width * bpp;
-  const out = Buffer.alloc(row * height);
-  for (let y = 0; y < height; y++) {
-    const f = raw[y * (row + 1)];
-    for (let i = 0; i < row; i++) {
-      const x = raw[y * (row + 1) + 1 + i];
-      const a = i >= bpp ? out[y * row + i - bpp] : 0;
-      const b = y > 0 ? out[(y - 1) * row + i] : 0;
-      const c = i >= bpp && y > 0 ? out[(y - 1) * row + i - bpp] : 0;
-      let pred = 0;
-      if (f === 1) pred = a;
-      else if (f === 2) pred = b;
-      else if (f === 3) pred = (a + b) >> 1;
-      else if (f === 4) {
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      }
-      out[y * row + i] = (x + pred) & 255;
-    }
-  }
-  return out;
 }
 
 test('export: PNG as shown and as stored, DDS with every mip and face', async (t) => {

@@ -102,17 +102,7 @@ impl Fixture {
 }
 
 pub fn desc(format: PixelFormat, w: u32, h: u32, mips: u32) -> Desc {
-    Desc {
-        format,
-        width: w,
-        height: h,
-        depth: 1,
-        mips,
-        kind: TextureKind::Tex2D,
-        slices: 1,
-        srgb: false,
-        force_dx10: false,
-    }
+    Desc::plain_2d(format, w, h, mips)
 }
 
 /// A 2D texture per decodable format (NPOT 13x9, 4 mips down to 1x1), plus one of each shape:

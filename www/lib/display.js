@@ -68,18 +68,33 @@ function applyChannels(out, { r = true, g = true, b = true, a = true } = {}) {
 // The marks of the "bad values" overlay, painted over the texel (alpha 255).
 export const BAD_COLOURS = { nan: [255, 0, 255], inf: [255, 255, 0], negative: [0, 255, 255] };
 
-// Normal-map view: x and y from red/green ('rg') or alpha/green ('ag', DXT5nm), z rebuilt as
+// The channels (0 red .. 3 alpha) holding x and y in each normal view: 'rg' red/green, 'ag'
+// alpha/green (DXT5nm), 'ra' red/alpha (Unreal's ASTC normal maps: x in red, green and blue, y in
+// alpha; src/model.rs NormalEncoding::Ra).
+export const NORMAL_CHANNELS = { rg: [0, 1], ag: [3, 1], ra: [0, 3] };
+
+/**
+ * The normal view that reads a texture's stored encoding (the Session's `normal_map`): 'ag' for
+ * DXT5nm, 'ra' for x-in-red / y-in-alpha, 'rg' otherwise (two channels, or xyz in rgb).
+ * @param {string | null | undefined} encoding
+ * @returns {'rg' | 'ag' | 'ra'}
+ */
+export function normalViewOf(encoding) {
+  return encoding === 'dxt5nm' ? 'ag' : encoding === 'ra' ? 'ra' : 'rg';
+}
+
+// Normal-map view: x and y from the view's channels (NORMAL_CHANNELS), z rebuilt as
 // sqrt(1 - x² - y²), all shown as n * 0.5 + 0.5. Unsigned data maps [0, 1] to [-1, 1].
-/** @param {Surface} image @param {'rg' | 'ag'} mode @param {boolean} flipGreen @param {Uint8ClampedArray} out */
+/** @param {Surface} image @param {keyof typeof NORMAL_CHANNELS} mode @param {boolean} flipGreen @param {Uint8ClampedArray} out */
 function normalBytes(image, mode, flipGreen, out) {
   const { data, precision } = image;
   const n = out.length;
   const scale = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
   const signed = precision === 'float'; // float normals (BC5 signed) are already in [-1, 1]
-  const xc = mode === 'ag' ? 3 : 0;
+  const [xc, yc] = NORMAL_CHANNELS[mode];
   for (let i = 0; i < n; i += 4) {
     let x = data[i + xc] * scale;
-    let y = data[i + 1] * scale;
+    let y = data[i + yc] * scale;
     if (!signed) { x = x * 2 - 1; y = y * 2 - 1; }
     if (flipGreen) y = -y;
     const z = Math.sqrt(Math.max(0, 1 - x * x - y * y));
@@ -121,7 +136,7 @@ export function badCounts(image) {
  * Display bytes for `image` under `s`: {exposure (EV), tonemap, colour ('srgb': values are
  * sRGB-encoded; 'linear': 8/16-bit values are shown as stored, as texture tools (RenderDoc, the
  * DirectX Texture Tool) show UNORM data, and float values get the sRGB curve; 'gamma': linear values
- * that all get the sRGB curve), normal ('off'|'rg'|'ag'),
+ * that all get the sRGB curve), normal ('off'|'rg'|'ag'|'ra'),
  * flipGreen, channels, badOverlay, flipY}. Returns {bytes, bad: {nan, inf, negative}} (counts of
  * texels with such a colour channel, float images only); `bytes` may be a view of `image.data`, to
  * be read, never changed.
@@ -144,7 +159,7 @@ export function displayBytes(image, s = {}) {
     return { bytes: new Uint8ClampedArray(data.buffer, data.byteOffset, n), bad };
   }
   let out = new Uint8ClampedArray(n);
-  if (normal === 'rg' || normal === 'ag') {
+  if (normal !== 'off' && Object.hasOwn(NORMAL_CHANNELS, normal)) {
     normalBytes(image, normal, flipGreen, out);
   } else if (precision === 'unorm8' && plain) {
     // Fast paths: sRGB bytes go to the screen as they are; linear bytes get the sRGB curve.

@@ -88,7 +88,7 @@ uniform bool uFlip;       // texture memory rows read bottom-up (Y flip xor rows
 uniform ivec4 uSwz;       // component of the sampled vector per RGBA output, -1 = 1.0
 uniform int uPrec;        // 0 unorm8, 1 unorm16, 2 float: what the CPU decode gives
 uniform int uColour;      // 0 srgb, 1 linear, 2 gamma
-uniform int uNormal;      // 0 off, 1 rg, 2 ag
+uniform int uNormal;      // 0 off, 1 rg, 2 ag, 3 ra (display.js NORMAL_CHANNELS)
 uniform bool uFlipGreen;
 uniform float uScale;     // 2^EV
 uniform int uTonemap;     // 0 clamp, 1 reinhard, 2 aces
@@ -136,7 +136,7 @@ void main() {
   if (uNormal != 0) {
     // normalBytes
     float nx = uNormal == 2 ? d.a : d.r;
-    float ny = d.g;
+    float ny = uNormal == 3 ? d.a : d.g;
     if (uPrec != 2) { nx = nx * 2.0 - 1.0; ny = ny * 2.0 - 1.0; }
     if (uFlipGreen) ny = -ny;
     float nz = sqrt(max(0.0, 1.0 - nx * nx - ny * ny));
@@ -461,7 +461,7 @@ export class GpuView {
     gl.uniform4i(u.uSwz, ...surface.swizzle);
     gl.uniform1i(u.uPrec, precision === 'unorm8' ? 0 : precision === 'unorm16' ? 1 : 2);
     gl.uniform1i(u.uColour, s.colour === 'linear' ? 1 : s.colour === 'gamma' ? 2 : 0);
-    gl.uniform1i(u.uNormal, s.normal === 'rg' ? 1 : s.normal === 'ag' ? 2 : 0);
+    gl.uniform1i(u.uNormal, Math.max(0, ['off', 'rg', 'ag', 'ra'].indexOf(s.normal ?? 'off')));
     gl.uniform1i(u.uFlipGreen, s.flipGreen ? 1 : 0);
     gl.uniform1f(u.uScale, Math.pow(2, exposure));
     gl.uniform1i(u.uTonemap, TONEMAPS.indexOf(tm));

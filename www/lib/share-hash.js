@@ -10,9 +10,11 @@ const TONEMAPS = ['clamp', 'reinhard', 'aces'];
 /** @type {import('../types').Colour[]} */
 const COLOURS = ['srgb', 'linear', 'gamma'];
 /** @type {import('../types').NormalView[]} */
-const NORMALS = ['off', 'rg', 'ag'];
+const NORMALS = ['off', 'rg', 'ag', 'ra'];
 // eslint-disable-next-line no-control-regex -- the control characters are what it keeps out
 const NAME = /^[^\u0000-\u001f\u007f]{1,200}$/; // any printable text, bounded
+// eslint-disable-next-line no-control-regex -- as NAME: a builds' pair's path, possibly empty
+const PAIR_PATH = /^[^\u0000-\u001f\u007f]{0,400}$/;
 const MAX_FILES = 64;
 
 /** @param {string | null | undefined} v @param {number} lo @param {number} hi */
@@ -75,6 +77,29 @@ export function parseShare(hash) {
   const px = int(pin[0], 0, 1 << 20);
   const py = int(pin[1], 0, 1 << 20);
   if (pin.length === 2 && px !== undefined && py !== undefined) out.pin = [px, py];
+  // The compare view (issue 21): cmp=1, then B (cb: its texture name, cbm: its mip, absent =
+  // matched to A, cbs: its slice) or a builds' pair (cpp: path, cpn: name; A is OLD, B is NEW),
+  // the mode (cm), the swipe line (cw: share of the width) and the difference (cd).
+  if (p.get('cmp') === '1') {
+    /** @type {import('../types').ShareCompare} */
+    const cmp = {};
+    /** @template {keyof import('../types').ShareCompare} K @param {K} k @param {import('../types').ShareCompare[K] | undefined} v */
+    const put = (k, v) => { if (v !== undefined) cmp[k] = v; };
+    const b = p.get('cb');
+    if (b !== null && NAME.test(b)) cmp.b = b;
+    put('bMip', int(p.get('cbm'), 0, 31));
+    put('bSlice', int(p.get('cbs'), 0, 65535));
+    const pp = p.get('cpp');
+    const pn = p.get('cpn');
+    if (pp !== null && pn !== null && PAIR_PATH.test(pp) && NAME.test(pn)) {
+      cmp.pairPath = pp;
+      cmp.pairName = pn;
+    }
+    put('mode', oneOf(p.get('cm'), ['side', 'swipe', 'flicker', 'diff']));
+    put('swipe', num(p.get('cw'), 0, 1));
+    put('diff', oneOf(p.get('cd'), ['max', 'channels']));
+    if (cmp.b !== undefined || cmp.pairName !== undefined) out.compare = cmp;
+  }
   return out;
 }
 
@@ -105,6 +130,21 @@ export function formatShare(s) {
   p.set('z', s.zoom === 'fit' ? 'fit' : round(s.zoom ?? 1));
   if (s.center && s.zoom !== 'fit') p.set('c', `${round(s.center[0])},${round(s.center[1])}`);
   if (s.pin) p.set('pin', `${s.pin[0]},${s.pin[1]}`);
+  const cmp = s.compare;
+  if (cmp) {
+    p.set('cmp', '1');
+    if (cmp.pairName !== undefined) {
+      p.set('cpp', cmp.pairPath ?? '');
+      p.set('cpn', cmp.pairName);
+    } else if (cmp.b !== undefined) {
+      p.set('cb', cmp.b);
+      if (cmp.bMip !== undefined && cmp.bMip !== null) p.set('cbm', String(cmp.bMip));
+      p.set('cbs', String(cmp.bSlice ?? 0));
+    }
+    p.set('cm', cmp.mode ?? 'side');
+    p.set('cw', round(cmp.swipe ?? 0.5));
+    p.set('cd', cmp.diff ?? 'max');
+  }
   return `#${p.toString()}`;
 }
 

@@ -6,7 +6,7 @@ const MAX_DEPTH = 32;
 
 /**
  * What the walk needs of a FileSystemEntry (tests pass look-alikes).
- * @typedef {{ isFile: boolean, isDirectory: boolean, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
+ * @typedef {{ isFile: boolean, isDirectory: boolean, name?: string, fullPath?: string, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
  *   createReader?: () => { readEntries: (ok: (batch: EntryLike[]) => void, fail: (e: Error) => void) => void } }} EntryLike
  */
 
@@ -18,21 +18,24 @@ const fileOf = (entry) => new Promise((res, rej) => /** @type {NonNullable<Entry
 /**
  * Every File under `entries` (FileSystemEntry-like objects: isFile/isDirectory, file(),
  * createReader().readEntries()). Directories are read until readEntries returns an empty batch
- * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH.
+ * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH. With
+ * `paths`, each file's path in the drop (`entry.fullPath`, "/folder/sub/name") is pushed there too.
  * @param {Iterable<EntryLike | null>} entries @param {number} [depth] @param {File[]} [out]
+ * @param {string[] | null} [paths]
  * @returns {Promise<File[]>}
  */
-export async function walkEntries(entries, depth = 0, out = []) {
+export async function walkEntries(entries, depth = 0, out = [], paths = null) {
   if (depth > MAX_DEPTH) throw new Error(`the dropped folders nest deeper than ${MAX_DEPTH} levels`);
   for (const entry of entries) {
     if (!entry) continue;
     if (entry.isFile) {
       if (out.length >= MAX_FILES) throw new Error(`the drop holds more than ${MAX_FILES} files: drop a smaller folder`);
       out.push(await fileOf(entry));
+      paths?.push(entry.fullPath ?? entry.name ?? '');
     } else if (entry.isDirectory) {
       const reader = /** @type {NonNullable<EntryLike['createReader']>} */ (entry.createReader)();
       for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader)) {
-        await walkEntries(batch, depth + 1, out);
+        await walkEntries(batch, depth + 1, out, paths);
       }
     }
   }

@@ -4,6 +4,7 @@
 import { composeCross, histogram } from '../lib/display.js';
 import { hasBlockMode } from '../lib/blocks.js';
 import { streams, previewMip } from '../lib/tiles.js';
+import { layoutBlocks } from '../lib/udim.js';
 import { probe } from '../probe.js';
 import { afterFrame, sleep } from '../util.js';
 
@@ -72,6 +73,11 @@ export function createSelection(app) {
       }
       // The grid is an overlay: if the core cannot give it, the image still shows.
       const grid = tiles && t.census.virtual ? await client.call({ op: 'vtGrid', texture: index, mip, layer: slice }).catch(() => null) : null;
+      if (grid && grid.width_in_blocks * grid.height_in_blocks > 1) {
+        // A UDIM texture: its blocks, laid out from mip 0's cells (views/udim.js shows them).
+        const g0 = mip === 0 ? grid : await client.call({ op: 'vtGrid', texture: index, mip: 0, layer: 0 }).catch(() => null);
+        grid.blocks = g0 ? layoutBlocks(g0, grid.width_in_blocks, grid.height_in_blocks) : [];
+      }
       if (my !== seq) return; // a newer selection won
       // The GPU path (issue 8) takes the stored blocks of a whole decoded surface; streamed VT mips
       // and previews stay on the CPU.

@@ -43,18 +43,31 @@ export function createShare(app) {
   async function shareState() {
     const s = store.state;
     const c = s.current;
-    if (!c) return null;
-    const t = s.textures[c.index];
+    const cmp = s.compare;
+    if (!c && !cmp) return null;
     const local = s.demo || s.sources ? [] : [...openedByName().values()].slice(0, 64);
     const fileMeta = await Promise.all(local.map(fingerprint));
+    // Comparing textures of the open files: A is the texture the link names; a builds' pair names
+    // itself (its files are the two builds, opened again by whoever follows the link).
+    const a = cmp?.pair === null ? { texture: cmp.a.name, mip: s.compareResult?.plan.a_mip ?? cmp.a.mip ?? 0, slice: cmp.a.slice } : null;
+    const t = c ? s.textures[c.index] : null;
+    /** @type {import('../types').ShareCompare | undefined} */
+    let compare;
+    if (cmp) {
+      const pair = cmp.pair !== null ? s.builds?.pairs[cmp.pair] : null;
+      compare = {
+        ...(pair ? { pairPath: pair.path, pairName: pair.name } : { b: cmp.b.name, bMip: cmp.b.mip, bSlice: cmp.b.slice }),
+        mode: s.compareMode, swipe: s.compareSwipe, diff: s.compareDiff,
+      };
+    }
     return {
       demo: s.demo ?? undefined,
       fileMeta,
       files: s.demo || s.sources ? undefined : [...new Set(s.files.map((f) => f.name))],
-      texture: t.census.name, mip: c.mip, slice: c.slice, channels: { ...s.channels },
+      texture: a?.texture ?? t?.census.name, mip: a?.mip ?? c?.mip ?? 0, slice: a?.slice ?? c?.slice ?? 0, channels: { ...s.channels },
       exposure: s.exposure, tonemap: s.tonemap, colour: s.colour, normal: s.normal,
       flipGreen: s.flipGreen, flipY: s.flipY, badOverlay: s.badOverlay, tiles: s.tiles,
-      cross: s.cross, zoom: s.fit ? 'fit' : s.zoom, center: s.center, pin: s.pin ?? undefined,
+      cross: s.cross, zoom: s.fit ? 'fit' : s.zoom, center: s.center, pin: s.pin ?? undefined, compare,
     };
   }
 
@@ -105,8 +118,48 @@ export function createShare(app) {
     else actions.setView({ fit: false, zoom: v.zoom, ...(v.center ? { center: v.center } : {}) });
     const img = store.state.image;
     if (v.pin && img && v.pin[0] < img.width && v.pin[1] < img.height) app.inspector.pin(v.pin);
+    if (v.compare) await applyCompare(v.compare, index, mip, slice);
     return true;
   }
+
+  /** A link's compare view waiting for two builds to be opened. @type {import('../types').ShareCompare | null} */
+  let pendingPair = null;
+
+  /**
+   * Opens the link's compare view: A is texture `index` (mip, slice), B by name; or the builds'
+   * pair the link names, once two builds are open.
+   * @param {import('../types').ShareCompare} c @param {number} index @param {number} mip @param {number} slice
+   */
+  async function applyCompare(c, index, mip, slice) {
+    store.batch('applyShare:compare', () => {
+      if (c.mode) actions.setCompareMode(c.mode);
+      if (c.swipe !== undefined) actions.setCompareSwipe(c.swipe);
+      if (c.diff) actions.setCompareDiff(c.diff);
+    });
+    if (c.pairName !== undefined) {
+      pendingPair = c;
+      await openPendingPair();
+      return;
+    }
+    const b = store.state.textures.findLastIndex((t) => t.census.name === c.b);
+    if (b < 0) return;
+    await app.compare.open({ index, mip, slice }, { index: b, mip: c.bMip ?? null, slice: c.bSlice ?? 0 }).catch(() => {});
+  }
+
+  /** The pending builds' pair, when the builds that hold it are open. */
+  async function openPendingPair() {
+    const c = pendingPair;
+    const pairs = store.state.builds?.pairs;
+    if (!c || !pairs) {
+      if (c) actions.setShareNeed({ text: `This link compares ${c.pairName} (${c.pairPath}) between two builds: open them with Builds… to see it.`, missing: [], differ: [] });
+      return;
+    }
+    pendingPair = null;
+    actions.setShareNeed(null);
+    const i = pairs.findIndex((p) => p.path === c.pairPath && p.name === c.pairName);
+    if (i >= 0) await app.compare.openPair(i).catch(() => {});
+  }
+  store.subscribe(['builds'], (_s, _c, action) => { if (action === 'builds/opened' && pendingPair) openPendingPair(); });
 
   /**
    * A link for local files lists their names (and sizes and fingerprints): says which are missing
@@ -140,6 +193,9 @@ export function createShare(app) {
     } else if (v.files) {
       actions.setRestore(v);
       await needFiles(v);
+    } else if (v.compare?.pairName !== undefined) {
+      // Two builds' pair: shown once the user opens the builds.
+      await applyCompare(v.compare, 0, 0, 0);
     }
   }
 

@@ -1,16 +1,33 @@
-// Mouse, wheel and touch on the viewport: the wheel zooms around the pointer, a drag pans, a click
+// Mouse, wheel and touch on a view: the wheel zooms around the pointer, a drag pans, a click
 // pins the texel, hovering reports it. Touch (pointer events): one finger pans, two fingers pinch
 // (the zoom follows the distance between them and the texel under their midpoint stays under it),
-// a double tap fits the image.
+// a double tap fits the image. The same gestures drive the viewport and the compare view's panes
+// (views/compare.js), each through a PointerTarget.
 import { MAX_ZOOM, MIN_ZOOM } from './viewport.js';
 
 const DOUBLE_TAP_MS = 350;
 const DOUBLE_TAP_PX = 30;
 
-/** @param {import('../types').App} app */
-export function attachGestures(app) {
-  const { store, actions, viewport: vp } = app;
-  const el = vp.element;
+/**
+ * What the gestures move: a view with a zoom and a centre texel, in a box of `size()`.
+ * @typedef {object} PointerTarget
+ * @property {() => boolean} active there is an image to move
+ * @property {() => { zoom: number, center: [number, number] }} view
+ * @property {() => { w: number, h: number }} size
+ * @property {(v: { zoom?: number, center?: [number, number], fit?: boolean }) => void} setView
+ * @property {(z: number, anchor?: [number, number]) => void} zoomTo
+ * @property {(dx: number, dy: number) => void} panBy
+ * @property {() => void} fit
+ * @property {(clientX: number, clientY: number) => [number, number] | null} texelAt
+ * @property {(p: [number, number] | null) => void} hover
+ * @property {(p: [number, number]) => void} pin
+ */
+
+/**
+ * Wheel, drag, pinch, tap and hover on `el`, moving `t`.
+ * @param {HTMLElement} el @param {PointerTarget} t
+ */
+export function attachPointer(el, t) {
   /** @type {{ x: number, y: number, moved: boolean, id: number } | null} */
   let drag = null;
   /** Each finger's last position (viewport pixels). @type {Map<number, [number, number]>} */
@@ -21,11 +38,11 @@ export function attachGestures(app) {
   let lastTap = null;
 
   el.addEventListener('wheel', (e) => {
-    if (!store.state.image) return;
+    if (!t.active()) return;
     e.preventDefault();
     const r = el.getBoundingClientRect();
     // One wheel notch (100 px of delta) is a factor of sqrt(2).
-    vp.zoomTo(store.state.zoom * Math.pow(2, -e.deltaY / 200), [e.clientX - r.left, e.clientY - r.top]);
+    t.zoomTo(t.view().zoom * Math.pow(2, -e.deltaY / 200), [e.clientX - r.left, e.clientY - r.top]);
   }, { passive: false });
 
   function pinchGeometry() {
@@ -35,15 +52,15 @@ export function attachGestures(app) {
   }
 
   el.addEventListener('pointerdown', (e) => {
-    if (!store.state.image || e.button !== 0) return;
+    if (!t.active() || e.button !== 0) return;
     if (e.pointerType === 'touch') {
       touches.set(e.pointerId, [e.clientX, e.clientY]);
       if (touches.size === 2) {
         drag = null; // the first finger's pan becomes a pinch
         const g = pinchGeometry();
-        const { w, h } = vp.size();
-        const s = store.state;
-        pinch = { dist: g.dist, zoom: s.zoom, texel: [s.center[0] + (g.mid[0] - w / 2) / s.zoom, s.center[1] + (g.mid[1] - h / 2) / s.zoom] };
+        const { w, h } = t.size();
+        const { zoom, center } = t.view();
+        pinch = { dist: g.dist, zoom, texel: [center[0] + (g.mid[0] - w / 2) / zoom, center[1] + (g.mid[1] - h / 2) / zoom] };
         el.setPointerCapture?.(e.pointerId);
         return;
       }
@@ -76,9 +93,9 @@ export function attachGestures(app) {
       // From the start of the pinch each time (no rounding builds up): the zoom is the start zoom
       // times the spread, and the start texel goes under the fingers' midpoint.
       const g = pinchGeometry();
-      const { w, h } = vp.size();
-      const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, pinch.dist > 0 ? pinch.zoom * (g.dist / pinch.dist) : store.state.zoom));
-      actions.setView({ fit: false, zoom: z, center: [pinch.texel[0] - (g.mid[0] - w / 2) / z, pinch.texel[1] - (g.mid[1] - h / 2) / z] });
+      const { w, h } = t.size();
+      const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, pinch.dist > 0 ? pinch.zoom * (g.dist / pinch.dist) : t.view().zoom));
+      t.setView({ fit: false, zoom: z, center: [pinch.texel[0] - (g.mid[0] - w / 2) / z, pinch.texel[1] - (g.mid[1] - h / 2) / z] });
       return;
     }
     if (touches.has(e.pointerId)) touches.set(e.pointerId, [e.clientX, e.clientY]);
@@ -90,10 +107,10 @@ export function attachGestures(app) {
         drag.x = e.clientX;
         drag.y = e.clientY;
         el.classList.add('dragging');
-        vp.panBy(dx, dy);
+        t.panBy(dx, dy);
       }
     }
-    app.inspector.hover(vp.texelAt(e.clientX, e.clientY));
+    t.hover(t.texelAt(e.clientX, e.clientY));
   });
 
   el.addEventListener('pointerup', (e) => {
@@ -107,16 +124,33 @@ export function attachGestures(app) {
       const near = lastTap && Math.hypot(e.clientX - lastTap.x, e.clientY - lastTap.y) < DOUBLE_TAP_PX;
       if (near && lastTap && now - lastTap.time < DOUBLE_TAP_MS) {
         lastTap = null;
-        vp.fit();
+        t.fit();
         return;
       }
       lastTap = { time: now, x: e.clientX, y: e.clientY };
     }
     if (!wasDrag) {
-      const t = vp.texelAt(e.clientX, e.clientY);
-      if (t) app.inspector.pin(t);
+      const p = t.texelAt(e.clientX, e.clientY);
+      if (p) t.pin(p);
     }
   });
 
-  el.addEventListener('pointerleave', () => { if (!drag) app.inspector.hover(null); });
+  el.addEventListener('pointerleave', () => { if (!drag) t.hover(null); });
+}
+
+/** The viewport's gestures. @param {import('../types').App} app */
+export function attachGestures(app) {
+  const { store, actions, viewport: vp } = app;
+  attachPointer(vp.element, {
+    active: () => !!store.state.image,
+    view: () => store.state,
+    size: vp.size,
+    setView: actions.setView,
+    zoomTo: vp.zoomTo,
+    panBy: vp.panBy,
+    fit: vp.fit,
+    texelAt: vp.texelAt,
+    hover: (p) => app.inspector.hover(p),
+    pin: (p) => app.inspector.pin(p),
+  });
 }

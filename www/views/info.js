@@ -5,6 +5,14 @@ import { $, copyText, fmtBytes } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 
+/** How each stored normal-map layout reads (src/model.rs NormalEncoding), with the view for it. */
+const NORMAL_LAYOUTS = {
+  rg: 'x in red, y in green (normal view RG)',
+  dxt5nm: 'DXT5nm: x in alpha, y in green (normal view AG)',
+  rgb: 'x, y, z in red, green, blue (normal view RG)',
+  ra: 'x in red (also green, blue), y in alpha (normal view RA)',
+};
+
 /** A number for the histogram's label. @param {number} v */
 const fmtNum = (v) => (Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : String(Math.round(v * 1000) / 1000));
 
@@ -26,7 +34,7 @@ export function createInfo(app) {
       ['Mips', String(c.mips)], ['Slices', String(c.slices)],
       ['Colour space', t.color_space], ['GPU memory', fmtBytes(/** @type {number} */ (t.gpu_bytes))],
     ];
-    if (t.normal_map) rows.push(['Normal map', t.normal_map]);
+    if (t.normal_map) rows.push(['Normal map', NORMAL_LAYOUTS[t.normal_map] ?? t.normal_map]);
     const m = t.mips[mip];
     if (m) rows.push(['This mip', `${m.width}×${m.height} · ${m.location_note || 'inline'}${m.present ? '' : ' · missing'}`]);
     for (const [k, v] of t.metadata ?? []) rows.push([k, v]);

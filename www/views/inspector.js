@@ -72,11 +72,14 @@ export function createInspector(app) {
       return;
     }
     const head = `tile (${tile.x}, ${tile.y}) · Morton ${tile.morton}`;
+    // A UDIM texture: the UV tile of the block under the texel (views/udim.js).
+    const block = app.udim.blockAt(p ?? store.state.pin);
+    const udim = block ? ` · ${app.udim.label(block)}` : '';
     if (tile.tile_index === null || tile.tile_index === undefined) {
-      el.tileInfo.textContent = `${head} · no tile (fallback colour)`;
+      el.tileInfo.textContent = `${head} · no tile (fallback colour)${udim}`;
     } else {
       const end = tile.offset + tile.length;
-      el.tileInfo.textContent = `${head} · index ${tile.tile_index} · chunk ${g.chunk} · bytes ${tile.offset}–${end - 1} (${tile.length})${tile.present ? '' : ' · chunk not opened'}`;
+      el.tileInfo.textContent = `${head} · index ${tile.tile_index} · chunk ${g.chunk} · bytes ${tile.offset}–${end - 1} (${tile.length})${tile.present ? '' : ' · chunk not opened'}${udim}`;
     }
   }
 

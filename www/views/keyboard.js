@@ -1,6 +1,6 @@
 // The keyboard shortcuts (the help dialog lists them: views/dialogs.js SHORTCUTS). Keys typed into
 // a field or a menu, and keys with Ctrl, Cmd or Alt, are left alone.
-import { TONEMAPS } from '../lib/display.js';
+import { TONEMAPS, normalViewOf } from '../lib/display.js';
 
 /** @param {import('../types').App} app */
 export function attachKeyboard(app) {
@@ -10,8 +10,36 @@ export function attachKeyboard(app) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const s = store.state;
     const k = e.key;
-    if (k === 'Escape') { actions.setHelp(false); return; }
+    if (k === 'Escape') {
+      // Esc with a toolbar menu open closes only the menu (the browser does that).
+      if (document.querySelector('.menu-panel:popover-open')) return;
+      if (!s.help && s.compare) app.compare.close();
+      actions.setHelp(false);
+      return;
+    }
     if (k === '?') { actions.setHelp(!s.help); return; }
+    if (k === 'd' || k === 'D') {
+      if (s.compare) app.compare.close();
+      else app.compare.openFromCurrent().catch(() => {});
+      return;
+    }
+    // The compare view (issue 21): zoom and the pinned texel move there.
+    if (s.compare) {
+      const cv = app.compareView;
+      const v = s.compareView;
+      if (k.startsWith('Arrow') && s.comparePin) {
+        e.preventDefault();
+        const step = e.shiftKey ? 8 : 1;
+        const up = s.flipY ? step : -step;
+        const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, up], ArrowDown: [0, -up] }[k];
+        if (d) actions.setComparePin([s.comparePin[0] + d[0], s.comparePin[1] + d[1]]);
+        return;
+      }
+      if (k === 'f' || k === 'F' || k === '0') { cv.fit(); return; }
+      if (k === '1') { cv.zoomTo(1); return; }
+      if (k === '+' || k === '=') { cv.zoomTo(v.zoom * 2); return; }
+      if (k === '-' || k === '_') { cv.zoomTo(v.zoom / 2); return; }
+    }
     if (k.startsWith('Arrow') && s.pin) {
       e.preventDefault();
       const step = e.shiftKey ? 8 : 1;
@@ -29,7 +57,12 @@ export function attachKeyboard(app) {
     else if (k === 'e') actions.setExposure(s.exposure + 1);
     else if (k === 'E') actions.setExposure(s.exposure - 1);
     else if (k === 'm' || k === 'M') actions.setTonemap(TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]);
-    else if (k === 'n' || k === 'N') actions.setNormal(s.normal === 'off' ? 'rg' : 'off');
+    else if (k === 'n' || k === 'N') {
+      // On: the view that reads the texture's stored layout (RA for UE's ASTC normal maps, AG for
+      // DXT5nm, RG otherwise); off again on the next press.
+      const t = s.current ? s.textures[s.current.index] : null;
+      actions.setNormal(s.normal === 'off' ? normalViewOf(t?.normal_map) : 'off');
+    }
     else if (k === 'v' || k === 'V') toolbar.toggle('flipY');
     else if (k === 'x' || k === 'X') toolbar.toggle('badOverlay');
     else if ((k === 'c' || k === 'C') && toolbar.available('cross')) toolbar.toggle('cross');

@@ -1,5 +1,6 @@
 // The overlay canvas over the viewport (viewport-sized, no pointer events): the texel grid at high
-// zoom, the VT tile grid with missing tiles crossed out, and the pinned texel.
+// zoom, the VT tile grid with missing tiles crossed out, the layers other views add (the UDIM
+// blocks, views/udim.js), and the pinned texel.
 
 export const GRID_ZOOM = 8; // the texel grid shows from this zoom up
 
@@ -9,10 +10,16 @@ export const GRID_ZOOM = 8; // the texel grid shows from this zoom up
  * @param {() => { origin: [number, number], w: number, h: number }} geometry where the image is, and the viewport's size
  */
 export function createOverlay(c, store, geometry) {
+  /** @type {((ctx: CanvasRenderingContext2D, at: OverlayGeometry) => void)[]} */
+  const layers = [];
   const overlay = {
     /** The texel grid is drawn (zoom >= GRID_ZOOM). */
     texelGrid: false,
     draw,
+    /** Adds a painter called on every draw, after the tile grid and before the pin. @param {(ctx: CanvasRenderingContext2D, at: OverlayGeometry) => void} fn */
+    addLayer(fn) {
+      layers.push(fn);
+    },
   };
 
   function draw() {
@@ -64,6 +71,7 @@ export function createOverlay(c, store, geometry) {
       for (let j = 0; j <= g.height_tiles; j++) { ctx.moveTo(left, top + j * ts + 0.5); ctx.lineTo(left + img.width * z, top + j * ts + 0.5); }
       ctx.stroke();
     }
+    for (const f of layers) f(ctx, { left, top, zoom: z, width: img.width, height: img.height, flipY: s.flipY, w, h });
     if (s.pin) {
       const [px, py] = s.pin;
       const side = Math.max(z, 6);
@@ -79,4 +87,9 @@ export function createOverlay(c, store, geometry) {
   return overlay;
 }
 
+/**
+ * Where the image is on the overlay: its top-left corner (CSS pixels), the zoom, the image's size
+ * in texels, the Y flip and the overlay's size.
+ * @typedef {{ left: number, top: number, zoom: number, width: number, height: number, flipY: boolean, w: number, h: number }} OverlayGeometry
+ */
 /** @typedef {ReturnType<typeof createOverlay>} Overlay */

@@ -2,7 +2,7 @@
 // filters and states), the filters and sort, and the files that opened nothing.
 import { VirtualList, entryState } from '../lib/vlist.js';
 import { ThumbLoader, thumbMip } from '../lib/thumbs.js';
-import { $, firstPresentMip, fmtBytes } from '../util.js';
+import { $, firstPresentMip, fmtBytes, rowName } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 
@@ -44,7 +44,10 @@ export function createTextures(app) {
   };
   const thumbs = new ThumbLoader((/** @type {number} */ index, /** @type {number} */ mip) => app.client.call({ op: 'thumb', texture: index, mip }), drawThumb);
   const isSelected = (/** @type {number} */ i) => store.state.current?.index === i;
-  const select = (/** @type {number} */ i) => app.selection.selectFromUi({ index: i, mip: firstPresentMip(store.state.textures[i]), slice: 0 });
+  // In the compare view (textures of the open files), a texture clicked becomes B.
+  const select = (/** @type {number} */ i) => (store.state.compare?.pair === null
+    ? app.compare.change({ b: { index: i, mip: null } }).catch(() => {})
+    : app.selection.selectFromUi({ index: i, mip: firstPresentMip(store.state.textures[i]), slice: 0 }));
 
   /** @param {number} i @param {HTMLElement} row */
   function renderRow(i, row) {
@@ -57,20 +60,12 @@ export function createTextures(app) {
     const st = entryState(t);
     const dims = c.depth > 1 ? `${c.width}×${c.height}×${c.depth}` : `${c.width}×${c.height}`;
     row.replaceChildren();
-    const name = document.createElement('div');
-    name.className = 'tex-name';
-    const label = document.createElement('span');
-    label.className = 'tex-label';
-    label.textContent = c.name;
+    const name = rowName(c.name, st.text, st.cls);
     // Unity bundles name their assets (m_Container): shown on hover, above the file.
     const path = (t.metadata || []).find(([k]) => k === 'container path')?.[1];
     name.title = path ? `${c.name} — ${path}\n${c.file}` : `${c.name} — ${c.file}`;
     if (path) row.dataset.containerPath = path;
     else delete row.dataset.containerPath;
-    const badge = document.createElement('span');
-    badge.className = `badge ${st.cls}`;
-    badge.textContent = st.text;
-    name.append(label, badge);
     const meta = document.createElement('div');
     meta.className = 'tex-meta';
     meta.textContent = `${c.engine} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;

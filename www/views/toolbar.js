@@ -74,10 +74,15 @@ export function createToolbar(app) {
   const setBackground = () => actions.setBackground(/** @type {import('../types').Background} */ (el.background.value), el.bgColour.value);
   el.background.addEventListener('change', setBackground);
   el.bgColour.addEventListener('input', setBackground);
-  $('zoom-fit').addEventListener('click', () => app.viewport.fit());
-  $('zoom-1').addEventListener('click', () => app.viewport.zoomTo(1));
-  $('zoom-in').addEventListener('click', () => app.viewport.zoomTo(store.state.zoom * 2));
-  $('zoom-out').addEventListener('click', () => app.viewport.zoomTo(store.state.zoom / 2));
+  // The zoom buttons zoom what is shown: the compare view while it is open (as the keys do,
+  // views/keyboard.js), else the viewport.
+  const zoomed = () => (store.state.compare
+    ? { view: app.compareView, zoom: store.state.compareView.zoom }
+    : { view: app.viewport, zoom: store.state.zoom });
+  $('zoom-fit').addEventListener('click', () => zoomed().view.fit());
+  $('zoom-1').addEventListener('click', () => zoomed().view.zoomTo(1));
+  $('zoom-in').addEventListener('click', () => { const z = zoomed(); z.view.zoomTo(z.zoom * 2); });
+  $('zoom-out').addEventListener('click', () => { const z = zoomed(); z.view.zoomTo(z.zoom / 2); });
   $('share').addEventListener('click', () => app.share.copyLink());
   const menus = {
     hdr: attachMenu($('hdr-button'), $('hdr-menu')),

@@ -16,6 +16,36 @@ export const MIN_ZOOM = 1 / 64;
 /** The keys of the display settings: a change repaints. @type {(keyof State)[]} */
 const DISPLAY_KEYS = ['exposure', 'tonemap', 'colour', 'normal', 'flipGreen', 'flipY', 'badOverlay', 'channels'];
 
+/**
+ * The zoom that fits an `iw` x `ih` image in a `w` x `h` box with a 16 px margin: whole numbers
+ * above 1 (texels stay square and crisp), within MIN_ZOOM..MAX_ZOOM.
+ * @param {number} iw @param {number} ih @param {number} w @param {number} h
+ */
+export function fitZoomFor(iw, ih, w, h) {
+  const z = Math.min((w - 32) / iw, (h - 32) / ih);
+  return z >= 1 ? Math.min(MAX_ZOOM, Math.floor(z)) : Math.max(MIN_ZOOM, z);
+}
+
+/**
+ * The texel centre after zooming from `zoom` to `nz` so that the texel under `anchor` (box pixels)
+ * stays there, for an image whose top-left corner is at `origin` in a `w` x `h` box.
+ * @param {[number, number]} origin @param {number} zoom @param {number} nz @param {[number, number]} anchor
+ * @param {number} w @param {number} h @returns {[number, number]}
+ */
+export function zoomCenter(origin, zoom, nz, anchor, w, h) {
+  const [ax, ay] = anchor;
+  const ux = (ax - origin[0]) / zoom;
+  const uy = (ay - origin[1]) / zoom;
+  return [ux - (ax - w / 2) / nz, uy - (ay - h / 2) / nz];
+}
+
+/**
+ * Where the top-left corner of an image goes (box pixels, whole) for texel `center` at the centre
+ * of a `w` x `h` box at `zoom`.
+ * @param {[number, number]} center @param {number} zoom @param {number} w @param {number} h @returns {[number, number]}
+ */
+export const originFor = (center, zoom, w, h) => [Math.round(w / 2 - center[0] * zoom), Math.round(h / 2 - center[1] * zoom)];
+
 /** @param {import('../types').App} app */
 export function createViewport(app) {
   const { store, actions } = app;
@@ -55,9 +85,7 @@ export function createViewport(app) {
     const img = store.state.image;
     if (!img) return 1;
     const { w, h } = size();
-    const z = Math.min((w - 32) / img.width, (h - 32) / img.height);
-    // Whole-number zoom above 1 keeps texels square and crisp.
-    return z >= 1 ? Math.min(MAX_ZOOM, Math.floor(z)) : Math.max(MIN_ZOOM, z);
+    return fitZoomFor(img.width, img.height, w, h);
   }
 
   /** Places the canvas for the zoom and centre (fitting first when `fit` is on). */
@@ -78,7 +106,7 @@ export function createViewport(app) {
     const z = s.zoom;
     canvas.style.width = `${img.width * z}px`;
     canvas.style.height = `${img.height * z}px`;
-    origin = [Math.round(w / 2 - s.center[0] * z), Math.round(h / 2 - s.center[1] * z)];
+    origin = originFor(s.center, z, w, h);
     canvas.style.left = `${origin[0]}px`;
     canvas.style.top = `${origin[1]}px`;
     canvas.dataset.rendering = z >= 1 ? 'pixelated' : 'smooth';
@@ -116,11 +144,8 @@ export function createViewport(app) {
     if (!s.image) return;
     const nz = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, z));
     const { w, h } = size();
-    const [ax, ay] = anchor ?? [w / 2, h / 2];
     // From where the canvas really is (its position is rounded to whole pixels).
-    const ux = (ax - origin[0]) / s.zoom;
-    const uy = (ay - origin[1]) / s.zoom;
-    actions.setView({ center: [ux - (ax - w / 2) / nz, uy - (ay - h / 2) / nz], fit: false, zoom: nz });
+    actions.setView({ center: zoomCenter(origin, s.zoom, nz, anchor ?? [w / 2, h / 2], w, h), fit: false, zoom: nz });
   }
 
   function fit() {

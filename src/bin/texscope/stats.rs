@@ -1,18 +1,24 @@
 //! Read and memory figures for tests and benchmarks (issue 8: "reads only the header ranges and
 //! the mip shown", "peak RSS"). With `TEXSCOPE_STATS=1` in the environment the CLI ends by
 //! printing one line to stderr:
-//! `texscope stats: read_bytes=N reads=N peak_rss_kib=N`
-//! Bytes are counted where every file read goes through (`PathSource::read_exact_at`); the peak
+//! `texscope stats: read_bytes=N reads=N decodes=N peak_rss_kib=N`
+//! Bytes are counted where every file read goes through (`PathSource::read_exact_at`);
+//! `decodes` counts the surfaces `texscope diff` decoded (issue 21: only changed pairs); the peak
 //! RSS is the kernel's VmHWM of this process (Linux /proc/self/status; absent elsewhere).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static READ_BYTES: AtomicU64 = AtomicU64::new(0);
 static READS: AtomicU64 = AtomicU64::new(0);
+static DECODES: AtomicU64 = AtomicU64::new(0);
 
 pub fn count_read(len: usize) {
     READ_BYTES.fetch_add(len as u64, Ordering::Relaxed);
     READS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn count_decodes(n: u64) {
+    DECODES.fetch_add(n, Ordering::Relaxed);
 }
 
 /// The process's peak resident set in KiB, as the kernel reports it (Linux only).
@@ -29,8 +35,9 @@ pub fn report() {
     }
     let rss = peak_rss_kib().map_or("unknown".to_string(), |k| k.to_string());
     eprintln!(
-        "texscope stats: read_bytes={} reads={} peak_rss_kib={rss}",
+        "texscope stats: read_bytes={} reads={} decodes={} peak_rss_kib={rss}",
         READ_BYTES.load(Ordering::Relaxed),
-        READS.load(Ordering::Relaxed)
+        READS.load(Ordering::Relaxed),
+        DECODES.load(Ordering::Relaxed)
     );
 }
