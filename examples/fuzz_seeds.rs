@@ -164,6 +164,20 @@ fn ktx_seeds(out: &mut Out, rng: &mut Rng) {
             &[("fuzz.ktx", &f)],
         );
     }
+    // Basis Universal files the `basisu` encoder wrote (tests/basis: ETC1S/BasisLZ and UASTC, KTX 2
+    // and .basis; the .basis opener takes its signature under any name) and the PVRTC2 KTX 1 files.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for (sub, name) in [
+        ("basis", "etc1s_rgba_mips.ktx2"),
+        ("basis", "etc1s_cube.basis"),
+        ("basis", "etc1s_array.ktx2"),
+        ("basis", "uastc_rgba_mips.ktx2"),
+        ("basis", "uastc_cube.basis"),
+        ("vectors", "pvrtc2_basisu_rgba.ktx"),
+    ] {
+        let f = std::fs::read(dir.join(sub).join(name)).expect("a committed test file");
+        out.put("ktx", &format!("file_{name}"), &[("fuzz.ktx2", &f)]);
+    }
 }
 
 fn unreal_seeds(out: &mut Out, rng: &mut Rng) {

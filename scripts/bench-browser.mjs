@@ -41,7 +41,8 @@ try {
       const turns = [];
       for (let r = 0; r < rounds; r++) {
         const out = execFileSync(native, ['bench', '--side', side, '--runs', runs, '--format', format], { encoding: 'utf8' });
-        const n = JSON.parse(out.trim());
+        // `texscope bench` measures BC1 first (its baseline); the line of `format` is the last.
+        const n = JSON.parse(out.trim().split('\n').pop());
         const w = await page.evaluate(([f, runs]) => window.benchMeasure(f, runs), [format, Number(runs)]);
         turns.push({ native: n, wasm: w });
       }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Texscope against UnityPy on every shared Unity sample (issue 8): list every texture and decode
-# every mip 0 to RGBA with UnityPy, the native CLI and the page's wasm in node; prints a markdown
-# table (min/median/max over RUNS runs, and the ratios) for the README.
+# Texscope against UnityPy on every shared Unity sample (issues 8, 19): list every texture and
+# export every mip 0 as PNG with UnityPy and the native CLI (plus RGBA8 without an encoder, natively
+# and with the page's wasm in node); prints a markdown table (min/median/max over RUNS runs, the
+# ratios, the PNG encoder's share and the LZMA floor) for docs/benchmarks.md.
 # usage: scripts/bench-unitypy.sh [RUNS=5]
 # Needs python3 with unitypy==1.25.4 (scripts/setup.sh --test installs it) and node.
 set -euo pipefail
@@ -13,3 +14,4 @@ cargo build --quiet --release --bin texscope
 [ -f www/pkg/texscope_bg.wasm ] || bash scripts/build-wasm.sh
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'); uptime:$(uptime); $(nproc) cores"
 python3 scripts/bench_unitypy.py "$samples" "${CARGO_TARGET_DIR:-target}/release/texscope" "$runs"
+echo "done $(date -u '+%H:%M UTC'); uptime:$(uptime)"

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Texscope against UnityPy on the shared Unity samples (issue 8): list every texture and decode
-every mip 0 to RGBA, with (a) UnityPy 1.25.4, (b) the native CLI (`texscope export --format rgba`,
-one thread and all cores), (c) the page's wasm in node (scripts/bench-unitypy-wasm.mjs).
-Each tool runs as its own process, RUNS times, interleaved (a, b, c, a, b, c, ...) so load on the
-machine falls on all of them alike; wall and CPU (user+sys of the child) seconds are reported as
-min/median/max, and the ratios UnityPy/tool of the medians. Every tool writes its RGBA8 images to
-a scratch folder, so all three do the same work. Run through scripts/bench-unitypy.sh.
+"""Texscope against UnityPy on the shared Unity samples (issues 8 and 19): list every texture and
+export every mip 0 as PNG, with (a) UnityPy 1.25.4 (`obj.read().image.save(...png)`, its
+documented export), (b) the native CLI (`texscope export`, PNG, one thread and all cores); and,
+to show what the PNG encoder costs and what the page does, (c) the native CLI writing raw RGBA8
+(`--format rgba`) and (d) the page's wasm in node writing RGBA8 (scripts/bench-unitypy-wasm.mjs).
+Each tool runs as its own process, RUNS times, interleaved, the first tool of each round
+rotating (a b c d, b c d a, ...) so load on the shared machine falls on all of them alike; wall
+and CPU (user+sys of the child) seconds are reported as min/median/max, and the ratios
+UnityPy/tool of the medians. The native runs report the time their threads spent inside the PNG
+encoder (TEXSCOPE_STATS). Run through scripts/bench-unitypy.sh.
 
 usage: bench_unitypy.py SAMPLES_UNITY_DIR TEXSCOPE_BIN RUNS
 """
@@ -41,11 +44,9 @@ for top in folders:
                 continue
             textures += 1
             try:
-                raw = obj.read().image.convert("RGBA").tobytes()
+                obj.read().image.save(os.path.join(out, "%d.png" % decoded))
             except Exception:
                 continue
-            with open(os.path.join(out, "%d.rgba" % decoded), "wb") as fh:
-                fh.write(raw)
             decoded += 1
 print('{"textures": %d, "decoded": %d}' % (textures, decoded))
 '''
@@ -55,7 +56,8 @@ def timed(cmd):
     """(wall s, cpu s, stdout) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, TEXSCOPE_STATS="1")
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
@@ -65,7 +67,18 @@ def timed(cmd):
 
 
 def count_files(d):
-    return len(os.listdir(d))
+    return sum(len(files) for _, _, files in os.walk(d))
+
+
+def encode_seconds(text):
+    """The encode_ms of a `texscope stats:` line, in seconds (None when absent)."""
+    for line in text.splitlines():
+        if line.startswith("texscope stats:"):
+            for kv in line.split()[2:]:
+                k, _, v = kv.partition("=")
+                if k == "encode_ms":
+                    return int(v) / 1000
+    return None
 
 
 def raw_lzma(blob):
@@ -137,33 +150,41 @@ def main():
     folders = sorted(os.path.join(root, d) for d in os.listdir(root)
                      if d not in SKIP and os.path.isdir(os.path.join(root, d)))
     scratch = tempfile.mkdtemp(prefix="texscope-bench-unitypy-")
+    cores = str(os.cpu_count() or 1)
     tools = {
-        "UnityPy 1.25.4": lambda out: [sys.executable, "-c", UNITYPY, out] + folders,
-        "texscope native, 1 thread": lambda out: [texscope, "export", "--format", "rgba",
-                                                  "--jobs", "1", "--out", out] + folders,
-        "texscope native, all cores": lambda out: [texscope, "export", "--format", "rgba",
-                                                   "--jobs", str(os.cpu_count() or 1),
-                                                   "--out", out] + folders,
-        "texscope wasm (node)": lambda out: ["node", os.path.join(HERE, "bench-unitypy-wasm.mjs"),
-                                             out] + folders,
+        "UnityPy 1.25.4, PNG": lambda out: [sys.executable, "-c", UNITYPY, out] + folders,
+        "texscope native, PNG, 1 thread": lambda out: [texscope, "export", "--jobs", "1",
+                                                       "--out", out] + folders,
+        "texscope native, PNG, all cores": lambda out: [texscope, "export", "--jobs", cores,
+                                                        "--out", out] + folders,
+        "texscope native, RGBA8 (no encoder), all cores": lambda out: [
+            texscope, "export", "--format", "rgba", "--jobs", cores, "--out", out] + folders,
+        "texscope wasm (node), RGBA8, 1 thread": lambda out: [
+            "node", os.path.join(HERE, "bench-unitypy-wasm.mjs"), out] + folders,
     }
+    names = list(tools)
     times = {name: [] for name in tools}
+    encode = {name: [] for name in tools}
     notes = {}
-    for _ in range(runs):
-        for name, cmd in tools.items():
+    for r in range(runs):
+        for name in names[r % len(names):] + names[:r % len(names)]:
             out = os.path.join(scratch, "out")
             shutil.rmtree(out, ignore_errors=True)
             os.makedirs(out)
-            wall, cpu, text = timed(cmd(out))
+            wall, cpu, text = timed(tools[name](out))
             times[name].append((wall, cpu))
-            notes[name] = text.strip().splitlines()[-1]
+            e = encode_seconds(text)
+            if e is not None:
+                encode[name].append(e / cpu)
+            lines = [l for l in text.strip().splitlines() if not l.startswith("texscope stats:")]
+            notes[name] = "%s (%d files)" % (lines[-1] if lines else "", count_files(out))
     shutil.rmtree(scratch, ignore_errors=True)
     blocks, inflated, lz = lzma_floor(folders, runs)
 
     def stats(xs):
         return min(xs), statistics.median(xs), max(xs)
 
-    base = {k: statistics.median(x[k] for x in times["UnityPy 1.25.4"]) for k in (0, 1)}
+    base = {k: statistics.median(x[k] for x in times["UnityPy 1.25.4, PNG"]) for k in (0, 1)}
     print("| tool | wall s min / median / max | CPU s min / median / max | UnityPy ÷ tool (wall, CPU) |")
     print("|---|---|---|---|")
     for name, xs in times.items():
@@ -174,10 +195,23 @@ def main():
     print()
     for name, n in notes.items():
         print("- %s: %s" % (name, n))
+    for name, shares in encode.items():
+        if shares and "PNG" in name:
+            print("- %s: PNG encoding %.0f%% of the CPU time (median; thread time inside the"
+                  " encoder over user+sys)" % (name, 100 * statistics.median(shares)))
     lz_med = statistics.median(lz)
     cores = os.cpu_count() or 1
+    ours = statistics.median(x[0] for x in times["texscope native, PNG, all cores"])
+    print("- Floor: liblzma alone needs %.2f CPU s for the LZMA blocks, %.2f s of wall time if they"
+          " spread perfectly over %d cores; texscope's PNG export on all cores takes %.2f s wall,"
+          " %.1fx that floor (%.1fx liblzma's one-core time)" % (
+              lz_med, lz_med / cores, cores, ours, ours * cores / lz_med, ours / lz_med))
     print("- LZMA alone: liblzma inflates the %d LZMA blocks (%.1f MB out) in %.2f / %.2f / %.2f CPU s."
           " UnityPy's median CPU time over that, %.1fx, is the most any tool inflating them as fast as"
           " liblzma can reach on one core (CPU ratio); with all %d cores busy at best %.1fx by wall"
           " time" % (len(blocks), inflated / 1e6, *stats(lz), base[1] / lz_med, cores,
                      base[0] * cores / lz_med))
+
+
+if __name__ == "__main__":
+    main()

@@ -7,6 +7,7 @@
 
 pub mod codec;
 pub mod compare;
+pub mod export;
 #[cfg(feature = "demos")]
 pub mod fixtures;
 pub mod formats;
@@ -188,6 +189,7 @@ const OPENERS: &[EngineOpener] = &[
     formats::dds::open,
     formats::ktx::open,
     formats::crn::open,
+    formats::basis::open,
     unity::open,
     unreal::open,
     frostbite::open,

@@ -17,6 +17,8 @@ pub enum Engine {
     Ktx,
     /// A loose crunch (.crn) file.
     Crn,
+    /// A loose Basis Universal (.basis) file.
+    Basis,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

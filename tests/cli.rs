@@ -3,7 +3,7 @@
 //! the stored bytes) of exactly those fixtures, read back with the png and exr crates.
 
 mod common;
-use common::{read_png, samples};
+use common::{read_png_rgba, samples};
 mod dds_fixtures;
 
 use std::path::{Path, PathBuf};
@@ -55,12 +55,18 @@ fn json_lines(command: &str, args: &[&str]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn export_name(fx: &Fixture, mip: u32, slice: u32, ext: &str) -> String {
-    format!(
-        "{}__{}__mip{mip}__s{slice}.{ext}",
-        fx.file,
-        fx.file.trim_end_matches(".dds")
-    )
+/// The README's export name of one image of a DDS fixture (a file named after its only
+/// texture, so the image lies beside it): `<texture>[__mip<N>][__s<S>].<ext>`, `__mip<N>` unless
+/// mip 0 is exported alone, `__s<S>` when the mip has more than one image.
+fn export_name(fx: &Fixture, mip: u32, slice: u32, ext: &str, all_mips: bool) -> String {
+    let mut name = fx.file.trim_end_matches(".dds").to_string();
+    if all_mips || mip > 0 {
+        name += &format!("__mip{mip}");
+    }
+    if fx.surface_count(mip) > 1 {
+        name += &format!("__s{slice}");
+    }
+    format!("{name}.{ext}")
 }
 
 #[test]
@@ -154,18 +160,28 @@ fn png_export_equals_decode() {
     for fx in &set {
         for m in 0..fx.desc.mips {
             for s in 0..fx.surface_count(m) {
-                let path = out_dir.join(export_name(fx, m, s, "png"));
+                let path = out_dir.join(export_name(fx, m, s, "png", true));
                 assert!(path.exists(), "{} missing\n{stderr}", path.display());
-                let (info, buf) = read_png(&path);
+                let (info, buf) = read_png_rgba(&path);
                 let (bytes, w, h) = fx.surface(m, s);
                 // Reference: the codec's decode of the bytes the fixture wrote.
                 let img = decode_surface(fx.desc.format, w, h, bytes, &limits).unwrap();
                 assert_eq!((info.width, info.height), (w, h));
-                assert_eq!(info.color_type, png::ColorType::Rgba);
+                // RGB exactly when every decoded alpha is full (the README's rule).
+                let opaque = match &img.pixels {
+                    Pixels::Rgba16(p) => p.chunks(4).all(|t| t[3] == u16::MAX),
+                    _ => img.to_rgba8().chunks(4).all(|t| t[3] == 255),
+                };
+                let want_color = if opaque {
+                    png::ColorType::Rgb
+                } else {
+                    png::ColorType::Rgba
+                };
+                assert_eq!(info.color_type, want_color, "{}", fx.file);
                 match &img.pixels {
                     Pixels::Rgba16(p) => {
                         assert_eq!(info.bit_depth, png::BitDepth::Sixteen, "{}", fx.file);
-                        let got: Vec<u16> = buf[..info.buffer_size()]
+                        let got: Vec<u16> = buf
                             .chunks_exact(2)
                             .map(|c| u16::from_be_bytes([c[0], c[1]]))
                             .collect();
@@ -173,11 +189,7 @@ fn png_export_equals_decode() {
                     }
                     _ => {
                         assert_eq!(info.bit_depth, png::BitDepth::Eight, "{}", fx.file);
-                        assert!(
-                            buf[..info.buffer_size()] == img.to_rgba8()[..],
-                            "{} mip {m} slice {s}",
-                            fx.file
-                        );
+                        assert!(buf == img.to_rgba8(), "{} mip {m} slice {s}", fx.file);
                     }
                 }
                 checked += 1;
@@ -213,7 +225,7 @@ fn exr_export_keeps_floats() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     for fx in &set {
-        let path = out_dir.join(export_name(fx, 1, 0, "exr"));
+        let path = out_dir.join(export_name(fx, 1, 0, "exr", false));
         let img = exr::prelude::read_first_rgba_layer_from_file(
             &path,
             |size, _| (size.0, vec![[0f32; 4]; size.0 * size.1]),
@@ -262,7 +274,7 @@ fn raw_export_is_the_stored_bytes() {
     for fx in &set {
         for m in 0..fx.desc.mips {
             for s in 0..fx.surface_count(m) {
-                let got = std::fs::read(out_dir.join(export_name(fx, m, s, "raw"))).unwrap();
+                let got = std::fs::read(out_dir.join(export_name(fx, m, s, "raw", true))).unwrap();
                 assert!(got == fx.surface(m, s).0, "{} mip {m} slice {s}", fx.file);
             }
         }
@@ -334,9 +346,9 @@ fn bad_files_are_reported_not_fatal() {
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cut short"), "{stderr}");
-    assert!(out_dir.join("cut.dds__cut__mip0__s0.png").exists());
-    assert!(!out_dir.join("cut.dds__cut__mip1__s0.png").exists());
-    assert!(out_dir.join("good.dds__good__mip1__s0.png").exists());
+    assert!(out_dir.join("cut__mip0.png").exists());
+    assert!(!out_dir.join("cut__mip1.png").exists());
+    assert!(out_dir.join("good__mip1.png").exists());
 
     let info = run(&["info", dir.to_str().unwrap()]);
     assert_eq!(info.status.code(), Some(0));
@@ -357,6 +369,18 @@ fn wrong_command_lines_exit_2() {
         &["export", "x", "--out", "o", "--mip", "one"],
         &["export", "x", "--out", "o", "--mip", "1", "--all-mips"],
         &["export", "x", "--out", "o", "--format", "jpg"],
+        // dds and ktx2 hold every mip and slice: picking some is refused.
+        &["export", "x", "--out", "o", "--format", "dds", "--all-mips"],
+        &[
+            "export",
+            "x",
+            "--out",
+            "o",
+            "--format",
+            "ktx2",
+            "--cube-cross",
+        ],
+        &["census", "x", "--cube-cross"],
         &["census", "x", "--out", "o"],
         &["info", "x", "--bogus"],
     ] {
@@ -391,7 +415,8 @@ fn export_names_replace_refused_characters() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, vec!["x_y_.dds__x_y___mip0__s0.raw".to_string()]);
+    // The file holds one texture named after it (x:y?), so its image lies beside it.
+    assert_eq!(names, vec!["x_y_.raw".to_string()]);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -487,16 +512,16 @@ fn export_with_a_profile_writes_the_source_image() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let png_path = out_dir.join("old.res__old__mip0__s0.png");
+    let png_path = out_dir.join("old.png");
     assert!(
         png_path.exists(),
         "{} missing\n{stderr}",
         png_path.display()
     );
-    let (info, buf) = read_png(&png_path);
+    let (info, buf) = read_png_rgba(&png_path);
     assert_eq!((info.width, info.height), (8, 8));
     // The fixture's image is what its BC1 blocks were made from (flat blocks, exact in BC1).
-    assert!(buf[..info.buffer_size()] == image.to_rgba8()[..]);
+    assert!(buf == image.to_rgba8());
 
     // Without the profile the texture is not exported, and stderr says why.
     let out = run(&[
@@ -696,7 +721,7 @@ fn sparse_4gib_file_reads_only_headers_and_the_mip() {
         "export read {read} bytes; headers {header_len} + mip {mip_bytes}"
     );
     // The pixels are the ones stored past 4 GiB.
-    let (_, got) = read_png(&out_dir.join("big.assets__T_Fuzz__mip0__s0.png"));
+    let (_, got) = read_png_rgba(&out_dir.join("big.assets/T_Fuzz.png"));
     // Unity stores rows bottom first (seed 004); the export is top first.
     let row = (SPARSE_SIDE * 4) as usize;
     let flipped: Vec<u8> = pixels.chunks(row).rev().flatten().copied().collect();
@@ -803,7 +828,7 @@ fn sparse_ubulk_mip_past_4gib_is_read_alone() {
         "--out",
         out_dir.to_str().unwrap(),
     ]);
-    let got = std::fs::read(out_dir.join("T_Far.uasset__T_Far__mip0__s0.raw")).unwrap();
+    let got = std::fs::read(out_dir.join("T_Far.raw")).unwrap();
     assert!(
         got == mips[0],
         "mip 0 differs from the bytes stored past 4 GiB"
@@ -1131,4 +1156,493 @@ fn diff_of_two_files_and_bad_command_lines() {
         );
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+// ---- export layout (issue 19) ------------------------------------------------------------------
+// Expected names follow the README's rule (stated in src/export.rs and `texscope --help`):
+// `<where>/<texture>[__mip<N>][__s<S>].<ext>`, the file a folder unless it holds one texture
+// named after it, names compared ignoring case, a taken name getting `~2` with a warning.
+
+/// Every file under `dir`: (path relative to `dir` with `/`, bytes), sorted by path.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, d: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn export_ok(args: &[&str]) -> String {
+    let out = run(&[&["export"], args].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    stderr
+}
+
+/// A UnityFS bundle holding two serialized files, each with one RGBA32 Texture2D named T_Fuzz
+/// (tests/unity_fixtures), 2x2 of one colour each: two textures of one name in one file.
+fn twin_bundle(colours: [[u8; 4]; 2]) -> Vec<u8> {
+    use unity_fixtures::{unity_serialized, unityfs, UnityTex};
+    let images: Vec<Vec<u8>> = colours.iter().map(|c| c.repeat(4)).collect();
+    let files: Vec<Vec<u8>> = images
+        .iter()
+        .map(|image| {
+            let tex = UnityTex {
+                width: 2,
+                height: 2,
+                format: 4, // RGBA32 (seed 004)
+                mips: 1,
+                image,
+                stream: None,
+            };
+            unity_serialized("2020.3.0f1", 22, &tex)
+        })
+        .collect();
+    unityfs(
+        "2020.3.0f1",
+        &[("CAB-aaaa", &files[0]), ("CAB-bbbb", &files[1])],
+        0,
+    )
+}
+
+#[test]
+fn export_mirrors_folders_and_numbers_collisions() {
+    let dir = temp_dir("layout");
+    let root = dir.join("in");
+    let put = |rel: &str, fx: &Fixture| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, fx.bytes()).unwrap();
+    };
+    // Same file name in two folders; names equal but for case; names equal once ':' is replaced;
+    // a Windows device name; a bundle with two textures of one name.
+    let fx = Fixture::simple("t.dds", texscope::PixelFormat::RGBA8, 2, 2, 1);
+    for rel in [
+        "a/x.dds",
+        "b/x.dds",
+        "a/X.dds",
+        "a/c:d.dds",
+        "a/c_d.dds",
+        "b/deep/con.dds",
+    ] {
+        put(rel, &fx);
+    }
+    let red = [255, 0, 0, 255];
+    let blue = [0, 0, 255, 128];
+    std::fs::write(root.join("a/bundle"), twin_bundle([red, blue])).unwrap();
+    let out_dir = dir.join("out");
+    let (r, o) = (root.to_str().unwrap(), out_dir.to_str().unwrap());
+    let stderr = export_ok(&[r, "--out", o, "--jobs", "1"]);
+    let names: Vec<String> = tree(&out_dir).into_iter().map(|(p, _)| p).collect();
+    // Sorted file order: a/X.dds before a/x.dds (byte order), a/c:d.dds before a/c_d.dds.
+    assert_eq!(
+        names,
+        [
+            "a/X.png",
+            "a/bundle/T_Fuzz.png",
+            "a/bundle/T_Fuzz~2.png",
+            "a/c_d.png",
+            "a/c_d~2.png",
+            "a/x~2.png",
+            "b/deep/_con.png",
+            "b/x.png",
+        ],
+        "{stderr}"
+    );
+    // One warning per renamed texture, naming the one that kept the name.
+    assert_eq!(stderr.matches("warning: name taken").count(), 3, "{stderr}");
+    assert!(
+        stderr.contains("a/x.dds: x: warning: name taken: a/x.png is taken by")
+            && stderr.contains("a/X.dds: X; written as a/x~2.png"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("wrote 8 file(s)"), "{stderr}");
+    // The bundle's textures in its own order: the first (red, opaque: RGB) keeps the name.
+    let (info, first) = read_png_rgba(&out_dir.join("a/bundle/T_Fuzz.png"));
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    assert_eq!(first, red.repeat(4));
+    let (info, second) = read_png_rgba(&out_dir.join("a/bundle/T_Fuzz~2.png"));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    assert_eq!(second, blue.repeat(4));
+    // Exporting again gives the same names and says it replaced the earlier files.
+    let again = export_ok(&[r, "--out", o, "--jobs", "3"]);
+    assert!(
+        again.contains("wrote 8 file(s)") && again.contains("8 of them replaced"),
+        "{again}"
+    );
+    assert_eq!(tree(&out_dir).len(), 8);
+    // Several PATHs: each file relative to the PATH it was found under, trees merged; a file
+    // given as PATH is placed by its own name.
+    let out2 = dir.join("out2");
+    let stderr = export_ok(&[
+        root.join("a").to_str().unwrap(),
+        root.join("b").to_str().unwrap(),
+        root.join("b/x.dds").to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+        "--format",
+        "raw",
+    ]);
+    let names: Vec<String> = tree(&out2).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        names,
+        [
+            "X.raw",
+            "bundle/T_Fuzz.raw",
+            "bundle/T_Fuzz~2.raw",
+            "c_d.raw",
+            "c_d~2.raw",
+            "deep/_con.raw",
+            "x~2.raw",
+            "x~3.raw",
+        ],
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn export_is_the_same_for_any_jobs() {
+    // Forty folders of the standard DDS set (every shape) plus a twin bundle each, exported with
+    // every mip and slice: the files (names and bytes) are the same for 1, 2 and 5 threads.
+    let dir = temp_dir("export-jobs");
+    let set = standard_set();
+    for k in 0..12 {
+        let sub = dir.join(format!("in/g{k:02}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        write_fixtures(&sub, &set[k % 5..]);
+        std::fs::write(sub.join("bundle"), twin_bundle([[k as u8; 4], [9; 4]])).unwrap();
+    }
+    let input = dir.join("in");
+    let mut first: Option<Vec<(String, Vec<u8>)>> = None;
+    for jobs in ["1", "2", "5"] {
+        let out_dir = dir.join(format!("out{jobs}"));
+        export_ok(&[
+            input.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--all-mips",
+            "--all-slices",
+            "--jobs",
+            jobs,
+        ]);
+        let t = tree(&out_dir);
+        match &first {
+            None => {
+                assert!(t.len() > 12 * set.len(), "{} files", t.len());
+                first = Some(t);
+            }
+            Some(f) => assert!(f == &t, "--jobs {jobs} changed the export"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cube_cross_and_slices() {
+    // The standard set's BC3 cube (6 faces, 3 mips): --cube-cross gives one image a mip, 4 faces
+    // wide and 3 high, each cell the decode of the face the README puts there; --all-slices
+    // gives __s0..__s5; a volume's depth slices and an array's layers are __s<S> as well.
+    let dir = temp_dir("cross");
+    let set = standard_set();
+    let pick = |f: &str| set.iter().find(|fx| fx.file == f).unwrap();
+    let cube = pick("BC3_cube.dds");
+    std::fs::write(dir.join(&cube.file), cube.bytes()).unwrap();
+    let out_dir = dir.join("out");
+    export_ok(&[
+        dir.join("BC3_cube.dds").to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--cube-cross",
+        "--all-mips",
+    ]);
+    let limits = Limits::default();
+    // (column, row) of +X, -X, +Y, -Y, +Z, -Z in the horizontal cross.
+    let cells = [(2, 1), (0, 1), (1, 0), (1, 2), (1, 1), (3, 1)];
+    for m in 0..cube.desc.mips {
+        let (info, cross) = read_png_rgba(&out_dir.join(format!("BC3_cube__mip{m}.png")));
+        let (_, w, h) = cube.surface(m, 0);
+        assert_eq!((info.width, info.height), (4 * w, 3 * h));
+        for (face, (cx, cy)) in cells.iter().enumerate() {
+            let (bytes, ..) = cube.surface(m, face as u32);
+            let want = decode_surface(cube.desc.format, w, h, bytes, &limits)
+                .unwrap()
+                .to_rgba8();
+            for y in 0..h as usize {
+                let row = (cy * h as usize + y) * 4 * w as usize * 4 + cx * w as usize * 4;
+                let want_row = &want[y * w as usize * 4..(y + 1) * w as usize * 4];
+                assert_eq!(
+                    &cross[row..row + w as usize * 4],
+                    want_row,
+                    "mip {m} face {face}"
+                );
+            }
+        }
+    }
+    assert_eq!(tree(&out_dir).len(), cube.desc.mips as usize);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dds_and_ktx2_keep_every_mip_and_slice() {
+    // --format dds: one .dds a texture holding the stored blocks of every mip and slice; read
+    // back with the library, each surface equals the fixture's bytes.
+    let dir = temp_dir("dds-out");
+    let set = standard_set();
+    write_fixtures(&dir, &set);
+    let out_dir = dir.join("out");
+    export_ok(&[
+        dir.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "dds",
+    ]);
+    let ktx_dir = dir.join("ktx");
+    let stderr = export_ok(&[
+        dir.to_str().unwrap(),
+        "--out",
+        ktx_dir.to_str().unwrap(),
+        "--format",
+        "ktx2",
+    ]);
+    let mut ktx_checked = 0;
+    for fx in &set {
+        let stem = fx.file.trim_end_matches(".dds");
+        for (folder, ext) in [(&out_dir, "dds"), (&ktx_dir, "ktx2")] {
+            let path = folder.join(format!("{stem}.{ext}"));
+            if ext == "ktx2" && !texscope::formats::ktx::can_write(fx.desc.format, fx.desc.srgb) {
+                assert!(!path.exists());
+                assert!(
+                    stderr.contains(&format!(
+                        "{}: {stem}: every mip and slice: ",
+                        dir.join(&fx.file).display()
+                    )),
+                    "{stderr}"
+                );
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let cat = texscope::open(
+                vec![texscope::io::BytesSource::shared(format!("t.{ext}"), bytes)],
+                &texscope::OpenOptions::default(),
+            );
+            assert_eq!(
+                cat.textures.len(),
+                1,
+                "{} {:?}",
+                path.display(),
+                cat.problems
+            );
+            let t = &cat.textures[0];
+            assert_eq!(
+                (t.width, t.height, t.kind, t.format),
+                (fx.desc.width, fx.desc.height, fx.desc.kind, fx.desc.format),
+                "{}",
+                path.display()
+            );
+            for m in 0..fx.desc.mips {
+                for s in 0..fx.surface_count(m) {
+                    let (got, ..) = cat.read_surface(0, m as usize, s).unwrap();
+                    assert!(
+                        got == fx.surface(m, s).0,
+                        "{} mip {m} slice {s}",
+                        path.display()
+                    );
+                }
+            }
+            if ext == "ktx2" {
+                ktx_checked += 1;
+            }
+        }
+    }
+    assert!(ktx_checked >= 8, "{ktx_checked} KTX 2 files checked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The (dfd, level data) of a KTX 2 file with one level and no supercompression.
+fn ktx2_parts(b: &[u8]) -> (u32, Vec<u8>, Vec<u8>) {
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    let (dfd_at, dfd_len) = (u32_at(48) as usize, u32_at(52) as usize);
+    let (lv_at, lv_len) = (u64_at(80), u64_at(88));
+    (
+        u32_at(12),
+        b[dfd_at..dfd_at + dfd_len].to_vec(),
+        b[lv_at..lv_at + lv_len].to_vec(),
+    )
+}
+
+#[test]
+fn ktx2_export_matches_pvrtextool_files() {
+    // The shared KTX 2 files were written by PVRTexTool 5.5 and libktx 4.0 (MANIFEST.md): our
+    // export of each one the writer supports has their vkFormat, their data format descriptor
+    // byte for byte, and their level data.
+    let src =
+        samples().join("unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures");
+    let dir = temp_dir("ktx2-ref");
+    let out_dir = dir.join("out");
+    export_ok(&[
+        src.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "ktx2",
+    ]);
+    let mut checked = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "ktx2") {
+            continue;
+        }
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let ours = out_dir.join(format!("{name}.ktx2"));
+        let Ok(ours) = std::fs::read(&ours) else {
+            continue;
+        };
+        let (vk, dfd, data) = ktx2_parts(&std::fs::read(&p).unwrap());
+        assert_eq!(ktx2_parts(&ours), (vk, dfd, data), "{name}");
+        checked.push(name);
+    }
+    checked.sort();
+    // BC1-5, BC6H, BC7, the ETC2/EAC set, ASTC and PVRTC 1 are all covered by reference files.
+    for must in [
+        "ASTC_6x6",
+        "BC1",
+        "BC3",
+        "BC5",
+        "BC6H",
+        "BC7",
+        "EAC_RG11",
+        "ETC2_RGBA",
+        "ETC2_RGB_A1",
+        "PVRTCI_4bpp_RGBA",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == must),
+            "{must} not checked: {checked:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shared_unity_samples_export_one_file_per_texture() {
+    // Every Unity container of the shared samples (the UnityPy bench's 39 files; the two decoder
+    // test-vector folders are not Unity files): one file per texture of the census, none
+    // overwritten (the 5 `assetbundle` and 2 `unity default resources` files used to clobber each
+    // other). Raw, so the debug build stays cheap; `--format png` places files by the same rule.
+    let root = samples().join("unity");
+    let folders: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_dir()
+                && ![
+                    "AssetRipper_TextureDecoder",
+                    "UniversalGameExtraction_texture2ddecoder",
+                ]
+                .iter()
+                .any(|s| p.ends_with(s))
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    let args: Vec<&str> = folders.iter().map(String::as_str).collect();
+    let lines = census(&args);
+    let textures: Vec<&serde_json::Value> =
+        lines.iter().filter(|l| l["name"].is_string()).collect();
+    // 0x0 textures (Unity's empty Font Texture) have no pixels to write; the export says so.
+    let empty = textures.iter().filter(|l| l["width"] == 0).count();
+    assert_eq!(textures.len(), 130, "census of the UnityPy corpus");
+    let dir = temp_dir("unity-all");
+    let out_dir = dir.join("out");
+    let mut a = args.clone();
+    a.extend(["--out", out_dir.to_str().unwrap(), "--format", "raw"]);
+    let stderr = export_ok(&a);
+    let files = tree(&out_dir);
+    assert_eq!(files.len(), textures.len() - empty, "{stderr}");
+    assert_eq!(stderr.matches("has no pixels").count(), empty, "{stderr}");
+    assert!(
+        stderr.contains(&format!("wrote {} file(s)", files.len())),
+        "{stderr}"
+    );
+    // The same-named bundles of five Unity versions each keep their own folder (paths relative
+    // to the PATH each was found under: the repository folders were given one by one), and
+    // inside each the asset's m_Container path: assets/assetbundledata/wood.jpg (UnityPy 1.25.4's
+    // `env.container` lists that path for Texture2D `wood`); wood.jpg holds only `wood`, so the
+    // image takes its place.
+    for v in [
+        "2019.4.0f1",
+        "2020.3.0f1",
+        "2021.3.0f1",
+        "2022.1.20f1",
+        "2023.1.0a16",
+    ] {
+        let p =
+            format!("TestCommon/Data/AssetBundles/{v}/assetbundle/assets/assetbundledata/wood.raw");
+        assert!(files.iter().any(|(n, _)| n == &p), "{p} missing");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ktx2_export_of_a_unity_texture_keeps_its_row_order() {
+    // Unity stores rows bottom first (seed 004); the KTX 2 export keeps the stored bytes and says
+    // so with KTXorientation "ru", so reading it back gives the same top-first image as reading the
+    // Unity file (the shared liuruihhh sample's UISprite, RGBA32 32x32 with 6 mips).
+    let src = samples().join("unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data");
+    let dir = temp_dir("ktx2-unity");
+    let out_dir = dir.join("out");
+    export_ok(&[
+        src.join("sharedassets0.assets").to_str().unwrap(),
+        src.join("sharedassets0.assets.resS").to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "ktx2",
+    ]);
+    let open_files = |paths: &[PathBuf]| {
+        let sources = paths
+            .iter()
+            .map(|p| {
+                texscope::io::BytesSource::shared(
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(p).unwrap(),
+                )
+            })
+            .collect();
+        texscope::open(sources, &texscope::OpenOptions::default())
+    };
+    let unity = open_files(&[
+        src.join("sharedassets0.assets"),
+        src.join("sharedassets0.assets.resS"),
+    ]);
+    let i = unity
+        .textures
+        .iter()
+        .position(|t| t.name == "UISprite")
+        .unwrap();
+    let ktx = open_files(&[out_dir.join("sharedassets0.assets/UISprite.ktx2")]);
+    let bytes = std::fs::read(out_dir.join("sharedassets0.assets/UISprite.ktx2")).unwrap();
+    assert!(bytes.windows(18).any(|w| w == b"KTXorientation\0ru\0"));
+    for m in 0..unity.textures[i].mips.len() {
+        let want = unity.decode(i, m, 0, Default::default()).unwrap();
+        let got = ktx.decode(0, m, 0, Default::default()).unwrap();
+        assert!(got == want, "mip {m}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

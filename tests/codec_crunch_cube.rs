@@ -494,7 +494,9 @@ fn the_cli_exports_every_mip_of_every_face() {
         let stem = name.trim_end_matches(".crn");
         for (l, lv) in blocks.iter().enumerate() {
             for (face, want) in lv.iter().enumerate() {
-                let p = out.join(format!("{name}__{stem}__mip{l}__s{face}.raw"));
+                // The README's name: a file named after its only texture gives its images
+                // beside it; --all-mips writes __mip<N>, six faces __s<S>.
+                let p = out.join(format!("{stem}__mip{l}__s{face}.raw"));
                 let got = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
                 assert!(&got == want, "{}", p.display());
             }

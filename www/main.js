@@ -32,6 +32,7 @@ import { attachKeyboard } from './views/keyboard.js';
 import { createCompareView } from './views/compare.js';
 import { createBuilds } from './views/builds.js';
 import { createTestApi } from './testapi.js';
+import { pathOf } from './lib/walk.js';
 
 // First of all, before any request: only this server and the origins ?src= names may be fetched.
 allowSourceOrigins(parseSources(location.search, location.href).urls);
@@ -39,7 +40,13 @@ allowSourceOrigins(parseSources(location.search, location.href).urls);
 const store = new Store(initialState());
 const actions = createActions(store);
 // What the worker has open, for a worker restarted after a crash and for the tile pool's workers.
-const opened = () => ({ files: store.state.files, profile: store.state.profile, unityVersion: store.state.unityVersion });
+// Files of a folder go by their path in it (lib/walk.js pathOf), as the first 'add' sent them.
+const opened = () => ({
+  files: store.state.files,
+  paths: store.state.files.map(pathOf),
+  profile: store.state.profile,
+  unityVersion: store.state.unityVersion,
+});
 
 /** @type {import('./types').App} */
 // (Typed as the whole App: the lines below fill in the rest before anything runs.)

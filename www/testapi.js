@@ -2,11 +2,10 @@
 // drive and read the page through it; every method reads the store or calls the modules' own API.
 import { displayBytes } from './lib/display.js';
 import { parseShare } from './lib/share-hash.js';
-import { walkEntries } from './lib/walk.js';
+import { walkEntries, relPath } from './lib/walk.js';
 import { thumbMip } from './lib/thumbs.js';
 import { probe } from './probe.js';
 import { $ } from './util.js';
-import { buildPaths } from './services/compare.js';
 
 /** @param {Uint8Array} u8 */
 const b64 = (u8) => {
@@ -303,7 +302,8 @@ export function createTestApi(app) {
     async openBuilds(oldFiles, newFiles) {
       const files = (/** @type {{ name: string, path?: string, data: number[] }[]} */ list) => list.map((f) => {
         const file = new File([new Uint8Array(f.data)], f.name);
-        if (f.path) buildPaths.set(file, f.path);
+        // The build's own folder name is not part of the path (as when a folder is dropped).
+        if (f.path) relPath.set(file, f.path.replace(/^\/+/, '').split('/').slice(1).join('/') || f.name);
         return file;
       });
       await app.builds.open(files(oldFiles), files(newFiles), 'OLD', 'NEW');

@@ -198,9 +198,18 @@ export interface CatalogReply {
   problems: Problem[];
 }
 
+/** What the page has open, as a fresh worker must be told it (worker-client.js, lib/pool.js). */
+export interface OpenedFiles {
+  files: File[];
+  paths?: string[];
+  profile?: string;
+  unityVersion?: string;
+}
+
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
-  add: { req: { files: File[]; profile?: string; unityVersion?: string }; res: CatalogReply };
+  /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. */
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
   unityVersion: { req: { version: string }; res: CatalogReply };
   profiles: { req: object; res: ProfileInfo[] };

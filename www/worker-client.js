@@ -3,7 +3,7 @@
 
 /** @typedef {import('./types').WorkerCalls} WorkerCalls */
 /** @typedef {import('./types').Op} Op */
-/** @typedef {{ files: File[], profile?: string, unityVersion?: string }} OpenedFiles */
+/** @typedef {import('./types').OpenedFiles} OpenedFiles */
 
 export class WorkerClient {
   /** @type {Worker | null} */
@@ -72,9 +72,9 @@ export class WorkerClient {
       /** @type {Worker} */ (this.#worker).postMessage({ ...r, id });
     });
     // A fresh worker after a crash has lost the files: reopen them first.
-    const { files, profile, unityVersion } = this.#source();
+    const { files, paths, profile, unityVersion } = this.#source();
     if (fresh && files.length) {
-      return send({ op: 'add', files, profile, unityVersion }).then(() => send(req));
+      return send({ op: 'add', files, paths, profile, unityVersion }).then(() => send(req));
     }
     return send(req);
   }

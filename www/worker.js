@@ -36,7 +36,7 @@ let session = null;
 /** @type {import('./pkg-full/texscope.js').Builds | null} */
 let builds = null;
 // What the session was built from, to rebuild it in the full module.
-/** @type {File[][]} */
+/** @type {{ files: File[], paths?: string[] }[]} */
 const opened = [];
 /** @type {string | undefined} */
 let profile;
@@ -63,7 +63,7 @@ async function switchToFull() {
   const next = new mod.Session();
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
-  for (const files of opened) next.add(files);
+  for (const { files, paths } of opened) next.add(files, paths?.join('\0'));
   session?.free();
   session = next;
   wasm = mod;
@@ -128,8 +128,8 @@ async function run(req) {
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
-      session.add(req.files);
-      opened.push(req.files);
+      session.add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
+      opened.push({ files: req.files, paths: req.paths });
       return catalog();
     case 'profile':
       session.setFrostbiteProfile(req.profile);

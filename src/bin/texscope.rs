@@ -10,37 +10,52 @@
 mod bench;
 #[path = "texscope/diff.rs"]
 mod diff;
+#[path = "texscope/export.rs"]
+mod export;
 #[path = "texscope/jobs.rs"]
 mod jobs;
 #[path = "texscope/stats.rs"]
 mod stats;
+#[path = "texscope/write.rs"]
+mod write;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use export::{OutFormat, Pick, Settings};
 use texscope::frostbite::render_format;
-use texscope::{
-    base_name, io::Error, open, Catalog, DecodeOptions, Image, OpenOptions, Pixels, Result, Source,
-    SourceRef,
-};
+use texscope::{io::Error, open, Catalog, OpenOptions, Result, Source, SourceRef};
 
 const USAGE: &str = "usage:
   texscope census PATH...      one JSON object per line per texture (or per file with no texture)
   texscope info PATH...        the same facts for a person
-  texscope export PATH... --out DIR [--mip N | --all-mips] [--slice N | --all-slices]
-                               [--format png|exr|raw|rgba]
+  texscope export PATH... --out DIR [--format png|exr|dds|ktx2|raw|rgba]
+                               [--mip N | --all-mips] [--slice N | --all-slices] [--cube-cross]
   texscope diff OLD NEW        what changed between two builds (folders or files): one JSON
                                object per texture added, removed or changed, then a summary;
                                unchanged textures are told by their stored bytes, undecoded
   texscope --list-profiles     the Frostbite format profiles, one per line: name, then games
+Export writes DIR/<where>/<texture>[__mip<N>][__s<S>].<ext>. <where> is the path of the texture's
+file relative to the PATH it was found under (a file given as PATH: its name), the file's name
+becoming a folder, then the asset's path inside its container (a Unity bundle's m_Container path;
+an Unreal package's path in its .pak); a file holding one texture named after it
+(T_Rock.uasset, x.dds) gives its image beside it (T_Rock.png). Several PATHs merge. __mip<N>
+unless the image is mip 0 exported alone (default: mip 0); __s<S> when the texture has several
+images a mip (cube faces, array layers, volume depth slices; default: slice 0). Names are made
+valid on every file system and compared ignoring case; a name taken already in the export becomes
+<texture>~2 (~3, ...) with a warning, in census order, so the files are the same for any --jobs.
+  png    8-bit (16-bit for 16-bit formats), RGB when every alpha is full; floats are clamped
+  exr    32-bit float RGBA          dds, ktx2   the stored blocks, every mip and slice, one file
+  raw    one surface's stored bytes rgba        decoded 8-bit RGBA, no header
+  --cube-cross   a cube's six faces as one image 4 faces wide, 3 high: +Y above, -X +Z +X -Z
+                 across, -Y below (per mip; __cube<K> per cube of a cube array)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
-Any command takes --jobs N: folders opened at once (default: one per core; 1 for export, whose
-files of equal names from two folders would otherwise race); output order is the same for any N.
+Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
@@ -86,30 +101,10 @@ impl Source for PathSource {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Pick {
-    One(u32),
-    All,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum OutFormat {
-    Png,
-    Exr,
-    Raw,
-    /// Decoded 8-bit RGBA, rows top first, no header (what benchmarks and scripts compare).
-    Rgba,
-}
-
 enum Command {
     Census,
     Info,
-    Export {
-        out: PathBuf,
-        mip: Pick,
-        slice: Pick,
-        format: OutFormat,
-    },
+    Export(Settings),
     Diff,
 }
 
@@ -131,6 +126,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut mip = None;
     let mut slice = None;
     let mut format = None;
+    let mut cross = false;
     let mut jobs = None;
     let mut it = rest.iter();
     let number = |flag: &str, v: Option<&String>| -> std::result::Result<u32, String> {
@@ -156,6 +152,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 "the slice",
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
+            "--cube-cross" => cross = true,
             "--jobs" => match number("--jobs", it.next())? {
                 0 => return Err("--jobs needs at least 1".into()),
                 n => jobs = Some(n as usize),
@@ -181,10 +178,14 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 format = Some(match it.next().map(String::as_str) {
                     Some("png") => OutFormat::Png,
                     Some("exr") => OutFormat::Exr,
+                    Some("dds") => OutFormat::Dds,
+                    Some("ktx2") => OutFormat::Ktx2,
                     Some("raw") => OutFormat::Raw,
                     Some("rgba") => OutFormat::Rgba,
                     other => {
-                        return Err(format!("--format is png, exr, raw or rgba, not {other:?}"))
+                        return Err(format!(
+                            "--format is png, exr, dds, ktx2, raw or rgba, not {other:?}"
+                        ))
                     }
                 })
             }
@@ -209,7 +210,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     }
     let command = match cmd.as_str() {
         "census" | "info" => {
-            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
+            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() || cross {
                 return Err(format!(
                     "{cmd} takes only paths, --jobs and the version/profile options"
                 ));
@@ -221,7 +222,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             }
         }
         "diff" => {
-            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() {
+            if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() || cross {
                 return Err("diff takes OLD, NEW, --jobs and the version/profile options".into());
             }
             if paths.len() != 2 {
@@ -232,20 +233,26 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             }
             Command::Diff
         }
-        "export" => Command::Export {
-            out: out.ok_or("export needs --out DIR")?,
-            mip: mip.unwrap_or(Pick::One(0)),
-            slice: slice.unwrap_or(Pick::One(0)),
-            format: format.unwrap_or(OutFormat::Png),
-        },
+        "export" => {
+            let format = format.unwrap_or(OutFormat::Png);
+            if format.whole() && (mip.is_some() || slice.is_some() || cross) {
+                return Err(format!(
+                    "--format {} writes every mip and slice in one file; --mip, --slice and --cube-cross do not apply",
+                    format.ext()
+                ));
+            }
+            Command::Export(Settings {
+                out: out.ok_or("export needs --out DIR")?,
+                mip: mip.unwrap_or(Pick::One(0)),
+                slice: slice.unwrap_or(Pick::One(0)),
+                format,
+                cross,
+                limits: Default::default(),
+            })
+        }
         other => return Err(format!("unknown command '{other}'")),
     };
-    // Export defaults to one folder at a time: two folders can give the same output name (same
-    // file and texture names), and which one is written last must not depend on timing.
-    let jobs = jobs.unwrap_or_else(|| match command {
-        Command::Export { .. } => 1,
-        _ => jobs::default_jobs(),
-    });
+    let jobs = jobs.unwrap_or_else(jobs::default_jobs);
     let options = OpenOptions {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
@@ -263,12 +270,22 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
 /// Files by folder, and (path, message) for paths that could not be read.
 type Groups = BTreeMap<PathBuf, Vec<PathBuf>>;
 type PathErrors = Vec<(String, String)>;
+/// Each file's path relative to the PATH it was found under (the first PATH that reached it),
+/// as components; a file given as PATH has just its name.
+type RelPaths = HashMap<PathBuf, Vec<String>>;
+
+fn components(p: &Path) -> Vec<String> {
+    p.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect()
+}
 
 /// Files to open, grouped by folder (sorted), each group sorted by path. A path that cannot be
 /// read becomes an error line of its own.
-fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
+fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
     let mut groups = Groups::new();
     let mut errors = PathErrors::new();
+    let mut rel = RelPaths::new();
     fn walk(dir: &Path, groups: &mut Groups, errors: &mut PathErrors) {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
@@ -290,10 +307,20 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
     }
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut groups, &mut errors);
+            let mut found = Groups::new();
+            walk(p, &mut found, &mut errors);
+            for (dir, files) in found {
+                for f in &files {
+                    rel.entry(f.clone())
+                        .or_insert_with(|| components(f.strip_prefix(p).unwrap_or(f)));
+                }
+                groups.entry(dir).or_default().extend(files);
+            }
         } else if p.is_file() {
             let parent = p.parent().map(Path::to_path_buf).unwrap_or_default();
             groups.entry(parent).or_default().push(p.clone());
+            rel.entry(p.clone())
+                .or_insert_with(|| components(Path::new(p.file_name().unwrap_or_default())));
         } else {
             let name = p.display().to_string();
             errors.push((name.clone(), format!("{name}: no such file or folder")));
@@ -321,7 +348,7 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors) {
         files.sort();
         files.dedup();
     }
-    (groups, errors)
+    (groups, errors, rel)
 }
 
 fn open_group(files: &[PathBuf], options: &OpenOptions) -> (Catalog, PathErrors) {
@@ -450,173 +477,10 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Replaces what Windows, macOS or Linux file systems refuse in a file name.
-fn safe_name(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_control() || matches!(c, '<' | '>' | ':' | '"' | '/' | '\\' | '|' | '?' | '*') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    if out.is_empty() || out.chars().all(|c| c == '.') {
-        out = out.replace('.', "_") + "_";
-    }
-    out
-}
-
-fn write_png(path: &Path, img: &Image) -> std::result::Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), img.width, img.height);
-    enc.set_color(png::ColorType::Rgba);
-    let data = match &img.pixels {
-        Pixels::Rgba16(p) => {
-            enc.set_depth(png::BitDepth::Sixteen);
-            p.iter().flat_map(|v| v.to_be_bytes()).collect()
-        }
-        _ => {
-            enc.set_depth(png::BitDepth::Eight);
-            img.to_rgba8()
-        }
-    };
-    let mut w = enc.write_header().map_err(|e| e.to_string())?;
-    w.write_image_data(&data).map_err(|e| e.to_string())?;
-    w.finish().map_err(|e| e.to_string())
-}
-
-fn write_exr(path: &Path, img: &Image) -> std::result::Result<(), String> {
-    let w = img.width as usize;
-    let texel = |x: usize, y: usize| -> (f32, f32, f32, f32) {
-        let i = (y * w + x) * 4;
-        let v: [f32; 4] = match &img.pixels {
-            Pixels::Rgba8(p) => std::array::from_fn(|c| p[i + c] as f32 / 255.0),
-            Pixels::Rgba16(p) => std::array::from_fn(|c| p[i + c] as f32 / 65535.0),
-            Pixels::Rgba32F(p) => std::array::from_fn(|c| p[i + c]),
-        };
-        (v[0], v[1], v[2], v[3])
-    };
-    exr::prelude::write_rgba_file(path, w, img.height as usize, texel).map_err(|e| e.to_string())
-}
-
-/// Exports the chosen surfaces of every texture of `cat`; returns the number of files written.
-fn export(
-    cat: &Catalog,
-    (out, mip, slice, format): (&Path, Pick, Pick, OutFormat),
-    err: &mut Vec<u8>,
-) -> usize {
-    // Messages go to `err` (written to stderr in group order by the caller); a Vec never fails.
-    macro_rules! say {
-        ($($a:tt)*) => {{
-            let _ = writeln!(err, $($a)*);
-        }};
-    }
-    let mut written = 0;
-    let mut order: Vec<usize> = (0..cat.textures.len()).collect();
-    order.sort_by(|&a, &b| cat.textures[a].file.cmp(&cat.textures[b].file));
-    for i in order {
-        let t = &cat.textures[i];
-        if let Some(e) = &t.error {
-            say!("{}: {}: not exported: {e}", t.file, t.name);
-            continue;
-        }
-        let mips: Vec<usize> = match mip {
-            Pick::All => (0..t.mips.len()).collect(),
-            Pick::One(m) if (m as usize) < t.mips.len() => vec![m as usize],
-            Pick::One(m) => {
-                say!(
-                    "{}: {}: has {} mip(s); there is no mip {m}",
-                    t.file,
-                    t.name,
-                    t.mips.len()
-                );
-                continue;
-            }
-        };
-        let mut clamped = false;
-        for m in mips {
-            let count = t.surface_count(m);
-            let slices: Vec<u32> = match slice {
-                Pick::All => (0..count).collect(),
-                Pick::One(s) if s < count => vec![s],
-                Pick::One(s) => {
-                    say!(
-                        "{}: {}: mip {m} has {count} slice(s); there is no slice {s}",
-                        t.file,
-                        t.name
-                    );
-                    continue;
-                }
-            };
-            for s in slices {
-                let ext = match format {
-                    OutFormat::Png => "png",
-                    OutFormat::Exr => "exr",
-                    OutFormat::Raw => "raw",
-                    OutFormat::Rgba => "rgba",
-                };
-                let file_name = safe_name(&format!(
-                    "{}__{}__mip{m}__s{s}.{ext}",
-                    base_name(&t.file),
-                    t.name
-                ));
-                let path = out.join(file_name);
-                let result = match format {
-                    OutFormat::Raw => cat
-                        .read_surface(i, m, s)
-                        .map_err(|e| e.to_string())
-                        .and_then(|(b, ..)| std::fs::write(&path, b).map_err(|e| e.to_string())),
-                    OutFormat::Rgba => cat
-                        .decode(i, m, s, DecodeOptions::default())
-                        .map_err(|e| e.to_string())
-                        .and_then(|img| {
-                            let bytes = match &img.pixels {
-                                Pixels::Rgba8(p) => std::fs::write(&path, p),
-                                _ => std::fs::write(&path, img.to_rgba8()),
-                            };
-                            bytes.map_err(|e| e.to_string())
-                        }),
-                    OutFormat::Png | OutFormat::Exr => cat
-                        .decode(i, m, s, DecodeOptions::default())
-                        .map_err(|e| e.to_string())
-                        .and_then(|img| {
-                            if format == OutFormat::Exr {
-                                write_exr(&path, &img)
-                            } else {
-                                clamped |= matches!(img.pixels, Pixels::Rgba32F(_));
-                                write_png(&path, &img)
-                            }
-                        }),
-                };
-                match result {
-                    Ok(()) => written += 1,
-                    Err(e) => {
-                        // Core errors already name the file; say it once.
-                        let e = e.strip_prefix(&format!("{}: ", t.file)).unwrap_or(&e);
-                        say!("{}: {}: mip {m} slice {s}: {e}", t.file, t.name)
-                    }
-                }
-            }
-        }
-        if clamped {
-            say!(
-                "{}: {}: {} holds floats; the PNG clamps them to 0..1 (use --format exr to keep them)",
-                t.file,
-                t.name,
-                t.format.name()
-            );
-        }
-    }
-    written
-}
-
-/// What one group gives: its stdout text, its stderr text and the files it exported.
+/// What one group gives: its stdout text and its stderr text.
 struct GroupOutput {
     stdout: Vec<u8>,
     stderr: Vec<u8>,
-    written: usize,
 }
 
 /// Renders the command's output for one opened group (run on a worker thread).
@@ -624,7 +488,6 @@ fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> Grou
     let mut g = GroupOutput {
         stdout: Vec::new(),
         stderr: Vec::new(),
-        written: 0,
     };
     // Writes to a Vec cannot fail.
     match command {
@@ -639,13 +502,7 @@ fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> Grou
                 let _ = writeln!(g.stdout, "{e}");
             }
         }
-        Command::Export {
-            out,
-            mip,
-            slice,
-            format,
-        } => {
-            g.written = export(cat, (out, *mip, *slice, *format), &mut g.stderr);
+        Command::Export(_) => {
             for (_, e) in errors {
                 let _ = writeln!(g.stderr, "{e}");
             }
@@ -745,25 +602,61 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Command::Export { out, .. } = &command {
-        if let Err(e) = std::fs::create_dir_all(out) {
-            eprintln!("texscope: cannot create {}: {e}", out.display());
-            return ExitCode::from(1);
+    let (groups, path_errors, rel) = collect(&paths);
+    if let Command::Export(settings) = &command {
+        let settings = Settings {
+            limits: options.limits.clone(),
+            ..settings.clone()
+        };
+        for (_, e) in &path_errors {
+            eprintln!("{e}");
         }
+        let groups: Vec<export::Group> = groups
+            .into_values()
+            .map(|files| export::Group {
+                rel: files
+                    .iter()
+                    .filter_map(|f| Some((f.display().to_string(), rel.get(f)?.clone())))
+                    .collect(),
+                files,
+            })
+            .collect();
+        let done = std::fs::create_dir_all(&settings.out).and_then(|_| {
+            export::run(&groups, &settings, jobs, |files| {
+                open_group(files, &options)
+            })
+        });
+        stats::report();
+        return match done {
+            Ok(o) => {
+                let replaced = if o.replaced > 0 {
+                    format!(" ({} of them replaced files already there)", o.replaced)
+                } else {
+                    String::new()
+                };
+                eprintln!(
+                    "texscope: wrote {} file(s) to {}{replaced}",
+                    o.written,
+                    settings.out.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("texscope: cannot write to {}: {e}", settings.out.display());
+                ExitCode::from(1)
+            }
+        };
     }
     if let Command::Diff = command {
         return run_diff(&paths, &options, jobs);
     }
-    let (groups, path_errors) = collect(&paths);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut written = 0;
     let empty = open(Vec::new(), &OpenOptions::default());
     let first = report(&command, &empty, &path_errors);
     let groups: Vec<&Vec<PathBuf>> = groups.values().collect();
     let mut result = Ok(());
     let mut sink = |g: GroupOutput| {
-        written += g.written;
         let _ = std::io::stderr().write_all(&g.stderr);
         result = out.write_all(&g.stdout);
         result.is_ok()
@@ -780,9 +673,6 @@ fn main() -> ExitCode {
         );
     }
     let result = result.and_then(|_| out.flush());
-    if let Command::Export { out, .. } = &command {
-        eprintln!("texscope: wrote {written} file(s) to {}", out.display());
-    }
     stats::report();
     exit_code(result)
 }

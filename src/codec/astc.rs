@@ -189,7 +189,7 @@ fn lns_to_half(p: u16) -> u16 {
 
 /// (trits, quints, bits) of each quantisation range, in the specification's order of ranges
 /// 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256.
-const RANGES: [(u8, u8, u8); 21] = [
+pub(super) const RANGES: [(u8, u8, u8); 21] = [
     (0, 0, 1),
     (1, 0, 0),
     (0, 0, 2),
@@ -390,7 +390,7 @@ fn decode_ise(range: usize, v: &Bits, mut pos: usize, out: &mut [u8]) {
 }
 
 /// Colour unquantisation of an ISE value of `range` to 0..255 (specification's table of A, B, C).
-fn unquant_colour(range: usize, v: u8) -> u8 {
+pub(super) fn unquant_colour(range: usize, v: u8) -> u8 {
     let (t, q, b) = RANGES[range];
     let v = v as u32;
     if t == 0 && q == 0 {
@@ -691,7 +691,7 @@ fn hash52(mut p: u32) -> u32 {
 }
 
 /// The specification's partition selection function (2D: z = 0).
-fn select_partition(seed: u32, x: u32, y: u32, count: u32, small: bool) -> u8 {
+pub(super) fn select_partition(seed: u32, x: u32, y: u32, count: u32, small: bool) -> u8 {
     let (x, y) = if small { (x << 1, y << 1) } else { (x, y) };
     let seed = seed + (count - 1) * 1024;
     let rnum = hash52(seed);

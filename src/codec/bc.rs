@@ -522,7 +522,7 @@ fn unshorten(idx: u64, p: u32) -> u64 {
 
 /// `f(0)` to `f(15)`, unrolled (LLVM kept a loop over a block's texels as a loop).
 #[inline(always)]
-fn sixteen(mut f: impl FnMut(usize)) {
+pub(super) fn sixteen(mut f: impl FnMut(usize)) {
     f(0);
     f(1);
     f(2);

@@ -14,6 +14,8 @@
 #[cfg(feature = "codec-astc")]
 mod astc;
 mod atc;
+#[cfg(feature = "codec-basis")]
+pub mod basislz;
 mod bc;
 pub mod crunch;
 mod etc;
@@ -23,6 +25,8 @@ mod pvrtc;
 pub mod sample;
 #[cfg(target_arch = "wasm32")]
 mod simd;
+#[cfg(feature = "codec-basis")]
+mod uastc;
 
 /// Stand-ins for the codecs a build leaves out: a format of theirs is a [`crate::io::ErrorKind::NotInBuild`]
 /// error (the page then loads its full module); any other format is not theirs (`Ok(false)`).
@@ -44,8 +48,55 @@ mod pvrtc {
     pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
         use PixelFormat::*;
         match f {
-            PVRTC2RGB | PVRTC2RGBA | PVRTC4RGB | PVRTC4RGBA => {
+            PVRTC2RGB | PVRTC2RGBA | PVRTC4RGB | PVRTC4RGBA | PVRTCII2 | PVRTCII4 => {
                 Err(Error::not_in_build(f.name(), "codec-pvrtc"))
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+/// Without `codec-basis`: BasisLZ global data cannot be decoded (a NotInBuild error: the page then
+/// loads its full module), and UASTC blocks are not this build's.
+#[cfg(not(feature = "codec-basis"))]
+pub mod basislz {
+    use crate::io::{Error, Result};
+    pub struct Codebooks;
+    impl Codebooks {
+        pub fn new(_: u32, _: u32, _: &[u8], _: &[u8], _: &[u8]) -> Result<Codebooks> {
+            Err(Error::not_in_build(
+                "Basis Universal ETC1S (BasisLZ) data",
+                "codec-basis",
+            ))
+        }
+        #[allow(clippy::too_many_arguments)]
+        pub fn decode_slice(
+            &self,
+            _: &[u8],
+            _: usize,
+            _: usize,
+            _: &mut [u8],
+            _: usize,
+            _: usize,
+            _: Option<&mut Vec<(u16, u16)>>,
+            _: bool,
+        ) -> Result<()> {
+            Err(Error::not_in_build(
+                "Basis Universal ETC1S (BasisLZ) data",
+                "codec-basis",
+            ))
+        }
+    }
+}
+
+#[cfg(not(feature = "codec-basis"))]
+mod uastc {
+    use super::{Image, PixelFormat};
+    use crate::io::{Error, Result};
+    pub(super) fn decode(f: PixelFormat, _: u32, _: u32, _: &[u8], _: &mut Image) -> Result<bool> {
+        match f {
+            PixelFormat::BasisUASTC | PixelFormat::BasisETC1S | PixelFormat::BasisETC1SA => {
+                Err(Error::not_in_build(f.name(), "codec-basis"))
             }
             _ => Ok(false),
         }
@@ -131,11 +182,24 @@ pub enum PixelFormat {
     PVRTC2RGBA,
     PVRTC4RGB,
     PVRTC4RGBA,
+    /// PVRTC version 2 (PVRTC-II), 2 bpp (8x4 texel blocks, any size, raster block order).
+    PVRTCII2,
+    /// PVRTC version 2, 4 bpp (4x4 texel blocks).
+    PVRTCII4,
     ATCRGB,
     ATCRGBAExplicit,
     ATCRGBAInterpolated,
     /// Packed 4:2:2 Y0 U Y1 V (BT.601 studio range, decoded to RGBA8).
     YUY2,
+    /// Basis Universal ETC1S (BasisLZ) colour, as the ETC1 blocks its slices decode to (ETC1S is
+    /// a subset of ETC1): the containers decode the BasisLZ slices (codec::basislz), the surface
+    /// holds 8-byte ETC1 blocks.
+    BasisETC1S,
+    /// Basis Universal ETC1S with an alpha slice: per 4x4 block the colour ETC1 block then the
+    /// alpha slice's ETC1 block, whose green channel is the alpha.
+    BasisETC1SA,
+    /// Basis Universal UASTC LDR 4x4 (16-byte blocks, a subset of ASTC 4x4).
+    BasisUASTC,
 }
 
 /// How a format's bytes are grouped.
@@ -217,9 +281,10 @@ impl PixelFormat {
             RGBA16 | RGBA16F | RG32F => px(8),
             RGB32F => px(12),
             RGBA32F => px(16),
-            BC1 | BC4 | BC4S | ETC1 | ETC2RGB | ETC2RGBA1 | EACR11 | EACR11S | ATCRGB => b4(8),
+            BC1 | BC4 | BC4S | ETC1 | ETC2RGB | ETC2RGBA1 | EACR11 | EACR11S | ATCRGB
+            | BasisETC1S => b4(8),
             BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7 | ETC2RGBA8 | EACRG11 | EACRG11S
-            | ATCRGBAExplicit | ATCRGBAInterpolated => b4(16),
+            | ATCRGBAExplicit | ATCRGBAInterpolated | BasisETC1SA | BasisUASTC => b4(16),
             ASTC { w, h, .. } => BlockInfo {
                 width: w as u32,
                 height: h as u32,
@@ -238,6 +303,13 @@ impl PixelFormat {
                 bytes: 8,
                 min_blocks: 2,
             },
+            PVRTCII2 => BlockInfo {
+                width: 8,
+                height: 4,
+                bytes: 8,
+                min_blocks: 1,
+            },
+            PVRTCII4 => b4(8),
             YUY2 => BlockInfo {
                 width: 2,
                 height: 1,
@@ -357,10 +429,15 @@ pub const ALL_FIXED: &[PixelFormat] = {
         PVRTC2RGBA,
         PVRTC4RGB,
         PVRTC4RGBA,
+        PVRTCII2,
+        PVRTCII4,
         ATCRGB,
         ATCRGBAExplicit,
         ATCRGBAInterpolated,
         YUY2,
+        BasisETC1S,
+        BasisETC1SA,
+        BasisUASTC,
     ]
 };
 
@@ -511,6 +588,7 @@ pub fn decode_surface(
         || atc::decode(format, w, h, data, &mut img)?
         || astc::decode(format, w, h, data, &mut img)?
         || pvrtc::decode(format, w, h, data, &mut img)?
+        || uastc::decode(format, w, h, data, &mut img)?
         || plain::decode(format, w, h, data, &mut img)?
     {
         Ok(img)

@@ -1,5 +1,5 @@
-//! PVRTC1 (PowerVR texture compression, version 1): 4 bpp (4x4 texel blocks) and 2 bpp (8x4), each
-//! 64-bit block a little-endian u32 of modulation bits followed by a u32 of colour data.
+//! PVRTC1 (PowerVR texture compression, version 1) and PVRTC2: 4 bpp (4x4 texel blocks) and 2 bpp
+//! (8x4), each 64-bit block a little-endian u32 of modulation bits followed by a u32 of colour data.
 //!
 //! Written here from the format's public description: Fenney, "Texture compression using
 //! low-frequency signal modulation" (Graphics Hardware 2003) and Imagination's PVRTC specification
@@ -20,6 +20,15 @@
 //! - blocks are stored in Morton (twiddled) order over the block grid, y in the lower bit, the
 //!   extra high bits of the longer side appended; the grid is at least 2x2 blocks, and power-of-two.
 //!
+//! PVRTC2 (PVRTC-II, 2 and 4 bpp) from the Khronos Data Format Specification 1.3's "PVRTC2"
+//! sections (derived from Imagination's PVRTC user guide): the same words with one opacity flag for
+//! both colours (colour B's 3-bit alpha padded with a 1), blocks in raster order over a grid of any
+//! size, and the hard transition flag, which for the region between four block centres selects
+//! PVRTC1's bilinear colours (punch-through texels then transparent black), the texel's own block's
+//! colours, or (4 bpp, modulation flag set) a local palette of the four blocks' eight colours
+//! (`Grid::texel_v2`). Checked bit-exact against Binomial's basisu PVRTC2 unpacker and by PSNR on
+//! PVRTexTool's files (tests/codec_pvrtc.rs).
+//!
 //! Not a crate: texture2ddecoder 0.1.2 is the only Rust PVRTC decoder and is not proved on wasm32
 //! (shared notes); this file is checked against PyPI texture2ddecoder 1.0.6 (tests/codec_pvrtc.rs).
 //! The RGB and RGBA formats share one bit layout and decode the same way.
@@ -36,9 +45,11 @@ pub(super) fn decode(
     img: &mut Image,
 ) -> Result<bool> {
     use PixelFormat::*;
-    let two_bpp = match format {
-        PVRTC2RGB | PVRTC2RGBA => true,
-        PVRTC4RGB | PVRTC4RGBA => false,
+    let (two_bpp, v2) = match format {
+        PVRTC2RGB | PVRTC2RGBA => (true, false),
+        PVRTC4RGB | PVRTC4RGBA => (false, false),
+        PVRTCII2 => (true, true),
+        PVRTCII4 => (false, true),
         _ => return Ok(false),
     };
     let Pixels::Rgba8(out) = &mut img.pixels else {
@@ -46,9 +57,12 @@ pub(super) fn decode(
     };
     let bw: usize = if two_bpp { 8 } else { 4 };
     let bh: usize = 4;
-    let nbx = (w as usize).div_ceil(bw).max(2);
-    let nby = (h as usize).div_ceil(bh).max(2);
-    if !nbx.is_power_of_two() || !nby.is_power_of_two() {
+    // PVRTC1: at least 2x2 blocks, a power-of-two grid in Morton order; PVRTC2: any size, blocks
+    // in raster order.
+    let min = if v2 { 1 } else { 2 };
+    let nbx = (w as usize).div_ceil(bw).max(min);
+    let nby = (h as usize).div_ceil(bh).max(min);
+    if !v2 && (!nbx.is_power_of_two() || !nby.is_power_of_two()) {
         return Err(Error::unsupported(format!(
             "{} needs power-of-two sizes (PVRTC1 blocks are twiddled over a power-of-two grid); this surface is {w}x{h}",
             format.name()
@@ -57,7 +71,11 @@ pub(super) fn decode(
     }
     // The caller checked `data` holds nbx * nby blocks (PixelFormat::surface_size).
     let block = |bx: usize, by: usize| -> (u32, u32) {
-        let i = twiddle(bx, by, nbx, nby) * 8;
+        let i = if v2 {
+            (by * nbx + bx) * 8
+        } else {
+            twiddle(bx, by, nbx, nby) * 8
+        };
         let b = &data[i..i + 8];
         (
             u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
@@ -71,14 +89,27 @@ pub(super) fn decode(
     let (vw, vh) = (nbx * bw, nby * bh);
     let mut colours = vec![[0u8; 8]; nbx * nby];
     let mut modw = vec![0u8; vw * vh];
+    // PVRTC2: each block's modulation flag M (bit 32) and hard transition flag H (bit 47).
+    let mut flags = vec![0u8; if v2 { nbx * nby } else { 0 }];
     let mut pending = false;
     for by in 0..nby {
         for bx in 0..nbx {
             let (m, c) = block(bx, by);
-            colours[by * nbx + bx] = unpack_colours(c);
+            colours[by * nbx + bx] = if v2 {
+                flags[by * nbx + bx] = (c & 1) as u8 | (((c >> 15) & 1) as u8 * HARD);
+                unpack_colours_v2(c)
+            } else {
+                unpack_colours(c)
+            };
             let origin = by * bh * vw + bx * bw;
             let mode = c & 1;
-            if !two_bpp {
+            if v2 && !two_bpp {
+                // PVRTC2 4 bpp: the raw 2-bit values; what they weigh depends on the mode of the
+                // hard transition region a texel lies in (pass 3).
+                for t in 0..16 {
+                    modw[origin + (t / 4) * vw + t % 4] = ((m >> (2 * t)) & 3) as u8;
+                }
+            } else if !two_bpp {
                 for t in 0..16 {
                     let v = (m >> (2 * t)) & 3;
                     modw[origin + (t / 4) * vw + t % 4] = match (mode, v) {
@@ -144,6 +175,28 @@ pub(super) fn decode(
         }
     }
 
+    if v2 {
+        let grid = Grid {
+            nbx,
+            nby,
+            bw,
+            bh,
+            colours: &colours,
+            flags: &flags,
+            modw: &modw,
+            two_bpp,
+        };
+        for (y, row) in out
+            .chunks_exact_mut(w as usize * 4)
+            .enumerate()
+            .take(h as usize)
+        {
+            for (x, texel) in row.chunks_exact_mut(4).enumerate() {
+                texel.copy_from_slice(&grid.texel_v2(x, y));
+            }
+        }
+        return Ok(true);
+    }
     // Pass 3: bilinear A and B per texel, then the blend. Texel x lies between the centres of
     // blocks (x - bw/2) / bw and the next one, at weight fx / bw.
     let xs: Vec<(usize, usize, i32)> = (0..w as usize)
@@ -191,6 +244,149 @@ pub(super) fn decode(
 
 /// Set in a 4 bpp modulation weight for the punch-through texel (alpha 0).
 const PUNCH: u8 = 16;
+/// PVRTC2 block flags: M is bit 0 (the modulation flag), H this bit (hard transition).
+const HARD: u8 = 2;
+
+/// A PVRTC2 surface after pass 1 (and 2 for 2 bpp): per block its colours (5:5:5:4) and flags,
+/// per texel its modulation (4 bpp: the raw 2-bit value; 2 bpp: the weight in eighths).
+struct Grid<'a> {
+    nbx: usize,
+    nby: usize,
+    bw: usize,
+    bh: usize,
+    colours: &'a [[u8; 8]],
+    flags: &'a [u8],
+    modw: &'a [u8],
+    two_bpp: bool,
+}
+
+/// A 5-bit channel (or 4-bit alpha, `alpha`) of the 4555 colours to 8 bits by bit replication
+/// (Khronos Data Format Specification, PVRTC2 "Non-interpolated" and "Local palette mode").
+fn widen(v: u8, alpha: bool) -> u32 {
+    let v = v as u32;
+    if alpha {
+        v << 4 | v
+    } else {
+        v << 3 | v >> 2
+    }
+}
+
+impl Grid<'_> {
+    /// Colour A (`b` = 0) or B (`b` = 4) of block (bx, by) as 8-bit RGBA.
+    fn colour(&self, bx: usize, by: usize, b: usize) -> [u32; 4] {
+        let c = &self.colours[by * self.nbx + bx];
+        std::array::from_fn(|k| widen(c[b + k], k == 3))
+    }
+
+    /// One texel of a PVRTC2 surface (Khronos Data Format Specification 1.3, "PVRTC2"): the
+    /// texel's hard transition region is the one between the centres of blocks P = (bx0, by0),
+    /// Q (right of P), R (below P) and S (right of R); H is P's flag, M the flag of the block
+    /// holding the texel. H = 0: PVRTC1's bilinear colours (M = 1 in 4 bpp: punch-through, whose
+    /// texels are transparent black); H = 1: the texel's own block's colours, not interpolated
+    /// (M = 0, and always in 2 bpp), or in 4 bpp with M = 1 the local palette of P, Q, R, S.
+    fn texel_v2(&self, x: usize, y: usize) -> [u8; 4] {
+        let (bw, bh, nbx, nby) = (self.bw, self.bh, self.nbx, self.nby);
+        let (vw, vh) = (nbx * bw, nby * bh);
+        let px = (x + vw - bw / 2) % vw;
+        let py = (y + vh - bh / 2) % vh;
+        let (bx0, by0, xr, yr) = (px / bw, py / bh, px % bw, py % bh);
+        let (bx1, by1) = ((bx0 + 1) % nbx, (by0 + 1) % nby);
+        let (xm, ym) = (x / bw, y / bh);
+        let hard = self.flags[by0 * nbx + bx0] & HARD != 0;
+        let m = self.flags[ym * nbx + xm] & 1 == 1;
+        let raw = self.modw[y * vw + x] as usize;
+        let blend = |a: [u32; 4], b: [u32; 4], wt: u32| -> [u8; 4] {
+            std::array::from_fn(|k| ((a[k] * (8 - wt) + b[k] * wt) >> 3) as u8)
+        };
+        if !hard {
+            let (wt, punch) = match (self.two_bpp, m) {
+                (true, _) => (raw as u32, false),
+                (false, false) => ([0, 3, 5, 8][raw], false),
+                (false, true) => ([0, 4, 4, 8][raw], raw == 2),
+            };
+            if punch {
+                return [0; 4];
+            }
+            let (fx, fy) = (xr as i32, yr as i32);
+            let (bw_i, bh_i) = (bw as i32, bh as i32);
+            let corners = [
+                (bx0, by0, (bw_i - fx) * (bh_i - fy)),
+                (bx1, by0, fx * (bh_i - fy)),
+                (bx0, by1, (bw_i - fx) * fy),
+                (bx1, by1, fx * fy),
+            ];
+            let image = |b: usize| -> [u32; 4] {
+                std::array::from_fn(|k| {
+                    let v: i32 = corners
+                        .iter()
+                        .map(|&(cx, cy, f)| f * self.colours[cy * nbx + cx][b + k] as i32)
+                        .sum();
+                    (if self.two_bpp {
+                        to8_2bpp(v, k)
+                    } else {
+                        to8_4bpp(v, k)
+                    }) as u32
+                })
+            };
+            return blend(image(0), image(4), wt);
+        }
+        if self.two_bpp || !m {
+            let wt = if self.two_bpp {
+                raw as u32
+            } else {
+                [0, 3, 5, 8][raw]
+            };
+            return blend(self.colour(xm, ym, 0), self.colour(xm, ym, 4), wt);
+        }
+        // Local palette: per texel offset (xr, yr) in the region, the colour each modulation
+        // value picks (the specification's table): P, Q, R, S are 0..3, A is 0 and B 4.
+        const PALETTE: [[[(u8, u8); 4]; 4]; 4] = {
+            const AP: (u8, u8) = (0, 0);
+            const BP: (u8, u8) = (0, 4);
+            const AQ: (u8, u8) = (1, 0);
+            const BQ: (u8, u8) = (1, 4);
+            const AR: (u8, u8) = (2, 0);
+            const BR: (u8, u8) = (2, 4);
+            const AS: (u8, u8) = (3, 0);
+            const BS: (u8, u8) = (3, 4);
+            [
+                // yr = 0, xr = 0..3 (xr = yr = 0 is the bilinear texel, handled below)
+                [
+                    [AP, BP, AQ, BQ],
+                    [AP, BP, AQ, BQ],
+                    [AP, BP, AQ, BQ],
+                    [AP, BP, AQ, BQ],
+                ],
+                [
+                    [AP, BP, AR, BR],
+                    [AP, BP, AQ, BR],
+                    [AP, BP, AQ, BQ],
+                    [AS, BP, AQ, BQ],
+                ],
+                [
+                    [AP, BP, AR, BR],
+                    [AP, BP, AR, BR],
+                    [AP, BS, AR, BQ],
+                    [AS, BS, AQ, BQ],
+                ],
+                [
+                    [AP, BP, AR, BR],
+                    [AP, BS, AR, BR],
+                    [AS, BS, AR, BR],
+                    [AS, BS, AR, BQ],
+                ],
+            ]
+        };
+        if xr == 0 && yr == 0 {
+            // The texel at P's centre: P's own colours, blended by the standard weights.
+            let wt = [0, 3, 5, 8][raw];
+            return blend(self.colour(bx0, by0, 0), self.colour(bx0, by0, 4), wt);
+        }
+        let (which, b) = PALETTE[yr][xr][raw];
+        let (cx, cy) = [(bx0, by0), (bx1, by0), (bx0, by1), (bx1, by1)][which as usize];
+        self.colour(cx, cy, b as usize).map(|v| v as u8)
+    }
+}
 
 /// A bilinear sum of 16 weights (4 bpp) to 8 bits: colour 5.4 -> 5.3 -> 8, alpha 4.4 -> 8.
 #[inline]
@@ -252,6 +448,19 @@ fn unpack_colours(c: u32) -> [u8; 8] {
         ]
     };
     [ca[0], ca[1], ca[2], ca[3], cb[0], cb[1], cb[2], cb[3]]
+}
+
+/// PVRTC2 colours A and B as [r, g, b, a] each (5-bit colour, 4-bit alpha): PVRTC1's layouts with
+/// one opacity flag, bit 31, for both colours (bit 15 is the hard transition flag), and colour
+/// B's 3-bit alpha widened with a 1 bit instead of a 0 (Khronos Data Format Specification,
+/// "PVRTC2 4bpp").
+fn unpack_colours_v2(c: u32) -> [u8; 8] {
+    let opaque = c >> 31;
+    let mut v = unpack_colours((c & !0x8000) | opaque << 15);
+    if opaque == 0 {
+        v[7] |= 1;
+    }
+    v
 }
 
 /// Morton index of block (x, y) in an `nx` x `ny` power-of-two grid: bits of y and x interleaved

@@ -110,6 +110,13 @@ pub fn vector_fingerprint(name: &str, file: &[u8]) -> Option<String> {
     if name.ends_with(".crn") {
         return crn_fingerprint(file);
     }
+    #[cfg(feature = "codec-basis")]
+    if [".ktx", ".ktx2", ".basis"]
+        .iter()
+        .any(|e| name.ends_with(e))
+    {
+        return Some(file_fingerprint(name, file));
+    }
     let f = vector_format(name)?;
     let w = u32::from_le_bytes(file.get(0..4)?.try_into().ok()?);
     let h = u32::from_le_bytes(file.get(4..8)?.try_into().ok()?);
@@ -120,6 +127,29 @@ pub fn vector_fingerprint(name: &str, file: &[u8]) -> Option<String> {
         file.get(8..)?,
         &Limits::default(),
     )))
+}
+
+/// A whole texture file (KTX, KTX 2, .basis: the Basis Universal and PVRTC2 test files) opened as
+/// the page opens it: the outcome of every mip of every slice of every texture, in order (the
+/// Basis slices are decoded by the containers' derived sources, which no surface test reaches).
+/// (The full module's and native builds' only: the wasm == native test loads the full module.)
+#[cfg(feature = "codec-basis")]
+fn file_fingerprint(name: &str, file: &[u8]) -> String {
+    let src = crate::io::BytesSource::shared(name, file.to_vec());
+    let cat = crate::open(vec![src], &crate::OpenOptions::default());
+    let mut parts: Vec<String> = cat
+        .problems
+        .iter()
+        .map(|p| format!("problem {:?}", p.kind))
+        .collect();
+    for (i, t) in cat.textures.iter().enumerate() {
+        for mip in 0..t.mips.len() {
+            for s in 0..t.slices {
+                parts.push(outcome(cat.decode(i, mip, s, Default::default())));
+            }
+        }
+    }
+    parts.join(" ")
 }
 
 #[cfg(feature = "codec-crunch")]

@@ -463,6 +463,137 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
+/// ETC colour blocks (etc.rs, the scalar reference): the individual and differential modes as
+/// BC1's rows are, each half-block's 4 colours one vector (base + modifier on i16 lanes, narrowed
+/// with saturation, which is the specification's clamp to 0..255) and each row one swizzle of it
+/// by the row's index byte (PALETTE_MASKS); a row crossing both halves (no flip) takes bytes 8-15
+/// from the second half's swizzle. T, H and planar blocks (1/32 of random ones each) go through the
+/// scalar code. Scalar in wasm, ETC ran at ~0.35x native (node, issue 22).
+/// `etc2`: the T, H and planar modes; `punch`: ETC2 RGB A1 (run-time flags: one kernel for the
+/// three 8-byte formats, each a copy measured ~1 KB more of the core module).
+struct Etc {
+    etc2: bool,
+    punch: bool,
+}
+
+/// Per table: the modifiers (a, b) and (-a, -b) on i16 lanes (R, G, B, A = 0 for each colour), for
+/// opaque blocks and for punch-through blocks that are not (index 0 adds 0 there).
+static ETC_MODS: [[[[i16; 8]; 2]; 2]; 8] = {
+    let mut m = [[[[0i16; 8]; 2]; 2]; 8];
+    let mut t = 0;
+    while t < 8 {
+        let [a, b] = super::etc::ETC1_MODIFIERS[t];
+        let (a, b) = (a as i16, b as i16);
+        let mut o = 0;
+        while o < 2 {
+            let a0 = if o == 0 { a } else { 0 };
+            m[t][o] = [[a0, a0, a0, 0, b, b, b, 0], [-a, -a, -a, 0, -b, -b, -b, 0]];
+            o += 1;
+        }
+        t += 1;
+    }
+    m
+};
+
+/// The 4 colours of a half-block (base 8-bit RGB, modifier table, opaque) as one vector.
+#[inline]
+#[target_feature(enable = "simd128")]
+fn etc_half(c: [i32; 3], table: usize, opaque: bool) -> v128 {
+    let base = c[0] as u64 & 0xffff
+        | (c[1] as u64 & 0xffff) << 16
+        | (c[2] as u64 & 0xffff) << 32
+        | 255 << 48;
+    let base = u64x2_splat(base);
+    let [plus, minus] = &ETC_MODS[table & 7][!opaque as usize];
+    let lo = i16x8_add(base, load_i16(plus));
+    let hi = i16x8_add(base, load_i16(minus));
+    let pal = u8x16_narrow_i16x8(lo, hi);
+    if opaque {
+        pal
+    } else {
+        // Index 2 (bytes 8-11) transparent black.
+        v128_and(pal, u32x4(u32::MAX, u32::MAX, 0, u32::MAX))
+    }
+}
+
+#[inline]
+#[target_feature(enable = "simd128")]
+fn load_i16(v: &[i16; 8]) -> v128 {
+    i16x8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+}
+
+/// The index bytes of a block's 4 rows: texel x's 2-bit index at bits 2x (PALETTE_MASKS's
+/// order), from ETC's column-major bit planes (texel (x, y) at bit x * 4 + y, high bit 16 up).
+#[inline(always)]
+fn etc_rows(b: u64) -> [usize; 4] {
+    // Bits y, 4 + y, 8 + y, 12 + y gathered to bits 0..3 by one multiply (no carries: every
+    // product bit lands on its own position), then spread to the even bits.
+    let gather = |v: u64| (((v & 0x1111) * 0x1248) >> 12) & 15;
+    let spread = |v: u64| {
+        let v = (v | v << 2) & 0x33;
+        (v | v << 1) & 0x55
+    };
+    four(|y| (spread(gather(b >> y)) | spread(gather(b >> (16 + y))) << 1) as usize)
+}
+
+impl Etc {
+    #[inline(always)]
+    fn rows(&self, b: u64) -> [v128; 4] {
+        match super::etc::halves(b, self.etc2, self.punch) {
+            super::etc::Halves::Texels(px) => {
+                use super::bc::BlockRows;
+                four(|r| load(&px.row(r)))
+            }
+            super::etc::Halves::Palette {
+                base,
+                tables,
+                opaque,
+                flip,
+            } => {
+                let pal = [
+                    etc_half(base[0], tables[0], opaque),
+                    etc_half(base[1], tables[1], opaque),
+                ];
+                let idx = etc_rows(b);
+                if flip {
+                    four(|r| u8x16_swizzle(pal[r / 2], load(&PALETTE_MASKS[idx[r]])))
+                } else {
+                    let right = u64x2(0, u64::MAX);
+                    four(|r| {
+                        let m = load(&PALETTE_MASKS[idx[r]]);
+                        v128_bitselect(u8x16_swizzle(pal[1], m), u8x16_swizzle(pal[0], m), right)
+                    })
+                }
+            }
+        }
+    }
+}
+
+impl super::bc::Block<8> for Etc {
+    type Rows = [[u8; 16]; 4];
+    #[inline(always)]
+    fn decode(&self, b: &[u8; 8]) -> Self::Rows {
+        let r = self.rows(u64::from_be_bytes(*b));
+        four(|k| bytes(r[k]))
+    }
+}
+
+/// Decodes a surface of an 8-bit ETC colour format (ETC1, ETC2 RGB, RGBA1) into `out`. (ETC2
+/// RGBA8 stays scalar in wasm: its kernel, 1.4x in node, took the core module over 300 KB.)
+#[target_feature(enable = "simd128")]
+pub(super) fn etc(format: super::PixelFormat, w: usize, data: &[u8], out: &mut [u8]) {
+    use super::PixelFormat::*;
+    kernel::<8, _>(
+        w,
+        data,
+        out,
+        Etc {
+            etc2: format != ETC1,
+            punch: format == ETC2RGBA1,
+        },
+    );
+}
+
 /// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
 /// one vector: `(base + w * diff) >> 6` with `base` = 64 * e0 + 32 and `diff` = e1 - e0 of the
 /// texel's partition, `w` its plane-0 weight, or its plane-1 weight in lane `ccs`. The scalar loop

@@ -910,18 +910,25 @@ pub fn export(cat: &Catalog, tex: usize) -> Result<Vec<u8>> {
         .textures
         .get(tex)
         .ok_or_else(|| Error::malformed(format!("no texture number {tex}")))?;
-    let desc = Desc::of(t);
-    write(&desc, |m, s| {
-        if desc.kind == TextureKind::Volume {
-            let mut all = Vec::new();
-            for z in 0..t.surface_count(m as usize) {
-                all.extend(cat.read_surface(tex, m as usize, z)?.0);
-            }
-            Ok(all)
-        } else {
-            Ok(cat.read_surface(tex, m as usize, s)?.0)
+    write(&Desc::of(t), |m, s| stored(cat, tex, m, s))
+}
+
+/// The stored bytes of mip `m`, slice `s` of texture `tex` as the writers take them: a volume's
+/// slice 0 holds every depth slice of the mip.
+pub fn stored(cat: &Catalog, tex: usize, m: u32, s: u32) -> Result<Vec<u8>> {
+    let t = cat
+        .textures
+        .get(tex)
+        .ok_or_else(|| Error::malformed(format!("no texture number {tex}")))?;
+    if t.kind == TextureKind::Volume {
+        let mut all = Vec::new();
+        for z in 0..t.surface_count(m as usize) {
+            all.extend(cat.read_surface(tex, m as usize, z)?.0);
         }
-    })
+        Ok(all)
+    } else {
+        Ok(cat.read_surface(tex, m as usize, s)?.0)
+    }
 }
 
 #[cfg(test)]

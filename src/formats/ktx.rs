@@ -63,13 +63,7 @@ impl Source for ZstdLevel {
             .get_or_init(|| self.decompress())
             .as_ref()
             .map_err(|e| e.clone().in_file(self.inner.name()))?;
-        let start = usize::try_from(offset).map_err(|_| Error::truncated(offset, 0, self.len()))?;
-        let src = start
-            .checked_add(buf.len())
-            .and_then(|end| data.get(start..end))
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len()))?;
-        buf.copy_from_slice(src);
-        Ok(())
+        crate::io::copy_at(data, offset, buf)
     }
 }
 
@@ -148,6 +142,11 @@ fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
         1_000_054_001 => (PVRTC4RGBA, false),
         1_000_054_004 => (PVRTC2RGBA, true),
         1_000_054_005 => (PVRTC4RGBA, true),
+        // VK_IMG_format_pvrtc: PVRTC2 2bpp/4bpp UNORM (1000054002/3) and SRGB (1000054006/7).
+        1_000_054_002 => (PVRTCII2, false),
+        1_000_054_003 => (PVRTCII4, false),
+        1_000_054_006 => (PVRTCII2, true),
+        1_000_054_007 => (PVRTCII4, true),
         // VK_EXT_texture_compression_astc_hdr: ASTC_{w}x{h}_SFLOAT_BLOCK in footprint order.
         1_000_066_000..=1_000_066_013 => {
             let (w, h) = ASTC_FOOTPRINTS[(id - 1_000_066_000) as usize];
@@ -157,6 +156,216 @@ fn vk_format(id: u32) -> Option<(PixelFormat, bool)> {
         1_000_340_000 => (ARGB4444, false),
         _ => return None,
     })
+}
+
+/// Data format descriptor colour models (Khronos Data Format Specification, khr_df_model_e).
+const DFD_MODEL_ETC1S: u8 = 163;
+const DFD_MODEL_UASTC: u8 = 166;
+const DFD_MODEL_UASTC_HDR_4X4: u8 = 167;
+const DFD_MODEL_UASTC_HDR_6X6: u8 = 168;
+/// The transfer function KHR_DF_TRANSFER_SRGB.
+const DFD_TRANSFER_SRGB: u8 = 2;
+/// BasisLZ image flag: a P-frame of an animation (KTX 2.0 specification, "BasisLZ Global Data").
+#[cfg(feature = "codec-basis")]
+const ETC1S_P_FRAME: u32 = 2;
+
+/// What the first (basic) block of a data format descriptor says: its colour model, whether the
+/// transfer function is sRGB, and its number of samples (ETC1S: 2 when there are alpha slices).
+/// Layout: the u32 total size, then the block's vendor/type and version/size words, then the bytes
+/// colorModel, colorPrimaries, transferFunction, flags, four texel block dimensions, eight
+/// bytesPlane, then 16 bytes a sample (KTX 2.0 and Khronos Data Format specifications).
+struct Dfd {
+    color_model: u8,
+    srgb: bool,
+    samples: usize,
+}
+
+impl Dfd {
+    fn parse(d: &[u8]) -> Option<Dfd> {
+        let block_size = u16::from_le_bytes([*d.get(10)?, *d.get(11)?]) as usize;
+        Some(Dfd {
+            color_model: *d.get(12)?,
+            srgb: *d.get(14)? == DFD_TRANSFER_SRGB,
+            samples: block_size.saturating_sub(24) / 16,
+        })
+    }
+
+    fn model_name(&self) -> String {
+        let name = match self.color_model {
+            DFD_MODEL_ETC1S => "ETC1S",
+            DFD_MODEL_UASTC => "UASTC LDR 4x4",
+            DFD_MODEL_UASTC_HDR_4X4 => "UASTC HDR 4x4",
+            DFD_MODEL_UASTC_HDR_6X6 => "UASTC HDR 6x6",
+            _ => "",
+        };
+        format!("{} {name}", self.color_model)
+    }
+}
+
+/// A transcodable Basis Universal payload of vkFormat 0.
+#[derive(Clone, Copy, PartialEq)]
+enum Basis {
+    Etc1s,
+}
+
+/// A BasisLZ file's global data (codebooks) and image descriptors; without the Basis codec there
+/// is none (such a file is a NotInBuild problem).
+#[cfg(feature = "codec-basis")]
+type Etc1s = (Arc<crate::formats::basis::Etc1sGlobal>, Vec<ImageDesc>);
+#[cfg(not(feature = "codec-basis"))]
+type Etc1s = std::convert::Infallible;
+
+/// One BasisLZ image descriptor: flags, colour slice and alpha slice (offset, length) in its level.
+#[cfg(feature = "codec-basis")]
+struct ImageDesc {
+    flags: u32,
+    rgb: (u32, u32),
+    alpha: (u32, u32),
+}
+
+/// The BasisLZ global data of a KTX 2 file: its codebooks (decoded on first use) and its image
+/// descriptors, `levels * slices` of them, level by level.
+#[cfg(feature = "codec-basis")]
+#[allow(clippy::arc_with_non_send_sync)]
+fn etc1s_global(
+    ctx: &OpenContext,
+    source: usize,
+    h: &Header,
+    levels: u32,
+    slices: u32,
+) -> Result<(Arc<crate::formats::basis::Etc1sGlobal>, Vec<ImageDesc>)> {
+    let src = ctx.sources[source].as_ref();
+    let images = levels as u64 * slices as u64;
+    let fixed = 20 + 20 * images;
+    let sgd = |e: Error| e.at_field("ktx2/supercompressionGlobalData");
+    if h.sgd_byte_length < fixed {
+        return Err(sgd(Error::malformed(format!(
+            "{} bytes of BasisLZ global data cannot hold the header and {images} image descriptors",
+            h.sgd_byte_length
+        ))));
+    }
+    let head = read_range(src, h.sgd_byte_offset, fixed, &ctx.limits).map_err(sgd)?;
+    let mut r = Reader::new(&head);
+    let endpoint_count = r.u16()? as u32;
+    let selector_count = r.u16()? as u32;
+    let lengths = [r.u32()? as u64, r.u32()? as u64, r.u32()? as u64];
+    let extended = r.u32()? as u64;
+    if fixed + lengths.iter().sum::<u64>() + extended != h.sgd_byte_length {
+        return Err(sgd(Error::malformed(format!(
+            "sgdByteLength is {}, but the BasisLZ header and {images} image descriptors add up to {}",
+            h.sgd_byte_length,
+            fixed + lengths.iter().sum::<u64>() + extended
+        ))));
+    }
+    let mut descs = Vec::with_capacity(images as usize);
+    for _ in 0..images {
+        descs.push(ImageDesc {
+            flags: r.u32()?,
+            rgb: (r.u32()?, r.u32()?),
+            alpha: (r.u32()?, r.u32()?),
+        });
+    }
+    let mut at = h.sgd_byte_offset + fixed;
+    let ranges = lengths.map(|l| {
+        let range = (at, l);
+        at += l;
+        range
+    });
+    Ok((
+        Arc::new(crate::formats::basis::Etc1sGlobal::new(
+            ctx.sources[source].clone(),
+            ranges,
+            endpoint_count,
+            selector_count,
+            &ctx.limits,
+        )),
+        descs,
+    ))
+}
+
+/// The surfaces of one level of a BasisLZ file: a derived source per image (its colour and alpha
+/// slices, from the last I-frame for a P-frame of an animation) that decodes to the ETC1 blocks of
+/// `format` on first read.
+#[cfg(feature = "codec-basis")]
+#[allow(clippy::too_many_arguments, clippy::arc_with_non_send_sync)]
+fn etc1s_surfaces(
+    ctx: &OpenContext,
+    source: usize,
+    (global, descs): &Etc1s,
+    meta: &[(String, String)],
+    level: u32,
+    slices: u32,
+    format: PixelFormat,
+    (w, hh): (u32, u32),
+    (byte_offset, byte_length): (u64, u64),
+    surfaces: &mut Vec<Storage>,
+    derived: &mut Vec<SourceRef>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let name = ctx.sources[source].name().to_string();
+    let file_len = ctx.sources[source].len();
+    let limits = &ctx.limits;
+    let in_file = byte_offset
+        .checked_add(byte_length)
+        .is_some_and(|end| end <= file_len);
+    if !in_file {
+        notes.push(format!(
+                "level {level} (bytes {byte_offset}+{byte_length}) lies past the end of the file ({file_len} bytes): the file is cut short"
+            ));
+    }
+    let animated = meta.iter().any(|(k, _)| k == "KTXanimData");
+    for s in 0..slices as usize {
+        let image = format.surface_size(w, hh);
+        if !in_file {
+            surfaces.push(Storage::Missing {
+                file: name.clone(),
+                length: image,
+            });
+            continue;
+        }
+        let at = level as usize * slices as usize;
+        // Frames of an animation are its layers; a P-frame decodes from the last I-frame.
+        let mut start = s;
+        while animated && start > 0 && descs[at + start].flags & ETC1S_P_FRAME != 0 {
+            start -= 1;
+        }
+        let mut frames = Vec::new();
+        for k in start..=s {
+            let dsc = &descs[at + k];
+            let slice = |o: u32, l: u32, what: &str| -> Result<(u64, u64)> {
+                if o as u64 + l as u64 > byte_length || l == 0 {
+                    return Err(Error::malformed(format!(
+                            "image {k} of level {level}: its {what} slice ({o}+{l}) is not inside the level's {byte_length} bytes"
+                        ))
+                        .at_field("ktx2/supercompressionGlobalData/imageDescs"));
+                }
+                Ok((byte_offset + o as u64, l as u64))
+            };
+            let rgb = slice(dsc.rgb.0, dsc.rgb.1, "colour")?;
+            let alpha = if format == PixelFormat::BasisETC1SA {
+                Some(slice(dsc.alpha.0, dsc.alpha.1, "alpha")?)
+            } else {
+                None
+            };
+            frames.push((rgb, alpha, animated && dsc.flags & ETC1S_P_FRAME != 0));
+        }
+        derived.push(Arc::new(crate::formats::basis::Etc1sImage::new(
+            format!("{name} (level {level}, image {s}, ETC1S)"),
+            ctx.sources[source].clone(),
+            global.clone(),
+            frames,
+            w,
+            hh,
+            format == PixelFormat::BasisETC1SA,
+            limits,
+        )) as SourceRef);
+        surfaces.push(Storage::Range {
+            source: ctx.sources.len() + derived.len() - 1,
+            offset: 0,
+            length: image,
+        });
+    }
+    Ok(())
 }
 
 /// Claims the .ktx (KTX 1) and .ktx2 files among the opened files.
@@ -208,6 +417,10 @@ struct Header {
     dfd_byte_length: u32,
     kvd_byte_offset: u32,
     kvd_byte_length: u32,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
+    sgd_byte_offset: u64,
+    #[cfg_attr(not(feature = "codec-basis"), allow(dead_code))]
+    sgd_byte_length: u64,
 }
 
 fn parse_header(head: &[u8], file_len: u64) -> Result<Header> {
@@ -233,6 +446,8 @@ fn parse_header(head: &[u8], file_len: u64) -> Result<Header> {
         dfd_byte_length: r.u32()?,
         kvd_byte_offset: r.u32()?,
         kvd_byte_length: r.u32()?,
+        sgd_byte_offset: r.u64()?,
+        sgd_byte_length: r.u64()?,
     })
 }
 
@@ -349,24 +564,77 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         _ => RowOrder::TopFirst,
     };
 
+    let dfd = if h.dfd_byte_length > 0 {
+        read_range(
+            src,
+            h.dfd_byte_offset as u64,
+            (h.dfd_byte_length as u64).min(4096),
+            limits,
+        )
+        .ok()
+        .and_then(|d| Dfd::parse(&d))
+    } else {
+        None
+    };
+    if let Some(d) = &dfd {
+        meta.push(("colorModel".into(), d.model_name()));
+    }
+    let mut notes = Vec::new();
     let mut error = None;
-    let (format, srgb) = match vk_format(h.vk_format) {
-        Some(f) => f,
-        None => {
+    let mut basis = None;
+    let (format, srgb) = match (vk_format(h.vk_format), &dfd) {
+        (
+            Some((
+                PixelFormat::ASTC {
+                    w: 4,
+                    h: 4,
+                    hdr: true,
+                },
+                s,
+            )),
+            Some(d),
+        ) if d.color_model == DFD_MODEL_UASTC_HDR_4X4 => {
+            // Basis Universal UASTC HDR 4x4: restricted ASTC HDR 4x4 blocks, decoded as such.
+            notes.push("Basis Universal UASTC HDR 4x4 (ASTC HDR 4x4 blocks)".to_string());
+            (
+                PixelFormat::ASTC {
+                    w: 4,
+                    h: 4,
+                    hdr: true,
+                },
+                s,
+            )
+        }
+        (Some(f), _) => f,
+        (None, Some(d)) if h.vk_format == 0 && d.color_model == DFD_MODEL_ETC1S => {
+            if h.supercompression_scheme != 1 {
+                error = Some(format!(
+                    "ETC1S data with supercompression {} (BasisLZ, 1, is the only one it has)",
+                    h.supercompression_scheme
+                ));
+            }
+            basis = Some(Basis::Etc1s);
+            let f = if d.samples > 1 {
+                PixelFormat::BasisETC1SA
+            } else {
+                PixelFormat::BasisETC1S
+            };
+            (f, d.srgb)
+        }
+        (None, Some(d)) if h.vk_format == 0 && d.color_model == DFD_MODEL_UASTC => {
+            (PixelFormat::BasisUASTC, d.srgb)
+        }
+        (None, _) => {
             error = Some(if h.vk_format == 0 {
-                if h.supercompression_scheme == 1 {
-                    "Basis Universal ETC1S (BasisLZ) data is not decoded yet".to_string()
-                } else {
-                    "Basis Universal UASTC (vkFormat 0) data is not decoded yet".to_string()
+                match dfd.as_ref().map(|d| d.color_model) {
+                    Some(DFD_MODEL_UASTC_HDR_6X6) => {
+                        "Basis Universal UASTC HDR 6x6 (intermediate) data is not decoded yet".to_string()
+                    }
+                    Some(m) => format!(
+                        "vkFormat 0 with data format descriptor colour model {m} is not a format Texscope reads"
+                    ),
+                    None => "vkFormat 0 (a Basis Universal or other transcodable format) without a readable data format descriptor".to_string(),
                 }
-            } else if matches!(
-                h.vk_format,
-                1_000_054_002 | 1_000_054_003 | 1_000_054_006 | 1_000_054_007
-            ) {
-                format!(
-                    "vkFormat {} is PVRTC version II, which Texscope does not decode",
-                    h.vk_format
-                )
             } else {
                 format!(
                     "vkFormat {} is not a format Texscope reads (the format shown is a placeholder)",
@@ -377,7 +645,7 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         }
     };
     let zstd = h.supercompression_scheme == 2;
-    if error.is_none() && h.supercompression_scheme != 0 && !zstd {
+    if error.is_none() && h.supercompression_scheme != 0 && !zstd && basis.is_none() {
         let scheme = match h.supercompression_scheme {
             1 => "BasisLZ",
             2 => "Zstandard",
@@ -389,6 +657,24 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
             h.supercompression_scheme
         ));
     }
+    // BasisLZ: the global data (codebooks, then one image descriptor per image of every level).
+    let etc1s: Option<Etc1s> = match (basis, &error) {
+        (Some(Basis::Etc1s), None) => {
+            if h.pixel_depth > 0 {
+                return Err(Error::unsupported("ETC1S volume textures are not shown"));
+            }
+            #[cfg(feature = "codec-basis")]
+            {
+                Some(etc1s_global(ctx, source, &h, levels, slices)?)
+            }
+            #[cfg(not(feature = "codec-basis"))]
+            return Err(Error::not_in_build(
+                "Basis Universal ETC1S (BasisLZ) data",
+                "codec-basis",
+            ));
+        }
+        _ => None,
+    };
     let color_space = if srgb {
         ColorSpace::Srgb
     } else if error.is_none() {
@@ -407,7 +693,6 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         TextureKind::Tex2D
     };
 
-    let mut notes = Vec::new();
     let mut derived: Vec<SourceRef> = Vec::new();
     let mut r = Reader::new(&index);
     let mut mips = Vec::with_capacity(levels as usize);
@@ -417,7 +702,25 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
         let uncompressed_byte_length = r.u64()?;
         let (w, hh, d) = mip_dims(h.pixel_width, h.pixel_height, depth, level);
         let mut surfaces = Vec::new();
-        if error.is_none() {
+        if let Some(etc1s) = &etc1s {
+            #[cfg(feature = "codec-basis")]
+            etc1s_surfaces(
+                ctx,
+                source,
+                etc1s,
+                &meta,
+                level,
+                slices,
+                format,
+                (w, hh),
+                (byte_offset, byte_length),
+                &mut surfaces,
+                &mut derived,
+                &mut notes,
+            )?;
+            #[cfg(not(feature = "codec-basis"))]
+            match *etc1s {}
+        } else if error.is_none() {
             let image = format.surface_size(w, hh) * d as u64;
             let need = image * slices as u64;
             let stored = if zstd {
@@ -559,6 +862,9 @@ fn gl_compressed(internal: u32) -> Option<(PixelFormat, bool)> {
         0x8A55 => (PVRTC4RGB, true),
         0x8A56 => (PVRTC2RGBA, true),
         0x8A57 => (PVRTC4RGBA, true),
+        // GL_IMG_texture_compression_pvrtc2: RGBA_PVRTC_2BPPV2 / 4BPPV2.
+        0x9137 => (PVRTCII2, false),
+        0x9138 => (PVRTCII4, false),
         0x8C92 => (ATCRGB, false),
         0x8C93 => (ATCRGBAExplicit, false),
         0x87EE => (ATCRGBAInterpolated, false),
@@ -879,6 +1185,262 @@ fn describe_ktx1(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Textur
         metadata: meta,
         notes,
         error,
+    })
+}
+
+// ---- writing (issue 19: `texscope export --format ktx2`) ------------------------------------
+
+/// A Khronos Data Format basic descriptor sample: bit offset, bit length, channel id with its
+/// qualifier bits (0x80 float, 0x40 signed, 0x10 linear), lower and upper values.
+struct Sample(u16, u8, u8, u32, u32);
+
+/// vkFormat, typeSize, colour model, texel block width and height, samples.
+type Descriptor = (u32, u32, u8, (u8, u8), Vec<Sample>);
+
+/// vkFormat, typeSize, DFD colour model, texel block dimensions and samples of the formats the
+/// writer stores. The block formats' descriptors equal those PVRTexTool 5.5 and libktx 4.0 wrote
+/// into the shared KTX 2 test files (UniversalGameExtraction_texture2ddecoder; checked by a test);
+/// RGBA8/BGRA8 follow the Khronos Data Format 1.3 example of an 8-bit RGBA descriptor.
+/// Signed and HDR variants are left out: no reference file shows their sample bounds.
+fn descriptor(format: PixelFormat, srgb: bool) -> Option<Descriptor> {
+    use PixelFormat::*;
+    const MAX: u32 = u32::MAX;
+    let s = |srgb_id: u32, id: u32| if srgb { srgb_id } else { id };
+    let one = |bits: u8, ch: u8| vec![Sample(0, bits - 1, ch, 0, MAX)];
+    let two = |ch0: u8, ch1: u8| vec![Sample(0, 63, ch0, 0, MAX), Sample(64, 63, ch1, 0, MAX)];
+    // An alpha sample of an sRGB format is linear (qualifier 0x10).
+    let alpha = if srgb { 0x1F } else { 0x0F };
+    Some(match format {
+        // BC1 with its punch-through alpha (VK_FORMAT_BC1_RGBA; channel 1 = alpha present).
+        BC1 => (s(134, 133), 1, 128, (4, 4), one(64, 1)),
+        BC2 => (s(136, 135), 1, 129, (4, 4), two(alpha, 0)),
+        BC3 => (s(138, 137), 1, 130, (4, 4), two(alpha, 0)),
+        BC4 if !srgb => (139, 1, 131, (4, 4), one(64, 0)),
+        BC5 if !srgb => (141, 1, 132, (4, 4), two(0, 1)),
+        BC6HU if !srgb => (
+            143,
+            1,
+            133,
+            (4, 4),
+            vec![Sample(0, 127, 0x80, 0, 0x3F80_0000)],
+        ),
+        BC7 => (s(146, 145), 1, 134, (4, 4), one(128, 0)),
+        // ETC1 blocks are ETC2 RGB blocks (libktx wrote Compressonator's ETC1 file as 147 too).
+        ETC1 | ETC2RGB => (s(148, 147), 1, 161, (4, 4), one(64, 2)),
+        ETC2RGBA1 => (
+            s(150, 149),
+            1,
+            161,
+            (4, 4),
+            vec![Sample(0, 63, 2, 0, MAX), Sample(0, 63, alpha, 0, MAX)],
+        ),
+        ETC2RGBA8 => (s(152, 151), 1, 161, (4, 4), two(alpha, 2)),
+        EACR11 if !srgb => (153, 1, 161, (4, 4), one(64, 0)),
+        EACRG11 if !srgb => (155, 1, 161, (4, 4), two(0, 1)),
+        ASTC { w, h, hdr: false } => {
+            let k = ASTC_FOOTPRINTS.iter().position(|&f| f == (w, h))? as u32;
+            (157 + 2 * k + srgb as u32, 1, 162, (w, h), one(128, 0))
+        }
+        PVRTC4RGBA => (s(1_000_054_005, 1_000_054_001), 1, 164, (4, 4), one(64, 0)),
+        PVRTC2RGBA => (s(1_000_054_004, 1_000_054_000), 1, 164, (8, 4), one(64, 0)),
+        RGBA8 | BGRA8 => {
+            let order: [u8; 4] = if format == RGBA8 {
+                [0, 1, 2, 3]
+            } else {
+                [2, 1, 0, 3]
+            };
+            let samples = order
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    let ch = if c == 3 { alpha } else { c };
+                    Sample(8 * i as u16, 7, ch, 0, 255)
+                })
+                .collect();
+            let id = match (format, srgb) {
+                (RGBA8, false) => 37,
+                (RGBA8, true) => 43,
+                (_, false) => 44,
+                _ => 50,
+            };
+            (id, 1, 1, (1, 1), samples)
+        }
+        _ => return None,
+    })
+}
+
+/// The DFD block of `format`: dfdTotalSize, then one basic descriptor block (Khronos Data Format
+/// 1.3: vendor 0, type 0, version 2, size 24 + 16 a sample; BT.709 primaries; linear or sRGB).
+fn dfd(format: PixelFormat, srgb: bool) -> Option<(u32, u32, Vec<u8>)> {
+    let (vk, type_size, model, (bw, bh), samples) = descriptor(format, srgb)?;
+    let block = 24 + 16 * samples.len() as u32;
+    let mut out = Vec::new();
+    let mut u32s = |vs: &[u32]| {
+        for v in vs {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    };
+    let bytes = format.block().bytes;
+    u32s(&[
+        4 + block,
+        0,
+        2 | block << 16,
+        model as u32 | 1 << 8 | (if srgb { 2 } else { 1 }) << 16,
+        (bw as u32 - 1) | (bh as u32 - 1) << 8,
+        bytes,
+        0,
+    ]);
+    for Sample(offset, len, ch, lower, upper) in samples {
+        u32s(&[
+            offset as u32 | (len as u32) << 16 | (ch as u32) << 24,
+            0,
+            lower,
+            upper,
+        ]);
+    }
+    Some((vk, type_size, out))
+}
+
+/// Whether [`write`] can store `format` (with `srgb`).
+pub fn can_write(format: PixelFormat, srgb: bool) -> bool {
+    descriptor(format, srgb).is_some()
+}
+
+/// Writes a KTX 2 file (no supercompression) holding every mip and slice of `desc`, as
+/// [`crate::formats::dds::write`] takes them (`surface(mip, slice)`; a volume's slice 0 holds all
+/// its depth slices). `rows_up`: the stored rows run bottom first (Unity), said by
+/// KTXorientation "ru" instead of "rd". Levels are stored smallest first, each at a multiple of
+/// lcm(block bytes, 4), as the KTX 2.0 specification lays them out.
+pub fn write(
+    desc: &crate::formats::dds::Desc,
+    rows_up: bool,
+    mut surface: impl FnMut(u32, u32) -> Result<Vec<u8>>,
+) -> Result<Vec<u8>> {
+    use crate::model::TextureKind;
+    let (vk, type_size, dfd) = dfd(desc.format, desc.srgb).ok_or_else(|| {
+        Error::unsupported(format!(
+            "{}{} has no KTX 2 writer here (--format dds keeps it)",
+            desc.format.name(),
+            if desc.srgb { " (sRGB)" } else { "" }
+        ))
+    })?;
+    let (faces, layers, depth) = match desc.kind {
+        TextureKind::Cube if desc.slices % 6 == 0 && desc.slices > 0 => {
+            (6, if desc.slices > 6 { desc.slices / 6 } else { 0 }, 0)
+        }
+        TextureKind::Cube => {
+            return Err(Error::malformed(format!(
+                "a cube needs a multiple of 6 slices, not {}",
+                desc.slices
+            )))
+        }
+        TextureKind::Array => (1, desc.slices, 0),
+        TextureKind::Volume => (1, 0, desc.depth),
+        TextureKind::Tex2D => (1, 0, 0),
+    };
+    let slices = if desc.kind == TextureKind::Volume {
+        1
+    } else {
+        desc.slices
+    };
+    let mut kv = Vec::new();
+    let orientation: &[u8] = if rows_up { b"ru" } else { b"rd" };
+    let writer = format!("texscope {}", env!("CARGO_PKG_VERSION"));
+    for (key, value) in [
+        (&b"KTXorientation"[..], orientation),
+        (b"KTXwriter", writer.as_bytes()),
+    ] {
+        let len = key.len() + 1 + value.len() + 1;
+        kv.extend_from_slice(&(len as u32).to_le_bytes());
+        kv.extend_from_slice(key);
+        kv.push(0);
+        kv.extend_from_slice(value);
+        kv.push(0);
+        while kv.len() % 4 != 0 {
+            kv.push(0);
+        }
+    }
+    let levels = desc.mips.max(1);
+    let dfd_offset = HEADER_LEN + LEVEL_ENTRY * levels as u64;
+    let kvd_offset = dfd_offset + dfd.len() as u64;
+    let bytes = desc.format.block().bytes as u64;
+    let align = bytes * 4 / gcd(bytes, 4);
+    let mut data = Vec::new();
+    let mut index = vec![(0u64, 0u64); levels as usize];
+    let mut at = kvd_offset + kv.len() as u64;
+    for m in (0..levels).rev() {
+        let (w, h, d) = mip_dims(desc.width, desc.height, desc.depth, m);
+        let image = desc.format.surface_size(w, h)
+            * if desc.kind == TextureKind::Volume {
+                d as u64
+            } else {
+                1
+            };
+        let pad = (align - at % align) % align;
+        data.resize(data.len() + pad as usize, 0);
+        at += pad;
+        let start = at;
+        for s in 0..slices {
+            let b = surface(m, s)?;
+            if b.len() as u64 != image {
+                return Err(Error::malformed(format!(
+                    "mip {m} slice {s} has {} bytes, but a {w}x{h}x{d} {} image needs {image}",
+                    b.len(),
+                    desc.format.name()
+                )));
+            }
+            data.extend_from_slice(&b);
+            at += image;
+        }
+        index[m as usize] = (start, at - start);
+    }
+    let mut out = KTX2_IDENTIFIER.to_vec();
+    for v in [
+        vk,
+        type_size,
+        desc.width,
+        desc.height,
+        depth,
+        layers,
+        faces,
+        levels,
+        0,
+        dfd_offset as u32,
+        dfd.len() as u32,
+        kvd_offset as u32,
+        kv.len() as u32,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&[0; 16]); // no supercompression global data
+    for (offset, length) in index {
+        for v in [offset, length, length] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&dfd);
+    out.extend_from_slice(&kv);
+    out.extend_from_slice(&data);
+    Ok(out)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Writes texture `tex` of `cat` as a .ktx2, every mip and slice exactly as stored.
+pub fn export(cat: &crate::Catalog, tex: usize) -> Result<Vec<u8>> {
+    let t = cat
+        .textures
+        .get(tex)
+        .ok_or_else(|| Error::malformed(format!("no texture number {tex}")))?;
+    let desc = crate::formats::dds::Desc::of(t);
+    write(&desc, t.rows == RowOrder::BottomFirst, |m, s| {
+        crate::formats::dds::stored(cat, tex, m, s)
     })
 }
 

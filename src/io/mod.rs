@@ -107,14 +107,20 @@ impl Source for BytesSource {
         self.data.len() as u64
     }
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let start = usize::try_from(offset).map_err(|_| Error::truncated(offset, 0, self.len()))?;
-        let end = start
-            .checked_add(buf.len())
-            .filter(|&e| e <= self.data.len())
-            .ok_or_else(|| Error::truncated(offset, buf.len() as u64, self.len()))?;
-        buf.copy_from_slice(&self.data[start..end]);
-        Ok(())
+        copy_at(&self.data, offset, buf)
     }
+}
+
+/// Fills `buf` from `data` at `offset`: the `read_exact_at` of a source held in memory (bytes,
+/// a decompressed or decoded derived source), the truncation error when the range does not fit.
+pub fn copy_at(data: &[u8], offset: u64, buf: &mut [u8]) -> Result<()> {
+    let total = data.len() as u64;
+    let src = usize::try_from(offset)
+        .ok()
+        .and_then(|start| data.get(start..start.checked_add(buf.len())?))
+        .ok_or_else(|| Error::truncated(offset, buf.len() as u64, total))?;
+    buf.copy_from_slice(src);
+    Ok(())
 }
 
 /// A window `[offset, offset+len)` of another source, under its own name (a file inside a bundle,

@@ -254,7 +254,8 @@ pub fn list(ctx: &mut OpenContext, f: &Found, used: &mut [bool]) {
         match res {
             Ok(mut t) => {
                 if let Some(p) = containers.iter().find(|(id, _)| *id == o.path_id) {
-                    t.metadata.insert(0, ("container path".into(), p.1.clone()));
+                    t.metadata
+                        .insert(0, (crate::export::UNITY_CONTAINER_PATH.into(), p.1.clone()));
                 }
                 ctx.textures.push(t);
             }

@@ -146,10 +146,8 @@ fn sources(files: Vec<File>, names: Vec<String>) -> std::result::Result<Vec<Sour
     let mut out: Vec<SourceRef> = Vec::with_capacity(files.len());
     let mut names = names.into_iter();
     for f in files {
-        let mut src = WebFile::new(f).map_err(|e| JsError::new(&e.to_string()))?;
-        if let Some(n) = names.next().filter(|n| !n.is_empty()) {
-            src.name = n;
-        }
+        let name = names.next();
+        let src = WebFile::new(f, name.as_deref()).map_err(|e| JsError::new(&e.to_string()))?;
         // Each worker owns its Builds and the Files in it; nothing crosses threads.
         #[allow(clippy::arc_with_non_send_sync)]
         out.push(Arc::new(src));

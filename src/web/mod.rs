@@ -45,8 +45,11 @@ const AHEAD_BLOCK: u64 = 64 * 1024;
 const AHEAD_KEEP: usize = 16;
 
 impl WebFile {
-    fn new(file: File) -> Result<WebFile> {
-        let name = file.name();
+    fn new(file: File, path: Option<&str>) -> Result<WebFile> {
+        let name = match path {
+            Some(p) if !p.is_empty() => p.to_string(),
+            _ => file.name(),
+        };
         let reader = FileReaderSync::new()
             .map_err(|e| Error::io(format!("cannot read files here ({})", js_text(&e))))?;
         // File.size is a double; sizes above 2^53 cannot be represented by the browser anyway.
@@ -337,11 +340,20 @@ impl Session {
     }
 
     /// Opens `files` together with those already open, so a sibling dropped later completes the
-    /// textures that waited for it.
-    pub fn add(&mut self, files: Vec<File>) -> std::result::Result<(), JsError> {
+    /// textures that waited for it. `paths`, when given, names each file by its path inside the
+    /// dropped folder (`sub/x.dds`; what census `file` then says and exports mirror), the paths
+    /// joined by NUL (which no file name holds: one string crosses into wasm with less glue than
+    /// an array, and the core module is at its size budget); else each file goes by its name.
+    pub fn add(
+        &mut self,
+        files: Vec<File>,
+        paths: Option<String>,
+    ) -> std::result::Result<(), JsError> {
         let mut more: Vec<SourceRef> = Vec::with_capacity(files.len());
+        let mut paths = paths.as_deref().map(|p| p.split('\0'));
         for f in files {
-            let src = WebFile::new(f).map_err(|e| JsError::new(&e.to_string()))?;
+            let path = paths.as_mut().and_then(|p| p.next());
+            let src = WebFile::new(f, path).map_err(|e| JsError::new(&e.to_string()))?;
             // Each worker owns its Session and the Files in it; nothing crosses threads.
             #[allow(clippy::arc_with_non_send_sync)]
             more.push(Arc::new(src));
@@ -615,7 +627,13 @@ impl Session {
     /// (`crate::formats::dds::export`, lossless).
     #[wasm_bindgen(js_name = exportDds)]
     pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsValue> {
-        let bytes = crate::formats::dds::export(&self.catalog, tex).map_err(decode_error)?;
+        // The DDS writer is left out of the core module (its 300 KB budget): an export loads the
+        // full module, as the ZIP's names already do.
+        #[cfg(feature = "full")]
+        let bytes = crate::formats::dds::export(&self.catalog, tex);
+        #[cfg(not(feature = "full"))]
+        let bytes: Result<Vec<u8>> = Err(Error::not_in_build("the DDS writer", "full"));
+        let bytes = bytes.map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
@@ -632,6 +650,90 @@ impl Session {
             .read_surface(tex, mip, slice)
             .map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
+    }
+}
+
+/// One texture as the page's ZIP export names it (`ExportNamer`): census `file`, the asset's
+/// path inside its container (`crate::export::package_path`), `name` and `class`.
+#[cfg(feature = "full")]
+#[derive(serde::Deserialize)]
+struct ExportItem {
+    file: String,
+    package: Option<String>,
+    name: String,
+    class: String,
+}
+
+/// The CLI's export names (`crate::export`) for the page's ZIP export. Only in the full module:
+/// the naming code would not fit the core module's size budget, and an export is rare enough to
+/// wait for the full module once.
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+pub struct ExportNamer {
+    items: Vec<ExportItem>,
+    only: Vec<bool>,
+    namer: crate::export::Namer,
+}
+
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+impl ExportNamer {
+    /// `items`: every texture of the catalog, `[{file, package, name, class}]`, in catalog order
+    /// (a file holding one texture named after it gives its image beside it).
+    #[wasm_bindgen(constructor)]
+    pub fn new(items: JsValue) -> std::result::Result<ExportNamer, JsError> {
+        let items: Vec<ExportItem> =
+            serde_wasm_bindgen::from_value(items).map_err(|e| JsError::new(&e.to_string()))?;
+        let mut count = std::collections::BTreeMap::new();
+        for it in &items {
+            *count.entry((&it.file, &it.package)).or_insert(0usize) += 1;
+        }
+        let only = items
+            .iter()
+            .map(|it| count.get(&(&it.file, &it.package)) == Some(&1))
+            .collect();
+        Ok(ExportNamer {
+            items,
+            only,
+            namer: crate::export::Namer::new(crate::export::unicode_fold),
+        })
+    }
+
+    /// The path of item `i`'s image whose name ends in `ending` (`.png`, `__s0.png`, `.dds`):
+    /// `{path, warning}`, `warning` set when the name was taken. Call in census order, once the
+    /// image is made, as `texscope export` does.
+    pub fn place(&mut self, i: usize, ending: &str) -> std::result::Result<JsValue, JsError> {
+        let it = self
+            .items
+            .get(i)
+            .ok_or_else(|| JsError::new(&format!("there is no texture {i}")))?;
+        let source: Vec<String> = it
+            .file
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect();
+        let target = crate::export::target(
+            &source,
+            it.package.as_deref(),
+            (&it.name, &it.class),
+            self.only[i],
+            crate::export::unicode_fold,
+        );
+        let placed = self.namer.place(
+            &target,
+            &[ending.to_string()],
+            &format!("{}: {}", it.file, it.name),
+        );
+        #[derive(serde::Serialize)]
+        struct Named {
+            path: String,
+            warning: Option<String>,
+        }
+        to_js(&Named {
+            path: placed.paths.into_iter().next().unwrap_or_default(),
+            warning: placed.warning,
+        })
     }
 }
 

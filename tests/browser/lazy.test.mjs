@@ -9,7 +9,9 @@
 // no problem reported.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openPage, stateWaiter } from './harness.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
@@ -102,3 +104,29 @@ test('a .usmap loads the full module and its properties reach the info panel', {
   assert.match(info.metadata.Properties, /Clay\.usmap/);
   assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
 });
+
+// Issue 22: Basis Universal (ETC1S with alpha in KTX 2, an ETC1S .basis cube, UASTC with
+// Zstandard) and PVRTC2 are full-module formats: the page loads it and shows them. Expected texels:
+// the native decode of the same file (`texscope export --format rgba`), itself equal to the
+// reference transcoder (tests/codec_basis.rs) and basisu's PVRTC2 unpacker (tests/codec_pvrtc.rs).
+for (const [file, format] of [['tests/basis/etc1s_rgba_mips.ktx2', 'BasisETC1SA'], ['tests/basis/etc1s_cube.basis', 'BasisETC1S'],
+  ['tests/basis/uastc_rgba_mips.ktx2', 'BasisUASTC'], ['tests/vectors/pvrtc2_basisu_rgba.ktx', 'PVRTCII4']]) {
+  test(`${file.split('/').pop()} loads the full module and decodes as natively`, async (t) => {
+    const path = join(ROOT, file);
+    const out = mkdtempSync(join(tmpdir(), 'basis-'));
+    execFileSync('cargo', ['run', '--quiet', '--bin', 'texscope', '--', 'export', path, '--out', out, '--format', 'rgba'],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    const native = readFileSync(join(out, readdirSync(out).find((n) => n.includes('mip0__s0'))));
+    const { page: p, problems, wasm } = await page(t);
+    await drop(p, file.split('/').pop(), readFileSync(path));
+    const v = await p.evaluate(() => window.texscope.view());
+    assert.equal(v.format, format, JSON.stringify(v));
+    assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
+    for (const [x, y] of [[0, 0], [Math.floor(v.width / 2), Math.floor(v.height / 2)], [v.width - 1, v.height - 1]]) {
+      const got = await p.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]);
+      const i = (y * v.width + x) * 4;
+      assert.deepEqual(got, [...native.subarray(i, i + 4)], `(${x}, ${y})`);
+    }
+    assert.deepEqual(problems, []);
+  });
+}

@@ -5,7 +5,8 @@
 // APPNOTE), and expected texel values come from the demo definitions in src/fixtures/demo.rs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
@@ -166,6 +167,68 @@ test('export all listed as a ZIP, with a progress bar and cancel', async (t) => 
   await page.waitForFunction(() => document.querySelector('[data-testid=status]').textContent === 'Export cancelled', null, { timeout: 10000 });
   assert.equal(await page.isHidden('[data-testid=progress]'), true);
   assert.equal(downloads, 0);
+  assert.deepEqual(problems, []);
+});
+
+// Issue 19: a folder drop exported as a ZIP of PNGs has the CLI's paths (src/export.rs, the
+// README's rule): each file's path inside the dropped folder, the file a folder unless it holds
+// one texture named after it (so `a/tex.dds` gives `a/tex.png`), names compared ignoring case
+// with ~2 for a taken one, in census order (folders, then files by name: `TEX.dds` before
+// `tex.dds`). Texels come from tests/browser/dds-fixtures.mjs (rgba8Texel: known values).
+test('a folder drop exports as a ZIP of PNGs with the command line\'s paths', async (t) => {
+  const { page, problems } = await openPage(t);
+  const small = [...rgba8Dds(4, 4, 1)];
+  const wide = [...rgba8Dds(8, 2, 1)];
+  await page.evaluate(async ([small, wide]) => {
+    const file = (name, d) => ({ isFile: true, isDirectory: false, name, file: (ok) => ok(new File([new Uint8Array(d)], name)) });
+    const dir = (name, children) => ({
+      isFile: false, isDirectory: true, name,
+      createReader() { let k = 0; return { readEntries: (ok) => ok(k < children.length ? children.slice(k, (k += 1)) : []) }; },
+    });
+    const tree = dir('game', [
+      dir('a', [file('tex.dds', small), file('TEX.dds', wide)]),
+      dir('b', [file('tex.dds', wide), dir('sub', [file('other.dds', small)])]),
+      file('notes.txt', [104, 105]),
+    ]);
+    return window.texscope.openEntries([tree]);
+  }, [small, wide]);
+  await page.waitForFunction(() => window.texscope.textures().length === 4, null, { timeout: 30000 });
+  await waitState(page, 'ready');
+  // The files go by their paths inside the dropped folder (same-named files stay apart).
+  assert.deepEqual((await page.evaluate(() => window.texscope.textures().map((c) => c.file))).sort(), ['a/TEX.dds', 'a/tex.dds', 'b/sub/other.dds', 'b/tex.dds']);
+  await page.click('[data-testid=export-button]');
+  await shot(page, 'tools-export-menu.png');
+  await page.click('[data-testid=export-button]');
+  const { name, bytes } = await exportAs(page, 'zip-png');
+  assert.equal(name, 'texscope-export.zip');
+  const entries = parseZip(bytes);
+  assert.deepEqual(entries.map((e) => e.name), ['a/TEX.png', 'a/tex~2.png', 'b/tex.png', 'b/sub/other.png', 'errors.txt']);
+  const log = entries[4].data.toString('utf8');
+  assert.match(log, /^a\/tex\.dds: tex: name taken: a\/tex\.png is taken by a\/TEX\.dds: TEX; written as a\/tex~2\.png\n$/);
+  const png = (n) => parsePng(entries.find((e) => e.name === n).data);
+  assert.deepEqual([png('a/TEX.png').width, png('a/TEX.png').height], [8, 2]);
+  for (const n of ['a/tex~2.png', 'b/sub/other.png']) {
+    const p = png(n);
+    assert.deepEqual([p.width, p.height], [4, 4], n);
+    for (const [x, y] of [[0, 0], [1, 2], [3, 3]]) assert.deepEqual([...p.pixels.subarray((y * 4 + x) * 4, (y * 4 + x) * 4 + 4)], [...rgba8Texel(x, y, 0)], `${n} (${x},${y})`);
+  }
+  assert.match(await page.textContent('[data-testid=status]'), /^Exported 4 of 4 textures as PNG in a ZIP$/);
+  assert.deepEqual(problems, []);
+});
+
+// The Folder… button (an <input webkitdirectory>): files go by their path inside the picked folder
+// (webkitRelativePath less the folder's own name), as with a folder drop.
+test('a folder picked with the Folder button keeps the paths inside it', async (t) => {
+  const { page, problems } = await openPage(t);
+  const dir = await mkdtemp(join(tmpdir(), 'texscope-pick-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const sub of ['x', 'y']) {
+    await mkdir(join(dir, 'picked', sub), { recursive: true });
+    await writeFile(join(dir, 'picked', sub, 'tex.dds'), rgba8Dds(4, 4, 1));
+  }
+  await page.setInputFiles('[data-testid=folder-input]', join(dir, 'picked'));
+  await page.waitForFunction(() => window.texscope.textures().length === 2, null, { timeout: 30000 });
+  assert.deepEqual((await page.evaluate(() => window.texscope.textures().map((c) => c.file))).sort(), ['x/tex.dds', 'y/tex.dds']);
   assert.deepEqual(problems, []);
 });
 

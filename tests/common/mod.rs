@@ -42,6 +42,26 @@ pub fn read_png(path: &std::path::Path) -> (png::OutputInfo, Vec<u8>) {
     (info, buf)
 }
 
+/// A PNG read back as RGBA (8-bit: one byte a channel; 16-bit: two big-endian bytes), an RGB
+/// file given full alpha: what `texscope export` wrote, in the form the decoders give.
+pub fn read_png_rgba(path: &std::path::Path) -> (png::OutputInfo, Vec<u8>) {
+    let (info, buf) = read_png(path);
+    let bytes = match info.bit_depth {
+        png::BitDepth::Sixteen => 2,
+        png::BitDepth::Eight => 1,
+        d => panic!("{}: bit depth {d:?}", path.display()),
+    };
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => buf,
+        png::ColorType::Rgb => buf
+            .chunks_exact(3 * bytes)
+            .flat_map(|t| t.iter().copied().chain(std::iter::repeat_n(255, bytes)))
+            .collect(),
+        c => panic!("{}: colour type {c:?}", path.display()),
+    };
+    (info, rgba)
+}
+
 /// `ferris_512.png` in `dir`: the source image of texture2ddecoder's test files, 512x512 RGBA8.
 pub fn ferris_512(dir: &std::path::Path) -> Vec<u8> {
     let (info, buf) = read_png(&dir.join("ferris_512.png"));

@@ -1,6 +1,7 @@
 // File writers for the page's exports: PNG (8- or 16-bit RGBA), OpenEXR (uncompressed scanline,
-// 32-bit float RGBA) and a store-only ZIP. Written here in JS rather than in the wasm core to keep
-// the module small (the native CLI's `png`/`exr` crates would add to the wasm size, issue 7).
+// 32-bit float RGBA) and a store-only ZIP written as it goes. Written here in JS rather than in
+// the wasm core to keep the module small (the native CLI's `png`/`exr` crates would add to the
+// wasm size, issue 7).
 // Formats from their specifications: PNG (W3C PNG 3rd ed., chunks, CRC-32, zlib IDAT), OpenEXR
 // ("OpenEXR File Layout": magic 20000630, version 2, header attributes, line offset table) and ZIP
 // (PKWARE APPNOTE 6.3.x sections 4.3.7, 4.3.12, 4.3.16; method 0 = stored).
@@ -123,24 +124,25 @@ export function encodeExr(width, height, data) {
 }
 
 /**
- * A store-only ZIP of `entries` ({name, data: Uint8Array}) with UTF-8 names. `onProgress(done,
- * total)` runs after each entry; `signal.aborted` stops it with an AbortError.
- * @param {(() => { name: string, data: Uint8Array } | Promise<{ name: string, data: Uint8Array }>)[]} entries
- * @param {{ onProgress?: (done: number, total: number) => void, signal?: AbortSignal }} [options]
+ * A store-only ZIP written as it goes: `add` hands each entry's local header and data to the sink
+ * at once and keeps only its central-directory record (46 bytes + the name), so a long export
+ * holds one entry at a time, not the archive. UTF-8 names, no timestamps (the same input gives the
+ * same bytes), no ZIP64: at most 65,535 entries and 4 GiB.
  */
-export async function zipStore(entries, { onProgress, signal } = {}) {
-  /** @type {BlobPart[]} */
-  const parts = [];
-  /** @type {Uint8Array<ArrayBuffer>[]} */
-  const central = [];
-  let offset = 0;
-  const enc = new TextEncoder();
-  if (entries.length > 0xffff) throw new Error(`a ZIP holds at most 65535 files (no ZIP64 here); ${entries.length} were asked for`);
-  for (let i = 0; i < entries.length; i++) {
-    if (signal?.aborted) throw new DOMException('the export was cancelled', 'AbortError');
-    const { name, data } = await entries[i]();
-    if (offset + data.length > 0xfffffff0) throw new Error('the ZIP would pass 4 GiB (no ZIP64 here): export fewer textures');
-    const nm = enc.encode(name);
+export class ZipWriter {
+  /** @param {{ write(part: Uint8Array | Blob): void | Promise<void> }} sink */
+  constructor(sink) {
+    this.sink = sink;
+    /** @type {Uint8Array[]} */
+    this.central = [];
+    this.offset = 0;
+  }
+
+  /** Appends `data` as `name`. @param {string} name @param {Uint8Array} data */
+  async add(name, data) {
+    if (this.central.length >= 0xffff) throw new Error('a ZIP holds at most 65535 files (no ZIP64 here): export fewer textures');
+    if (this.offset + data.length > 0xfffffff0) throw new Error('the ZIP would pass 4 GiB (no ZIP64 here): export fewer textures');
+    const nm = new TextEncoder().encode(name);
     const crc = crc32(data);
     const local = new Uint8Array(30 + nm.length);
     const lv = new DataView(local.buffer);
@@ -148,7 +150,7 @@ export async function zipStore(entries, { onProgress, signal } = {}) {
     lv.setUint16(4, 20, true); // version needed 2.0
     lv.setUint16(6, 0x0800, true); // bit 11: names are UTF-8
     lv.setUint16(8, 0, true); // stored
-    lv.setUint16(12, 0x21, true); // date 1980-01-01 (no timestamps: the same input gives the same file)
+    lv.setUint16(12, 0x21, true); // date 1980-01-01
     lv.setUint32(14, crc, true);
     lv.setUint32(18, data.length, true);
     lv.setUint32(22, data.length, true);
@@ -165,22 +167,46 @@ export async function zipStore(entries, { onProgress, signal } = {}) {
     cv.setUint32(20, data.length, true);
     cv.setUint32(24, data.length, true);
     cv.setUint16(28, nm.length, true);
-    cv.setUint32(42, offset, true);
+    cv.setUint32(42, this.offset, true);
     cd.set(nm, 46);
-    parts.push(local, /** @type {BlobPart} */ (data));
-    central.push(cd);
-    offset += local.length + data.length;
-    onProgress?.(i + 1, entries.length);
+    await this.sink.write(local);
+    await this.sink.write(data);
+    this.central.push(cd);
+    this.offset += local.length + data.length;
   }
-  const cdSize = central.reduce((n, c) => n + c.length, 0);
-  const end = new Uint8Array(22);
-  const ev = new DataView(end.buffer);
-  ev.setUint32(0, 0x06054b50, true);
-  ev.setUint16(8, central.length, true);
-  ev.setUint16(10, central.length, true);
-  ev.setUint32(12, cdSize, true);
-  ev.setUint32(16, offset, true);
-  return new Blob([...parts, ...central, end], { type: 'application/zip' });
+
+  /** Writes the central directory and the end record. */
+  async finish() {
+    const cdSize = this.central.reduce((n, c) => n + c.length, 0);
+    const end = new Uint8Array(22);
+    const ev = new DataView(end.buffer);
+    ev.setUint32(0, 0x06054b50, true);
+    ev.setUint16(8, this.central.length, true);
+    ev.setUint16(10, this.central.length, true);
+    ev.setUint32(12, cdSize, true);
+    ev.setUint32(16, this.offset, true);
+    for (const c of this.central) await this.sink.write(c);
+    await this.sink.write(end);
+    this.central = [];
+  }
+}
+
+/**
+ * A ZipWriter sink that turns each piece into a Blob as it arrives: the browser keeps Blob data
+ * outside the page's heap (and may move it to disk), so the page drops each piece's bytes at
+ * once; `blob()` joins the parts without copying them.
+ */
+export class BlobSink {
+  /** @type {Blob[]} */
+  parts = [];
+  /** @param {Uint8Array | Blob} part */
+  write(part) {
+    this.parts.push(part instanceof Blob ? part : new Blob([/** @type {BlobPart} */ (part)]));
+  }
+  /** @param {string} type */
+  blob(type) {
+    return new Blob(this.parts, { type });
+  }
 }
 
 /** Starts a download of `blob` as `name`. @param {Blob} blob @param {string} name */

@@ -15,7 +15,7 @@ export const poolSize = () => Math.max(2, Math.min(16, navigator.hardwareConcurr
 export class WorkerPool {
   /**
    * `source()` gives what the page's main worker has open.
-   * @param {() => { files: File[], profile?: string, unityVersion?: string }} source @param {number} [size]
+   * @param {() => import('../types').OpenedFiles} source @param {number} [size]
    */
   constructor(source, size = poolSize()) {
     this.source = source;
@@ -92,7 +92,7 @@ export class WorkerPool {
   }
 
   pump() {
-    const { files, profile, unityVersion } = this.source();
+    const { files, paths, profile, unityVersion } = this.source();
     const options = JSON.stringify([profile ?? null, unityVersion ?? null]);
     const changed = this.options !== null && options !== this.options;
     this.options = options;
@@ -107,7 +107,7 @@ export class WorkerPool {
       // The catalog is rebuilt from all files in the same order as the main worker's (Catalog::add
       // re-opens every file together), so texture indices agree.
       const catchUp = slot.sent < files.length
-        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), profile, unityVersion }).then(() => { slot.sent = files.length; })
+        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), paths: paths?.slice(slot.sent), profile, unityVersion }).then(() => { slot.sent = files.length; })
         : Promise.resolve();
       catchUp.then(() => this.send(slot, job.req)).then(job.resolve, job.reject).finally(() => {
         slot.busy = null;

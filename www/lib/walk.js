@@ -5,6 +5,27 @@ const MAX_FILES = 20000; // a drop bigger than this is almost surely a mistake (
 const MAX_DEPTH = 32;
 
 /**
+ * Each walked File's path relative to the dropped item it was found under (a dropped folder's
+ * files: `sub/x.dds`; a dropped file: its name), as `texscope export` names paths relative to the
+ * PATH given; exports mirror it (services/export.js). Files not from a folder drop have none.
+ * @type {WeakMap<File, string>}
+ */
+export const relPath = new WeakMap();
+
+/**
+ * The path `file` goes by in the catalog and in exports: its path inside the dropped folder
+ * (relPath), or inside the folder picked with the Folder… button (`webkitRelativePath` less the
+ * picked folder's own name), else its name.
+ * @param {File} file
+ */
+export function pathOf(file) {
+  const walked = relPath.get(file);
+  if (walked) return walked;
+  const picked = file.webkitRelativePath?.split('/').slice(1).join('/');
+  return picked || file.name;
+}
+
+/**
  * What the walk needs of a FileSystemEntry (tests pass look-alikes).
  * @typedef {{ isFile: boolean, isDirectory: boolean, name?: string, fullPath?: string, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
  *   createReader?: () => { readEntries: (ok: (batch: EntryLike[]) => void, fail: (e: Error) => void) => void } }} EntryLike
@@ -18,24 +39,27 @@ const fileOf = (entry) => new Promise((res, rej) => /** @type {NonNullable<Entry
 /**
  * Every File under `entries` (FileSystemEntry-like objects: isFile/isDirectory, file(),
  * createReader().readEntries()). Directories are read until readEntries returns an empty batch
- * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH. With
- * `paths`, each file's path in the drop (`entry.fullPath`, "/folder/sub/name") is pushed there too.
+ * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH. `prefix` is
+ * the path of the folder being read inside the dropped one ('' at the top), for relPath.
  * @param {Iterable<EntryLike | null>} entries @param {number} [depth] @param {File[]} [out]
- * @param {string[] | null} [paths]
+ * @param {string} [prefix]
  * @returns {Promise<File[]>}
  */
-export async function walkEntries(entries, depth = 0, out = [], paths = null) {
+export async function walkEntries(entries, depth = 0, out = [], prefix = '') {
   if (depth > MAX_DEPTH) throw new Error(`the dropped folders nest deeper than ${MAX_DEPTH} levels`);
   for (const entry of entries) {
     if (!entry) continue;
     if (entry.isFile) {
       if (out.length >= MAX_FILES) throw new Error(`the drop holds more than ${MAX_FILES} files: drop a smaller folder`);
-      out.push(await fileOf(entry));
-      paths?.push(entry.fullPath ?? entry.name ?? '');
+      const file = await fileOf(entry);
+      relPath.set(file, prefix + (entry.name || file.name));
+      out.push(file);
     } else if (entry.isDirectory) {
+      // A dropped folder's own name is not part of its files' paths; a folder inside it is.
+      const inner = depth === 0 ? '' : `${prefix}${entry.name ? `${entry.name}/` : ''}`;
       const reader = /** @type {NonNullable<EntryLike['createReader']>} */ (entry.createReader)();
       for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader)) {
-        await walkEntries(batch, depth + 1, out, paths);
+        await walkEntries(batch, depth + 1, out, inner);
       }
     }
   }

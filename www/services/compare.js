@@ -5,6 +5,7 @@
 // the worker, their textures paired by path and name, and each pair classified from its stored
 // bytes (no decode) in batches, so the list fills in while the user looks.
 import { firstPresentMip } from '../util.js';
+import { pathOf } from '../lib/walk.js';
 
 /** @typedef {import('../types').CompareSide} CompareSide */
 /** @typedef {import('../types').CompareTarget} CompareTarget */
@@ -12,14 +13,13 @@ import { firstPresentMip } from '../util.js';
 /** Pairs classified per worker call: small enough that the list updates often. */
 const BATCH = 100;
 
-/** A file's path inside the build it was picked or dropped with (its folder's name left out). @type {WeakMap<File, string>} */
-export const buildPaths = new WeakMap();
-
-/** The name a build's file is keyed by: its path under the folder the user named, else its name. @param {File} f */
+/**
+ * The name a build's file is keyed by: its path under the folder the user named (dropped, picked,
+ * or set by the test API), else its name; the same path exports use (lib/walk.js pathOf).
+ * @param {File} f
+ */
 export function buildName(f) {
-  const rel = buildPaths.get(f) ?? f.webkitRelativePath;
-  if (rel) return rel.replace(/^\/+/, '').split('/').slice(1).join('/') || f.name;
-  return f.name;
+  return pathOf(f);
 }
 
 /** @param {import('../types').App} app */

@@ -1,11 +1,39 @@
 // Exports: what the view shows as PNG, the stored values as PNG (8/16-bit) or EXR (float), the
-// texture's original blocks as DDS, and every listed texture as DDS in one store-only ZIP with a
-// progress bar and Cancel (lib/encoders.js writes the files).
-import { encodePng, encodeExr, zipStore, download } from '../lib/encoders.js';
+// texture's original blocks as DDS, and every listed texture as DDS or PNG in one store-only ZIP
+// with a progress bar and Cancel (lib/encoders.js writes the files). The ZIP's paths are the
+// CLI's (`texscope export`): src/export.rs names them, through the full wasm module's
+// ExportNamer (loaded on the first ZIP export; the core module has no room for it).
+import { encodePng, encodeExr, ZipWriter, BlobSink, download } from '../lib/encoders.js';
 import { probe } from '../probe.js';
 import { sleep } from '../util.js';
 
-/** @typedef {'png-view' | 'png-raw' | 'exr' | 'dds' | 'zip'} ExportKind */
+/** @typedef {'png-view' | 'png-raw' | 'exr' | 'dds' | 'zip' | 'zip-png'} ExportKind */
+
+/** The full module's ExportNamer class, loaded once. @type {Promise<any> | null} */
+let namerClass = null;
+const loadNamer = () => (namerClass ??= import('../pkg-full/texscope.js').then(async (m) => {
+  await m.default();
+  return m.ExportNamer;
+}));
+
+/**
+ * The CLI's order of two files (census `file`, `/`-separated): by folder, component by component,
+ * a folder's own files before its subfolders' (src/bin/texscope.rs groups files by folder and
+ * sorts the folders as paths), then by name.
+ * @param {string} a @param {string} b
+ */
+function censusOrder(a, b) {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  const da = pa.slice(0, -1);
+  const db = pb.slice(0, -1);
+  for (let i = 0; i < Math.min(da.length, db.length); i++) {
+    if (da[i] !== db[i]) return da[i] < db[i] ? -1 : 1;
+  }
+  if (da.length !== db.length) return da.length - db.length;
+  const [fa, fb] = [pa[pa.length - 1], pb[pb.length - 1]];
+  return fa < fb ? -1 : fa > fb ? 1 : 0;
+}
 
 /** A file name made of `s`'s safe characters. @param {string} s */
 const safeName = (s) => String(s).replace(/[^\w.-]+/g, '_').slice(0, 120) || 'texture';
@@ -44,50 +72,81 @@ export function createExports(app) {
     } else if (kind === 'dds') {
       const bytes = await client.call({ op: 'exportDds', texture: c.index });
       download(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/octet-stream' }), `${safeName(t.census.name)}.dds`);
-    } else if (kind === 'zip') {
-      await exportZip(s.listed.slice());
+    } else if (kind === 'zip' || kind === 'zip-png') {
+      await exportZip(s.listed.slice(), kind === 'zip' ? 'dds' : 'png');
       return;
     }
     actions.setStatus(`Exported ${t.census.name}`);
   }
 
   /**
-   * Every texture of `indices` as a lossless DDS in one store-only ZIP; textures that cannot be
-   * written (missing data, unsupported) are named with the reason in errors.txt.
-   * @param {number[]} indices
+   * Every texture of `indices` in one store-only ZIP, written as it goes (each entry becomes a
+   * Blob part at once, so the page holds one texture at a time): `dds` = its original blocks,
+   * every mip and slice; `png` = mip 0, slice 0 (8- or 16-bit, floats clamped to 0..1), as
+   * `texscope export` does. Entries are named and written in census order (folders, then files,
+   * then each file's own order) so the names are the CLI's. Textures that cannot be written, and
+   * names that were taken, are listed in errors.txt.
+   * @param {number[]} indices @param {'dds' | 'png'} format
    */
-  async function exportZip(indices) {
+  async function exportZip(indices, format) {
     if (!indices.length) return;
     const aborter = new AbortController();
     abort = aborter;
     const errors = [];
-    const used = new Set();
     const textures = store.state.textures;
-    const kept = [];
-    // Fetch one by one so cancel takes effect between textures, then write the ZIP.
+    const order = indices.slice().sort((a, b) => censusOrder(textures[a].census.file, textures[b].census.file) || a - b);
+    const sink = new BlobSink();
+    const zip = new ZipWriter(sink);
+    let written = 0;
+    let namer = null;
     try {
-      for (let k = 0; k < indices.length; k++) {
+      actions.progress(0, order.length, 'Preparing the export…');
+      const ExportNamer = await loadNamer();
+      // Every texture (not only the listed ones): whether a file holds one texture decides its
+      // layout, as on the command line.
+      namer = new ExportNamer(textures.map((t) => ({
+        file: t.census.file,
+        package: (t.metadata || []).find(([k]) => k === 'container path')?.[1] ?? null,
+        name: t.census.name,
+        class: t.census.class,
+      })));
+      for (let k = 0; k < order.length; k++) {
         if (aborter.signal.aborted) throw new DOMException('cancelled', 'AbortError');
-        actions.progress(k, indices.length, `Exporting ${k + 1} of ${indices.length}…`);
-        const t = textures[indices[k]];
-        let name = `${safeName(t.census.name)}.dds`;
-        for (let n = 2; used.has(name); n++) name = `${safeName(t.census.name)}_${n}.dds`;
-        used.add(name);
+        actions.progress(k, order.length, `Exporting ${k + 1} of ${order.length}…`);
+        const t = textures[order[k]];
+        const c = t.census;
         try {
-          kept.push({ name, data: await client.call({ op: 'exportDds', texture: indices[k] }) });
+          let data;
+          let ending;
+          if (format === 'dds') {
+            data = await client.call({ op: 'exportDds', texture: order[k] });
+            ending = '.dds';
+          } else {
+            const img = await client.call({ op: 'decode', texture: order[k], mip: 0, slice: 0 });
+            let px = img.data;
+            if (img.precision === 'float') px = Uint8Array.from(px, (v) => Math.min(255, Math.max(0, v * 255 + 0.5)) | 0);
+            data = new Uint8Array(await (await encodePng(img.width, img.height, px)).arrayBuffer());
+            ending = (c.kind === 'volume' ? c.depth : c.slices) > 1 ? '__s0.png' : '.png';
+          }
+          const { path, warning } = namer.place(order[k], ending);
+          if (warning) errors.push(`${c.file}: ${c.name}: name taken: ${warning}`);
+          await zip.add(path, data);
+          written++;
         } catch (e) {
-          errors.push(`${t.census.name} (${t.census.file}): ${/** @type {Error} */ (e).message}`);
+          errors.push(`${c.name} (${c.file}): ${/** @type {Error} */ (e).message}`);
         }
         if (probe.exportDelay) await sleep(probe.exportDelay); // test hook
       }
-      if (errors.length) kept.push({ name: 'errors.txt', data: new TextEncoder().encode(`${errors.join('\n')}\n`) });
-      const blob = await zipStore(kept.map((e) => () => e), { signal: aborter.signal });
-      download(blob, 'texscope-export.zip');
-      actions.setStatus(`Exported ${kept.length - (errors.length ? 1 : 0)} of ${indices.length} textures as DDS in a ZIP${errors.length ? ` (${errors.length} failed: see errors.txt)` : ''}`);
+      if (errors.length) await zip.add('errors.txt', new TextEncoder().encode(`${errors.join('\n')}\n`));
+      await zip.finish();
+      download(sink.blob('application/zip'), 'texscope-export.zip');
+      const failed = order.length - written;
+      actions.setStatus(`Exported ${written} of ${order.length} textures as ${format.toUpperCase()} in a ZIP${failed ? ` (${failed} failed: see errors.txt)` : ''}`);
     } catch (e) {
       if (/** @type {Error} */ (e).name === 'AbortError') actions.setStatus('Export cancelled');
       else throw e;
     } finally {
+      namer?.free();
       abort = null;
       actions.endProgress();
     }

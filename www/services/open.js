@@ -2,7 +2,7 @@
 // which builds the catalog of every file so far; and the reading options that re-open them (the
 // Frostbite format profile, the Unity version for files that record none).
 import { entryState } from '../lib/vlist.js';
-import { droppedFiles } from '../lib/walk.js';
+import { droppedFiles, pathOf } from '../lib/walk.js';
 import { probe } from '../probe.js';
 import { $, firstPresentMip } from '../util.js';
 
@@ -29,7 +29,10 @@ export function createOpener(app) {
     probe.resetStages();
     probe.stage('open', probe.openedAt);
     try {
-      const { textures, problems } = await client.call({ op: 'add', files });
+      // Files of a folder drop are named by their path in it, so same-named files of two folders
+      // stay apart and exports mirror the folders.
+      const paths = files.map(pathOf);
+      const { textures, problems } = await client.call({ op: 'add', files, paths });
       probe.stage('catalog');
       probe.keepStages = true;
       actions.filesAdded(files);

@@ -4,7 +4,6 @@
 import { VirtualList } from '../lib/vlist.js';
 import { walkEntries } from '../lib/walk.js';
 import { $, rowName } from '../util.js';
-import { buildPaths } from '../services/compare.js';
 
 /** @typedef {import('../types').BuildPair} BuildPair */
 
@@ -19,11 +18,8 @@ async function droppedBuild(dt) {
   const items = Array.from(dt?.items ?? []).filter((i) => i.kind === 'file');
   const entries = items.map((i) => i.webkitGetAsEntry?.() ?? null);
   if (!entries.length || !entries.every(Boolean)) return Array.from(dt?.files ?? []);
-  /** @type {string[]} */
-  const paths = [];
-  const files = await walkEntries(entries, 0, [], paths);
-  files.forEach((f, k) => buildPaths.set(f, paths[k]));
-  return files;
+  // walkEntries records each file's path inside the dropped folder (lib/walk.js relPath).
+  return walkEntries(entries);
 }
 
 /** @param {import('../types').App} app */

@@ -9,7 +9,8 @@ use texscope::codec::PixelFormat;
 pub const USAGE: &str = "  texscope bench [--side N] [--runs N] [--format NAME]...
                                decode a NxN surface (default 2048) of seeded random blocks of each
                                format N times (default 5); one JSON line per format with MB/s of
-                               RGBA output (min, median, max over the runs)
+                               RGBA output (min, median, max over the runs) and vs_bc1, its median
+                               over BC1's in the same run (BC1 is always measured, first)
   texscope fingerprints [VECTOR_FILE...]
                                one JSON object: the digest of every format decoded from seeded
                                random blocks, and of each tests/vectors file given";
@@ -56,8 +57,13 @@ fn bench(args: &[String]) -> Result<(), String> {
     if side == 0 || side > 8192 || runs == 0 {
         return Err("bench: --side is 1..8192 and --runs at least 1".into());
     }
-    for (i, f) in sample::formats().into_iter().enumerate() {
-        if !picked.is_empty() && !picked.contains(&f) {
+    // BC1 first, always: every other line gives its median over BC1's measured in this run.
+    let all = sample::formats();
+    let mut order: Vec<(usize, PixelFormat)> = all.iter().copied().enumerate().collect();
+    order.sort_by_key(|&(_, f)| f != PixelFormat::BC1);
+    let mut bc1 = None;
+    for (i, f) in order {
+        if f != PixelFormat::BC1 && !picked.is_empty() && !picked.contains(&f) {
             continue;
         }
         // Seed = 1 + position in the full list, as bench.html does: the same bytes on both sides.
@@ -81,11 +87,17 @@ fn bench(args: &[String]) -> Result<(), String> {
             })
             .collect();
         mbps.sort_by(f64::total_cmp);
+        let median = mbps[runs / 2];
+        let ratio = match bc1 {
+            Some(b) => format!(",\"vs_bc1\":{:.3}", median / b),
+            None => String::new(),
+        };
+        bc1 = bc1.or(Some(median));
         println!(
-            "{{\"format\":\"{}\",\"side\":{side},\"runs\":{runs},\"min\":{:.1},\"median\":{:.1},\"max\":{:.1}}}",
+            "{{\"format\":\"{}\",\"side\":{side},\"runs\":{runs},\"min\":{:.1},\"median\":{:.1},\"max\":{:.1}{ratio}}}",
             f.name(),
             mbps[0],
-            mbps[runs / 2],
+            median,
             mbps[runs - 1]
         );
     }

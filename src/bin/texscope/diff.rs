@@ -30,7 +30,7 @@ struct Side {
 
 impl Side {
     fn new(root: &Path) -> Side {
-        let (groups, errors) = collect(&[root.to_path_buf()]);
+        let (groups, errors, _) = collect(&[root.to_path_buf()]);
         for (_, e) in errors {
             eprintln!("texscope: {e}");
         }
