@@ -116,7 +116,10 @@ for (const [file, format] of [['tests/basis/etc1s_rgba_mips.ktx2', 'BasisETC1SA'
     const out = mkdtempSync(join(tmpdir(), 'basis-'));
     execFileSync('cargo', ['run', '--quiet', '--bin', 'texscope', '--', 'export', path, '--out', out, '--format', 'rgba'],
       { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    const native = readFileSync(join(out, readdirSync(out).find((n) => n.includes('mip0__s0'))));
+    // Mip 0 only: `<name>.rgba`, or `<name>__s0.rgba` for its first slice (src/export.rs suffix).
+    const first = readdirSync(out).find((n) => n.endsWith('.rgba') && (!n.includes('__s') || n.endsWith('__s0.rgba')));
+    assert.ok(first, `texscope export wrote ${readdirSync(out).join(', ')}`);
+    const native = readFileSync(join(out, first));
     const { page: p, problems, wasm } = await page(t);
     await drop(p, file.split('/').pop(), readFileSync(path));
     const v = await p.evaluate(() => window.texscope.view());
