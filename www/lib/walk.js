@@ -27,7 +27,7 @@ export function pathOf(file) {
 
 /**
  * What the walk needs of a FileSystemEntry (tests pass look-alikes).
- * @typedef {{ isFile: boolean, isDirectory: boolean, name?: string, fullPath?: string, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
+ * @typedef {{ isFile: boolean, isDirectory: boolean, name?: string, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
  *   createReader?: () => { readEntries: (ok: (batch: EntryLike[]) => void, fail: (e: Error) => void) => void } }} EntryLike
  */
 
