@@ -16,15 +16,26 @@ async function openDemo(page, id) {
   await waitState(page, 'ready');
 }
 
-// Every control the toolbar shows, with its box; and the toolbar's box.
-const layout = (page) => page.evaluate(() => {
-  const bar = document.querySelector('[data-testid=toolbar]');
+// Every control a bar shows (the toolbar, or the header above it), with its box; and the bar's box.
+const layout = (page, selector = '[data-testid=toolbar]') => page.evaluate((selector) => {
+  const bar = document.querySelector(selector);
   const box = (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
-  const controls = [...bar.querySelectorAll('button, select, input, .zoom-label')]
-    .filter((e) => e.getClientRects().length)
+  const controls = [...bar.querySelectorAll('button, select, input, label.button, .zoom-label')]
+    .filter((e) => e.getClientRects().length && !e.closest('[hidden]'))
     .map((e) => ({ id: e.id || e.dataset.testid || e.textContent, ...box(e) }));
   return { bar: box(bar), controls };
-});
+}, selector);
+
+// One row: the bar is less than two controls high and every control's middle is on it, inside it.
+function assertOneRow({ bar, controls }, w, what) {
+  const tallest = Math.max(...controls.map((c) => c.height));
+  assert.ok(bar.height < 2 * tallest, `${what} at ${w}: ${bar.height} px high, controls ${tallest} px`);
+  const mid = (bar.top + bar.bottom) / 2;
+  for (const c of controls) {
+    assert.ok(Math.abs((c.top + c.bottom) / 2 - mid) <= 4, `${what} at ${w}: ${c.id} off the row (${c.top}-${c.bottom}, row middle ${mid})`);
+    assert.ok(c.left >= bar.left && c.right <= Math.min(bar.right, w), `${what} at ${w}: ${c.id} outside the bar`);
+  }
+}
 
 for (const [w, h] of [[1280, 720], [1440, 900]]) {
   test(`toolbar: one row at ${w}x${h}, every control inside it`, async (t) => {
@@ -33,21 +44,21 @@ for (const [w, h] of [[1280, 720], [1440, 900]]) {
     for (const demo of ['cubemap', 'ue5-vt', 'ue-classic']) {
       ({ page, problems } = await openPage(t, '', { viewport: { width: w, height: h }, colorScheme: 'dark' }));
       await openDemo(page, demo);
-      const { bar, controls } = await layout(page);
-      const tallest = Math.max(...controls.map((c) => c.height));
-      assert.ok(controls.length >= 14, `${demo}: ${controls.length} controls shown`);
-      // One row: the toolbar is less than two controls high and every control's middle is on it.
-      assert.ok(bar.height < 2 * tallest, `${demo} at ${w}: toolbar ${bar.height} px high, controls ${tallest} px`);
-      const mid = (bar.top + bar.bottom) / 2;
-      for (const c of controls) {
-        assert.ok(Math.abs((c.top + c.bottom) / 2 - mid) <= 4, `${demo} at ${w}: ${c.id} off the row (${c.top}-${c.bottom}, row middle ${mid})`);
-        assert.ok(c.left >= bar.left && c.right <= Math.min(bar.right, w), `${demo} at ${w}: ${c.id} outside the toolbar`);
-      }
-      const ids = controls.map((c) => c.id);
+      const bars = await layout(page);
+      assert.ok(bars.controls.length >= 14, `${demo}: ${bars.controls.length} controls shown`);
+      assertOneRow(bars, w, `${demo}: toolbar`);
+      const ids = bars.controls.map((c) => c.id);
       for (const id of ['mip', 'slice', 'zoom-fit', 'zoom-1', 'channel-r', 'channel-a', 'hdr-button', 'normal-button', 'view-button', 'compare-button', 'share', 'help-button']) {
         assert.ok(ids.includes(id), `${demo} at ${w}: ${id} in the toolbar`);
       }
       assert.ok(ids.includes(demo === 'cubemap' ? 'cube-cross' : demo === 'ue5-vt' ? 'vt-grid' : 'mip'), `${demo}: its own toggle shows`);
+      // The header above it: open, Builds (issue 21), Export (issue 19), demos, the reading options.
+      const header = await layout(page, 'header.bar');
+      assertOneRow(header, w, `${demo}: header`);
+      const inHeader = header.controls.map((c) => c.id);
+      for (const id of ['builds-button', 'export-button', 'demo-button', 'frostbite-profile', 'unity-version']) {
+        assert.ok(inHeader.includes(id), `${demo} at ${w}: ${id} in the header (${inHeader.join(', ')})`);
+      }
       assert.deepEqual(problems, []);
     }
     // The last demo (the UE mip chain) for the screenshot: docs/img/viewer-*.png are taken from these.
