@@ -46,11 +46,23 @@ impl Out {
     /// Writes one seed, after checking it opens to at least one texture, each with a mip that decodes
     /// (a seed the parsers refuse would only teach the fuzzer their first error path).
     fn put(&mut self, target: &str, seed: &str, files: &[(&str, &[u8])]) {
+        self.put_with(target, seed, files, &Default::default())
+    }
+
+    /// [`Out::put`] opened with `options` (the AES key of the encrypted container seeds, which
+    /// fuzz/src/lib.rs `run_keyed` gives too).
+    fn put_with(
+        &mut self,
+        target: &str,
+        seed: &str,
+        files: &[(&str, &[u8])],
+        options: &texscope::OpenOptions,
+    ) {
         let sources: Vec<texscope::SourceRef> = files
             .iter()
             .map(|(n, b)| texscope::io::BytesSource::shared(*n, b.to_vec()))
             .collect();
-        let cat = texscope::open(sources, &Default::default());
+        let cat = texscope::open(sources, options);
         let ok = !cat.textures.is_empty()
             && cat.textures.iter().enumerate().all(|(i, t)| {
                 (0..t.mips.len()).any(|m| cat.decode(i, m, 0, Default::default()).is_ok())
@@ -399,6 +411,145 @@ fn codec_seeds(out: &mut Out, rng: &mut Rng) {
     }
 }
 
+/// The fuzz key (fuzz/src/lib.rs `run_keyed`): the UE 5.8 fixtures' key.
+fn fuzz_key() -> texscope::io::aes::AesKey {
+    texscope::io::aes::AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789")
+}
+
+/// Containers written by src/fixtures/containers.rs around small generated packages: paks of
+/// the legacy and the path-hash index, stored/zlib, plain/encrypted; IoStore stored, zlib,
+/// encrypted, partitioned. Block seeds: one block of each method (Oodle blocks are taken from
+/// the UE 5.8 fixtures' Oodle container when the shared samples are beside the checkout; no
+/// Oodle encoder exists in Rust).
+fn container_seeds(out: &mut Out, rng: &mut Rng) {
+    use texscope::fixtures::containers::{self as cx, PakOptions, TocOptions};
+    let (t, _) = ue::classic_texture("T_Fuzz", PixelFormat::BC1, 16, 16, 3, 1, rng);
+    let pak_files: Vec<(String, Vec<u8>)> = vec![
+        ("T/T_Fuzz.uasset".into(), t.uasset.clone()),
+        ("T/T_Fuzz.uexp".into(), t.uexp.clone()),
+        ("T/T_Fuzz.ubulk".into(), t.ubulk.clone()),
+        ("Other/readme.txt".into(), b"not a package".to_vec()),
+    ];
+    let mut keys = texscope::io::aes::Keys::default();
+    keys.push(None, fuzz_key());
+    let keyed = texscope::OpenOptions {
+        aes_keys: keys,
+        ..Default::default()
+    };
+    for (version, zlib, key) in [
+        (12, false, false),
+        (12, true, false),
+        (12, true, true),
+        (11, false, true),
+        (8, true, false),
+        (7, false, true),
+        (3, true, false),
+    ] {
+        let o = PakOptions {
+            version,
+            zlib,
+            block_size: 2048,
+            key: key.then(fuzz_key),
+            ..Default::default()
+        };
+        let bytes = cx::pak(&pak_files, &o);
+        let seed = format!(
+            "v{version}_{}{}",
+            if zlib { "zlib" } else { "stored" },
+            if key { "_aes" } else { "" }
+        );
+        out.put_with("ue_pak", &seed, &[("fuzz.pak", &bytes)], &keyed);
+    }
+    let toc_files: Vec<(String, Vec<u8>)> = vec![
+        ("T/T_Fuzz.uasset".into(), t.uzenasset.clone()),
+        ("T/T_Fuzz.ubulk".into(), t.ubulk.clone()),
+    ];
+    for (name, zlib, key, partition) in [
+        ("stored", false, false, None),
+        ("zlib", true, false, None),
+        ("zlib_aes", true, true, None),
+        ("parts", false, false, Some(1024)),
+    ] {
+        let o = TocOptions {
+            zlib,
+            block_size: 1024,
+            key: key.then(fuzz_key),
+            partition_size: partition,
+            ..Default::default()
+        };
+        let c = cx::iostore(&toc_files, &o);
+        let parts: Vec<Vec<u8>> = (0..c.partitions.min(2)).map(|k| c.ucas(k)).collect();
+        if c.partitions > 2 {
+            // The target names two partitions; keep the seed to what it can carry.
+            continue;
+        }
+        let mut files: Vec<(&str, &[u8])> = vec![("fuzz.utoc", &c.utoc)];
+        let names = ["fuzz.ucas", "fuzz_s1.ucas"];
+        for (k, p) in parts.iter().enumerate() {
+            files.push((names[k], p));
+        }
+        out.put_with("ue_toc", name, &files, &keyed);
+    }
+    let raw = random(rng, 3000);
+    let n = raw.len() as u32;
+    // (seed name, method byte of the blocks target, decoded size, block bytes)
+    let mut blocks: Vec<(String, u8, u32, Vec<u8>)> = vec![
+        ("stored".into(), 0, n, raw.clone()),
+        (
+            "zlib".into(),
+            1,
+            n,
+            miniz_oxide::deflate::compress_to_vec_zlib(&raw, 6),
+        ),
+        ("lz4".into(), 3, n, lz4_flex::block::compress(&raw)),
+    ];
+    {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&raw).expect("gzip");
+        blocks.push(("gzip".into(), 2, n, gz.finish().expect("gzip")));
+    }
+    let ue58 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/samples/unreal/cue4parse-fixtures/UE5_8/IoStore/Unversioned/Oodle");
+    let ue58 = if ue58.exists() {
+        ue58
+    } else {
+        PathBuf::from(
+            "/work/shared/samples/unreal/cue4parse-fixtures/UE5_8/IoStore/Unversioned/Oodle",
+        )
+    };
+    let utoc = ue58.join("CUE4ParseFixtures-Minimal-Oodle-Windows.utoc");
+    if utoc.exists() {
+        let ucas = utoc.with_extension("ucas");
+        let toc = texscope::unreal::iostore::open(
+            &texscope::io::BytesSource::shared("o.utoc", std::fs::read(&utoc).expect("utoc")),
+            |_| {
+                Some(texscope::io::BytesSource::shared(
+                    "o.ucas",
+                    std::fs::read(&ucas).expect("ucas"),
+                ))
+            },
+            &Default::default(),
+            &Default::default(),
+        )
+        .expect("the fixtures' Oodle container opens");
+        for i in [0usize, 1, 2] {
+            let b = toc.block(i).expect("block");
+            let stored = toc.store().read_stored(&b).expect("stored bytes");
+            blocks.push((format!("oodle_{i}"), 4, b.size as u32, stored));
+        }
+    }
+    let dir = out.root.join("blocks");
+    std::fs::create_dir_all(&dir).expect("create corpus folder");
+    for (name, method, size, bytes) in blocks {
+        let mut seed = vec![method];
+        seed.extend(&size.to_le_bytes()[..3]);
+        seed.extend(bytes);
+        std::fs::write(dir.join(&name), seed).expect("write seed");
+        out.count += 1;
+    }
+}
+
 fn main() {
     let root = std::env::args()
         .nth(1)
@@ -411,5 +562,6 @@ fn main() {
     frostbite_seeds(&mut out);
     unity_seeds(&mut out, &mut rng);
     codec_seeds(&mut out, &mut rng);
+    container_seeds(&mut out, &mut rng);
     println!("{} seeds written under {}", out.count, out.root.display());
 }

@@ -84,14 +84,16 @@ pub fn safe_path(p: &str) -> Vec<String> {
 pub const UNITY_CONTAINER_PATH: &str = "container path";
 
 /// The path of a texture's asset inside the container file it came from, if it has one: the
-/// path a Unity bundle's AssetBundle object gives the asset (`m_Container`, e.g.
-/// `assets/textures/wood.jpg`). The package path of an Unreal `.pak`/IoStore entry
-/// (`Texture::path`, issue 17) joins here once the containers task adds that field.
+/// package path of an Unreal `.pak`/IoStore entry (`Texture::path`, e.g.
+/// `Game/Content/Textures/T_Rock.uasset`), or the path a Unity bundle's AssetBundle object gives
+/// the asset (`m_Container`, e.g. `assets/textures/wood.jpg`).
 pub fn package_path(t: &crate::Texture) -> Option<&str> {
-    t.metadata
-        .iter()
-        .find(|(k, _)| k == UNITY_CONTAINER_PATH)
-        .map(|(_, v)| v.as_str())
+    t.path.as_deref().or_else(|| {
+        t.metadata
+            .iter()
+            .find(|(k, _)| k == UNITY_CONTAINER_PATH)
+            .map(|(_, v)| v.as_str())
+    })
 }
 
 /// How many textures each (file, [`package_path`]) holds, for [`target`]'s `only`.

@@ -38,12 +38,17 @@ pub struct OpenOptions {
     /// The Unity version to assume for serialized files that do not say theirs, when neither
     /// their bundle nor another opened file does (issue 4: "let the user pick when none says").
     pub unity_version: Option<String>,
+    /// AES keys for encrypted Unreal containers (.pak, .utoc): kept in memory only, never printed.
+    #[cfg(feature = "containers")]
+    pub aes_keys: io::aes::Keys,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct FileProblem {
     pub file: String,
+    /// The path inside the container `file`, for a package found in one (issue 17).
+    pub path: Option<String>,
     pub engine: Option<Engine>,
     pub error: String,
     /// The error's kind (not in the census record): `NotInBuild` tells the page to retry with its
@@ -56,15 +61,27 @@ impl FileProblem {
     pub fn new(file: &str, engine: Option<Engine>, error: &Error) -> Self {
         FileProblem {
             file: file.to_string(),
+            path: None,
             engine,
             error: error.to_string(),
             kind: error.kind,
         }
     }
 
+    /// The problem of a package at `path` inside the container `file`.
+    pub fn at_path(mut self, path: &str) -> Self {
+        self.path = Some(path.to_string());
+        self
+    }
+
     /// The census record of a file that holds no texture.
     pub fn census(&self) -> serde_json::Value {
-        serde_json::json!({ "file": self.file, "engine": self.engine, "error": self.error })
+        serde_json::json!({
+            "file": self.file,
+            "path": self.path,
+            "engine": self.engine,
+            "error": self.error
+        })
     }
 }
 
@@ -97,6 +114,9 @@ pub struct OpenContext {
     pub unreal_version: Option<String>,
     /// [`OpenOptions::unity_version`].
     pub unity_version: Option<String>,
+    /// [`OpenOptions::aes_keys`].
+    #[cfg(feature = "containers")]
+    pub aes_keys: io::aes::Keys,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
     memo: Memo,
@@ -212,6 +232,8 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
         unity_version: options.unity_version.clone(),
+        #[cfg(feature = "containers")]
+        aes_keys: options.aes_keys.clone(),
         heads: vec![None; n],
         memo,
     };

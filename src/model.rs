@@ -168,6 +168,10 @@ pub struct Texture {
     /// The file the texture was found in, as the user named it (for a texture inside a bundle,
     /// the bundle).
     pub file: String,
+    /// The package's path inside its container (mount point + directory path, e.g.
+    /// `Game/Content/Textures/T_Rock.uasset`, the engine's leading `../../../` dropped), `None`
+    /// for a loose file (issue 17).
+    pub path: Option<String>,
     pub engine: Engine,
     /// The texture's own name (m_Name, the export's object name, else the file stem).
     pub name: String,
@@ -240,6 +244,7 @@ impl Texture {
     pub fn census(&self) -> serde_json::Value {
         serde_json::json!({
             "file": self.file,
+            "path": self.path,
             "engine": self.engine,
             "name": self.name,
             "class": self.class,

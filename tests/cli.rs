@@ -3,7 +3,7 @@
 //! the stored bytes) of exactly those fixtures, read back with the png and exr crates.
 
 mod common;
-use common::{read_png_rgba, samples};
+use common::{read_png, read_png_rgba, samples};
 mod dds_fixtures;
 
 use std::path::{Path, PathBuf};
@@ -1644,5 +1644,91 @@ fn ktx2_export_of_a_unity_texture_keeps_its_row_order() {
         let got = ktx.decode(0, m, 0, Default::default()).unwrap();
         assert!(got == want, "mip {m}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 17 at the command line, on the UE 5.8 fixtures (shared samples, cue4parse-fixtures;
+/// their MANIFEST gives the key): an encrypted IoStore container without a key is one line
+/// saying it needs one, and the rest of the command's paths stay usable; with `--aes-key` (hex,
+/// or a JSON file by GUID as FModel users keep keys) it lists its textures with `"file"` = the
+/// .utoc and `"path"` = the package path; the key is printed nowhere; export writes under the
+/// container and package path.
+#[test]
+fn containers_take_aes_keys() {
+    let hex = "0x435545345061727365466978747572654145534B657930313233343536373839";
+    let ue = samples().join("unreal/cue4parse-fixtures/UE5_8");
+    let enc = ue.join("IoStore/Unversioned/OodleEncrypted");
+    let plain = ue.join("IoStore/Unversioned/Zlib");
+    let enc_s = enc.to_str().unwrap();
+    let plain_s = plain.to_str().unwrap();
+    let out = census(&[enc_s, plain_s]);
+    // Problem records have no texture name.
+    let (listed, needs): (Vec<_>, Vec<_>) = out.iter().partition(|r| r["name"].is_string());
+    assert_eq!(needs.len(), 1, "{needs:?}");
+    assert!(needs[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("needs an AES key"));
+    // The Zlib twin lists the 21 textures of the MANIFEST's table and the landscape map's
+    // heightmap and weightmap.
+    assert_eq!(listed.len(), 23);
+    let dir = temp_dir("aes");
+    let keyfile = dir.join("keys.json");
+    std::fs::write(
+        &keyfile,
+        format!(r#"{{"00000000000000000000000000000000": "{hex}"}}"#),
+    )
+    .unwrap();
+    for key in [hex, keyfile.to_str().unwrap()] {
+        let run_out = run(&["census", "--aes-key", key, enc_s]);
+        let text = String::from_utf8(run_out.stdout).unwrap();
+        assert!(!text
+            .to_ascii_lowercase()
+            .contains(&hex[2..].to_ascii_lowercase()));
+        let rows: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 23, "{text}");
+        for r in &rows {
+            assert!(r["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("OodleEncrypted-Windows.utoc"));
+            assert!(r["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("CUE4ParseFixtures/Content/Fixtures/"));
+        }
+    }
+    let bad = run(&["census", "--aes-key", "0x1234", enc_s]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&bad.stderr).contains("1234"));
+    let o = run(&[
+        "export",
+        "--aes-key",
+        hex,
+        enc_s,
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // README's export rule: the container becomes a folder, then the package's path inside it;
+    // a package holding one texture named after it gives its image beside it (T_BC1.png).
+    let png = dir.join(
+        "CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc/CUE4ParseFixtures/Content/\
+         Fixtures/Textures/T_BC1.png",
+    );
+    let (info, _) = read_png(&png);
+    assert_eq!(
+        (info.width, info.height),
+        (64, 64),
+        "T_BC1 is 64x64 (MANIFEST)"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

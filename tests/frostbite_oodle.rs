@@ -1,11 +1,10 @@
-//! Oodle CAS blocks (feature `oodle`, off by default for its licence question; see Cargo.toml).
+//! Oodle CAS blocks (feature `oodle`, part of `full` and the default build; see Cargo.toml).
 //! The streams are ooz's test files in shared/samples/frostbite/oodle-testdata: a little-endian
 //! size (4 bytes; 8 for leviathan), then one raw Oodle stream decoding to 5,345,280 bytes (notes).
 #![cfg(feature = "oodle")]
 
 mod common;
 use common::samples;
-use std::path::PathBuf;
 use texscope::frostbite::cas::{
     write_header, CasSource, BLOCK_OODLE_KRAKEN, BLOCK_OODLE_LEVIATHAN, BLOCK_OODLE_SELKIE,
 };

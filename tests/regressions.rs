@@ -38,6 +38,8 @@ fn default_names(target: &str) -> &'static [&'static str] {
         "unity_bundle" => &["data.unity3d"],
         "ue_legacy" | "ue_vt" => &["T_Fuzz.uasset", "T_Fuzz.uexp", "T_Fuzz.ubulk"],
         "ue_zen" => &["T_Fuzz.uzenasset", "T_Fuzz.ubulk"],
+        "ue_pak" => &["fuzz.pak"],
+        "ue_toc" => &["fuzz.utoc", "fuzz.ucas", "fuzz_s1.ucas"],
         "frostbite_header" | "frostbite_cas" => {
             &["fuzz.res", "00000000000000000000000000000000.chunk"]
         }
@@ -96,10 +98,17 @@ fn replay(target: &str, data: &[u8]) -> (usize, usize) {
         .into_iter()
         .map(|(n, b)| Arc::new(BytesSource::new(n, b)) as SourceRef)
         .collect();
-    let options = OpenOptions {
+    #[allow(unused_mut)]
+    let mut options = OpenOptions {
         limits: limits(),
         ..OpenOptions::default()
     };
+    // The container targets run with the seeds' key (fuzz/src/lib.rs `run_keyed`).
+    #[cfg(feature = "containers")]
+    if target == "ue_pak" || target == "ue_toc" {
+        let key = texscope::io::aes::AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789");
+        options.aes_keys.push(None, key);
+    }
     let cat = texscope::open(sources, &options);
     let (mut ok, mut err, mut n) = (0, 0, 0);
     for (i, t) in cat.textures.iter().enumerate() {

@@ -63,6 +63,25 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// (at most `MAX_DECODES` in all, to keep an input fast). Errors are fine; a panic, a hang or an
 /// allocation over libFuzzer's limit is the bug.
 pub fn run(default_names: &[&str], data: &[u8]) {
+    run_with(default_names, data, OpenOptions::default())
+}
+
+/// [`run`] with the AES key of the encrypted container seeds (examples/fuzz_seeds.rs writes them
+/// with it), so mutations reach past the key check into the decrypted index.
+pub fn run_keyed(default_names: &[&str], data: &[u8]) {
+    let mut keys = texscope::io::aes::Keys::default();
+    keys.push(None, texscope::io::aes::AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789"));
+    run_with(
+        default_names,
+        data,
+        OpenOptions {
+            aes_keys: keys,
+            ..OpenOptions::default()
+        },
+    )
+}
+
+fn run_with(default_names: &[&str], data: &[u8], options: OpenOptions) {
     const MAX_DECODES: usize = 64;
     let sources: Vec<SourceRef> = split(data, default_names)
         .into_iter()
@@ -70,7 +89,7 @@ pub fn run(default_names: &[&str], data: &[u8]) {
         .collect();
     let options = OpenOptions {
         limits: limits(),
-        ..OpenOptions::default()
+        ..options
     };
     let cat = texscope::open(sources, &options);
     let mut decodes = 0;

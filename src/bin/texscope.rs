@@ -58,6 +58,10 @@ Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal p
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
+  any command: --aes-key KEY       an AES-256 key for encrypted Unreal containers (.pak, .utoc):
+                                   0x + 64 hex digits, or base64, or a JSON file of keys by
+                                   container GUID ({\"GUID\": \"0x…\"} or FModel's mainKey /
+                                   dynamicKeys); repeatable. Keys are never printed.
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -122,6 +126,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut paths = Vec::new();
     let mut profile: Option<String> = None;
     let mut unity_version: Option<String> = None;
+    let mut keys = texscope::io::aes::Keys::default();
     let mut out = None;
     let mut mip = None;
     let mut slice = None;
@@ -200,6 +205,12 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 }
                 unity_version = Some(v.clone());
             }
+            "--aes-key" => {
+                let k = it
+                    .next()
+                    .ok_or("--aes-key needs a key (0x + 64 hex digits, base64) or a JSON file")?;
+                add_keys(&mut keys, k)?;
+            }
             "--" => paths.extend(it.by_ref().map(PathBuf::from)),
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             s => paths.push(PathBuf::from(s)),
@@ -257,6 +268,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
         unity_version,
+        aes_keys: keys,
         ..OpenOptions::default()
     };
     Ok(Request {
@@ -265,6 +277,23 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         options,
         jobs,
     })
+}
+
+/// `--aes-key K`: a key, or the path of a JSON file of keys. Messages never repeat a key.
+fn add_keys(keys: &mut texscope::io::aes::Keys, k: &str) -> std::result::Result<(), String> {
+    use texscope::io::aes::{AesKey, Keys};
+    let p = Path::new(k);
+    if p.is_file() {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| format!("--aes-key {}: cannot read: {e}", p.display()))?;
+        let more =
+            Keys::parse_json(&text).map_err(|e| format!("--aes-key {}: {e}", p.display()))?;
+        keys.0.extend(more.0);
+        return Ok(());
+    }
+    let key = AesKey::parse(k).map_err(|e| format!("--aes-key: {}", e.message))?;
+    keys.push(None, key);
+    Ok(())
 }
 
 /// Files by folder, and (path, message) for paths that could not be read.
@@ -340,7 +369,9 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
     for files in groups.values_mut() {
         if files.iter().any(|p| {
             p.extension().is_some_and(|e| {
-                e.eq_ignore_ascii_case("uasset") || e.eq_ignore_ascii_case("uzenasset")
+                ["uasset", "uzenasset", "pak", "utoc"]
+                    .iter()
+                    .any(|x| e.eq_ignore_ascii_case(x))
             })
         }) {
             files.extend(usmaps.iter().cloned());
@@ -393,6 +424,9 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
         let t = &cat.textures[i];
         let c = t.census();
         writeln!(out, "{}", t.file)?;
+        if let Some(p) = &t.path {
+            writeln!(out, "  in the container at {p}")?;
+        }
         writeln!(
             out,
             "  {} — {} {} ({}), {} {}x{}{}, {} mip(s), {} slice(s), native format {}, {}",
@@ -472,7 +506,10 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
     let mut problems: Vec<_> = cat.problems.iter().collect();
     problems.sort_by(|a, b| a.file.cmp(&b.file));
     for p in problems {
-        writeln!(out, "{}\n  no texture: {}", p.file, p.error)?;
+        match &p.path {
+            Some(path) => writeln!(out, "{}\n  {path}: no texture: {}", p.file, p.error)?,
+            None => writeln!(out, "{}\n  no texture: {}", p.file, p.error)?,
+        }
     }
     Ok(())
 }

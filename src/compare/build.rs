@@ -26,16 +26,12 @@ pub struct Key {
 /// its file's name relative to `root` (the folder or file the user named), with `/` separators
 /// and no leading separator. A file not under `root` keeps its whole name.
 pub fn key_path(t: &Texture, root: &str) -> String {
-    if let Some(p) = container_path(t) {
-        return p.to_string();
+    // A package keeps its path whichever container (pak chunk, IoStore partition) holds it in
+    // either build; a patch container has already replaced its base's entry at open time.
+    if let Some(p) = &t.path {
+        return p.clone();
     }
     relative(&t.file, root)
-}
-
-/// The texture's path inside its container. Issue 17 adds `Texture::path`; until it lands every
-/// texture is keyed by its file (this is the one line to change then: `t.path.as_deref()`).
-fn container_path(_t: &Texture) -> Option<&str> {
-    None
 }
 
 /// `file` relative to `root`, `/`-separated.

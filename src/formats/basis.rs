@@ -598,6 +598,7 @@ fn describe(
         }
         textures.push(Texture {
             file: name.to_string(),
+            path: None,
             engine: Engine::Basis,
             name: if groups.len() > 1 {
                 format!("{} (image {g})", file_stem(name))

@@ -692,6 +692,7 @@ fn describe(
     }
     Ok(Texture {
         file: name.to_string(),
+        path: None,
         engine: Engine::Dds,
         name: file_stem(name).to_string(),
         class: "DDS".to_string(),

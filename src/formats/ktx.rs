@@ -791,6 +791,7 @@ fn describe(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<(Texture, V
     Ok((
         Texture {
             file: name.clone(),
+            path: None,
             engine: Engine::Ktx,
             name: file_stem(&name).to_string(),
             class: "KTX2".into(),
@@ -1166,6 +1167,7 @@ fn describe_ktx1(ctx: &OpenContext, source: usize, head: &[u8]) -> Result<Textur
     };
     Ok(Texture {
         file: name.clone(),
+        path: None,
         engine: Engine::Ktx,
         name: file_stem(&name).to_string(),
         class: "KTX".into(),

@@ -8,6 +8,7 @@
 //! read touches. Its block index is either walked whole ([`CasSource::new`]) or on demand from the
 //! nearest anchor ([`CasSource::lazy`]: the stream start and the Texture header's mip block offsets).
 
+use crate::io::compress::Method;
 use crate::io::{read_range, Error, Limits, Result, Source, SourceRef};
 
 /// Block types (notes).
@@ -150,54 +151,24 @@ pub fn decompress(h: &BlockHeader, payload: &[u8], limits: &Limits) -> Result<Ve
             "this block is obfuscated (FIFA 19 style); Texscope does not de-obfuscate",
         ));
     }
-    let size = h.size as usize;
-    let out = match h.kind {
-        BLOCK_NONE => payload.to_vec(),
-        BLOCK_ZLIB => miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(payload, size)
-            .map_err(|e| Error::malformed(format!("zlib block does not inflate: {e:?}")))?,
-        BLOCK_LZ4 => lz4_flex::decompress(payload, size)
-            .map_err(|e| Error::malformed(format!("LZ4 block does not decompress: {e}")))?,
-        BLOCK_ZSTD => zstd(payload, size)?,
-        BLOCK_OODLE_KRAKEN | BLOCK_OODLE_SELKIE | BLOCK_OODLE_LEVIATHAN => {
-            oodle(h.kind, payload, size)?
-        }
+    let method = match h.kind {
+        BLOCK_NONE => Method::Stored,
+        BLOCK_ZLIB => Method::Zlib,
+        BLOCK_LZ4 => Method::Lz4,
+        BLOCK_ZSTD => Method::Zstd,
+        BLOCK_OODLE_KRAKEN | BLOCK_OODLE_SELKIE | BLOCK_OODLE_LEVIATHAN => Method::Oodle,
         t => {
             return Err(Error::unsupported(format!(
                 "CAS block type {t:#04x} is not one Texscope knows (none, zlib, LZ4, ZStd, Oodle)"
             )))
         }
     };
-    if out.len() != size {
-        return Err(Error::malformed(format!(
-            "{} block gives {} bytes, but its header says {size}",
-            block_type_name(h.kind),
-            out.len()
-        )));
-    }
-    Ok(out)
-}
-
-fn zstd(payload: &[u8], size: usize) -> Result<Vec<u8>> {
-    crate::io::unzstd(payload, size as u64, "ZStd block")
-}
-
-#[cfg(feature = "oodle")]
-fn oodle(_kind: u8, payload: &[u8], size: usize) -> Result<Vec<u8>> {
-    let mut out = vec![0u8; size];
-    let mut ex = oozextract::Extractor::new();
-    let n = ex
-        .read_from_slice(payload, &mut out)
-        .map_err(|e| Error::malformed(format!("Oodle block: {e:?}")))?;
-    out.truncate(n);
-    Ok(out)
-}
-
-#[cfg(not(feature = "oodle"))]
-fn oodle(kind: u8, _payload: &[u8], _size: usize) -> Result<Vec<u8>> {
-    Err(Error::unsupported(format!(
-        "{} blocks need a build with the `oodle` feature (off by default: see README for its licence)",
-        block_type_name(kind)
-    )))
+    crate::io::compress::decompress(method, payload, h.size as u64, limits).map_err(|e| Error {
+        message: e
+            .message
+            .replacen(method.name(), block_type_name(h.kind), 1),
+        ..e
+    })
 }
 
 /// A point where block indexing may start: a block header's offset in the stream and the logical

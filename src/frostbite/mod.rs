@@ -427,6 +427,7 @@ fn build_texture(
     let format = info.as_ref().and_then(|f| f.format);
     let mut tex = Texture {
         file: file.clone(),
+        path: None,
         engine: Engine::Frostbite,
         name: file_stem(&file).to_string(),
         class: "Texture".into(),

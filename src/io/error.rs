@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Io,
     /// The file is of no kind Texscope reads.
     NotRecognised,
+    /// An encrypted container with no key given, or none that fits: the page asks for one.
+    NeedsKey,
     /// Valid data whose decoder was left out of this build (a cargo feature such as `codec-astc`
     /// is off): the page's first module lacks rarely needed codecs and loads the full one on this.
     NotInBuild,
@@ -77,6 +79,11 @@ impl Error {
             ErrorKind::MissingSibling,
             format!("{what} lives in {sibling}, which was not opened: drop {sibling} too"),
         )
+    }
+
+    /// An encrypted container that no given key opens (`what` says which case).
+    pub fn needs_key(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NeedsKey, message)
     }
 
     pub fn io(message: impl Into<String>) -> Self {

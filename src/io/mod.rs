@@ -1,6 +1,13 @@
 //! Byte access without whole-file reads: [`Source`] (length + ranged reads), the checked
-//! [`Reader`] cursor, and [`Limits`] that refuse hostile sizes before anything is allocated.
+//! [`Reader`] cursor, and [`Limits`] that refuse hostile sizes before anything is allocated;
+//! the block machinery every container shares ([`compress`] dispatches zlib/gzip/LZ4/Oodle/
+//! Zstandard/LZMA, [`blocks`] reads block-compressed entries through a small LRU, [`aes`] holds
+//! the keys of encrypted Unreal containers).
 
+#[cfg(feature = "containers")]
+pub mod aes;
+pub mod blocks;
+pub mod compress;
 mod error;
 mod reader;
 

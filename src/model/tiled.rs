@@ -358,14 +358,12 @@ fn unzip_tile(
     mip: usize,
     layer: usize,
 ) -> Result<Vec<u8>> {
-    let raw =
-        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(stored, want).map_err(|e| {
-            Error::malformed(format!(
-                "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} is ZippedGPU but does not \
-                 inflate to {want} bytes: {:?}",
-                e.status
-            ))
-        })?;
+    let raw = crate::io::compress::inflate_zlib(stored, want as u64).map_err(|e| {
+        Error::malformed(format!(
+            "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} is ZippedGPU but does not \
+             inflate to {want} bytes: {e}"
+        ))
+    })?;
     if raw.len() != want {
         return Err(Error::malformed(format!(
             "VT tile ({tx}, {ty}) of mip {mip}, layer {layer} inflates to {} bytes, a tile is \

@@ -7,10 +7,10 @@
 // and in the browser's worker), so wrapping one in a derived source cannot be Send either.
 #![allow(clippy::arc_with_non_send_sync)]
 
-use crate::io::{
-    read_range, BytesSource, Error, Limits, Reader, Result, Source, SourceRef, WindowSource,
-};
-use std::sync::{Arc, Mutex};
+use crate::io::blocks::{Block, BlockSource, BlockStore};
+use crate::io::compress::{decompress, lzma, Method};
+use crate::io::{read_range, BytesSource, Error, Limits, Reader, Result, SourceRef, WindowSource};
+use std::sync::Arc;
 
 /// One file inside a container.
 #[derive(Clone)]
@@ -87,7 +87,8 @@ fn open_unityfs(src: &SourceRef, limits: &Limits) -> Result<Container> {
     };
     limits.check_alloc(uncompressed_info, "UnityFS block info")?;
     let raw = read_range(src.as_ref(), info_offset, compressed_info, limits)?;
-    let info = decompress(flags & 0x3f, &raw, uncompressed_info, limits)
+    let info = method(flags & 0x3f)
+        .and_then(|m| decompress(m, &raw, uncompressed_info, limits))
         .map_err(|e| e.at_field("UnityFS block info").in_file(&name))?;
     let mut data_offset = if info_at_end {
         header_end
@@ -114,25 +115,31 @@ fn open_unityfs(src: &SourceRef, limits: &Limits) -> Result<Container> {
                 .at_field(&format!("UnityFS block {i} of {nblocks}"))
                 .in_file(&name));
         };
+        let method = method((bflags & 0x3f) as u32).map_err(|e| {
+            e.at_field(&format!("UnityFS block {i} of {nblocks}"))
+                .in_file(&name)
+        })?;
         blocks.push(Block {
-            comp_offset: comp,
-            comp_size: csize,
-            offset: uncomp,
+            part: 0,
+            offset: comp,
+            stored: csize,
+            payload: csize,
             size: usize_,
-            method: bflags & 0x3f,
+            method,
+            encrypted: false,
         });
         comp = end;
         uncomp += usize_;
     }
     let nodes = r.count_i32(21, limits, "UnityFS directory")?;
-    let data: SourceRef = Arc::new(BlockSource {
-        name: name.clone(),
-        inner: src.clone(),
+    let store = BlockStore::single(name.clone(), src.clone(), limits).with_capacity(CACHE_BLOCKS);
+    let data: SourceRef = Arc::new(BlockSource::new(
+        name.clone(),
+        Arc::new(store),
         blocks,
-        len: uncomp,
-        limits: limits.clone(),
-        cache: Mutex::new(Vec::new()),
-    });
+        0,
+        uncomp,
+    )?);
     let mut entries = Vec::with_capacity(nodes);
     for _ in 0..nodes {
         let offset = r.u64()?;
@@ -159,165 +166,21 @@ fn open_unityfs(src: &SourceRef, limits: &Limits) -> Result<Container> {
     })
 }
 
-/// Decompresses one UnityFS block or block info (compression 0 none, 1 LZMA, 2 LZ4, 3 LZ4HC).
-fn decompress(method: u32, raw: &[u8], size: u64, limits: &Limits) -> Result<Vec<u8>> {
-    limits.check_alloc(size, "a decompressed block")?;
-    match method {
-        0 => {
-            if raw.len() as u64 != size {
-                return Err(Error::malformed(format!(
-                    "stored block of {} bytes declares {size}",
-                    raw.len()
-                )));
-            }
-            Ok(raw.to_vec())
-        }
-        1 => {
-            // UnityFS LZMA: 5 property bytes, then the raw stream (the size comes from the block info).
-            if raw.len() < 5 {
-                return Err(Error::truncated(0, 5, raw.len() as u64).at_field("LZMA properties"));
-            }
-            let dict = u32::from_le_bytes([raw[1], raw[2], raw[3], raw[4]]);
-            lzma(&raw[5..], raw[0], dict, size)
-        }
-        2 | 3 => {
-            // An LZ4 block gives at most 255 bytes per input byte (one match-length byte of 255
-            // per input byte is the densest encoding, LZ4 block format spec), so a block whose
-            // header claims more is refused before its output is allocated.
-            if size > (raw.len() as u64).saturating_mul(255) + 16 {
-                return Err(Error::malformed(format!(
-                    "an LZ4 block of {} bytes cannot hold the {size} bytes its header says",
-                    raw.len()
-                )));
-            }
-            let mut out = vec![0u8; size as usize];
-            let n = lz4_flex::block::decompress_into(raw, &mut out)
-                .map_err(|e| Error::malformed(format!("LZ4 block does not decompress: {e}")))?;
-            if n as u64 != size {
-                return Err(Error::malformed(format!(
-                    "LZ4 block gives {n} bytes, its header says {size}"
-                )));
-            }
-            Ok(out)
-        }
+/// A UnityFS compression code (0 none, 1 LZMA, 2 LZ4, 3 LZ4HC) as a block method.
+fn method(code: u32) -> Result<Method> {
+    match code {
+        0 => Ok(Method::Stored),
+        1 => Ok(Method::Lzma),
+        2 | 3 => Ok(Method::Lz4),
         m => Err(Error::unsupported(format!(
             "compression method {m} (4 is LZHAM, which Unity never shipped in players) is not supported"
         ))),
     }
 }
 
-fn lzma(stream: &[u8], props: u8, dict: u32, size: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    // The decoder allocates its dictionary up front; a stream of `size` bytes never reaches further
-    // back than `size`, so a hostile dictionary size cannot drive a larger allocation.
-    let dict = dict.clamp(4096, u32::try_from(size.max(4096)).unwrap_or(u32::MAX));
-    let rd = lzma_rust2::LzmaReader::new_with_props(stream, size, props, dict, None)
-        .map_err(|e| Error::malformed(format!("LZMA header is invalid: {e}")))?;
-    // The output grows with what the stream really gives (its window does too, in lzma-rust2),
-    // so a header claiming a huge size over a few bytes of stream allocates little.
-    let mut out = Vec::with_capacity(size.min(stream.len() as u64 * 8) as usize);
-    rd.take(size)
-        .read_to_end(&mut out)
-        .map_err(|e| Error::malformed(format!("LZMA stream does not decompress: {e}")))?;
-    if out.len() as u64 != size {
-        return Err(Error::malformed(format!(
-            "LZMA stream gives {} bytes, its header says {size}",
-            out.len()
-        )));
-    }
-    Ok(out)
-}
-
-struct Block {
-    comp_offset: u64,
-    comp_size: u64,
-    /// Offset in the uncompressed data.
-    offset: u64,
-    size: u64,
-    method: u16,
-}
-
 /// How many decompressed blocks a bundle keeps: enough for a read that straddles a boundary plus
 /// a texture's neighbours (LZ4 bundles use 128 KiB blocks; an LZMA bundle is one block).
 const CACHE_BLOCKS: usize = 4;
-
-/// The uncompressed data of a UnityFS bundle, decompressed block by block on demand.
-struct BlockSource {
-    name: String,
-    inner: SourceRef,
-    blocks: Vec<Block>,
-    len: u64,
-    limits: Limits,
-    /// Most recently used last. A block that failed keeps its error, so a bad block is decoded
-    /// once, not once per read (an LZMA bundle is one block of megabytes, and the parser reads
-    /// it many times: a corrupt stream cost ~1 s a case in the mutation sweep before).
-    cache: Mutex<Vec<(usize, BlockData)>>,
-}
-
-/// A decompressed block, or why it failed.
-type BlockData = Result<Arc<[u8]>>;
-
-impl BlockSource {
-    fn block(&self, i: usize) -> Result<Arc<[u8]>> {
-        {
-            let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(pos) = c.iter().position(|(k, _)| *k == i) {
-                let hit = c.remove(pos);
-                let data = hit.1.clone();
-                c.push(hit);
-                return data;
-            }
-        }
-        let b = &self.blocks[i];
-        let raw = read_range(
-            self.inner.as_ref(),
-            b.comp_offset,
-            b.comp_size,
-            &self.limits,
-        )?;
-        let data: BlockData = decompress(b.method as u32, &raw, b.size, &self.limits)
-            .map(Arc::from)
-            .map_err(|e| {
-                e.at_field(&format!("UnityFS block {i} of {}", self.blocks.len()))
-                    .in_file(&self.name)
-            });
-        let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if c.len() >= CACHE_BLOCKS {
-            drop(c.remove(0));
-        }
-        c.push((i, data.clone()));
-        data
-    }
-}
-
-impl Source for BlockSource {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn len(&self) -> u64 {
-        self.len
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let end = crate::io::range_end(offset, buf.len() as u64, self.len)?;
-        // First block whose end is past `offset`.
-        let mut i = self.blocks.partition_point(|b| b.offset + b.size <= offset);
-        let mut pos = offset;
-        while pos < end {
-            let b = self
-                .blocks
-                .get(i)
-                .ok_or_else(|| Error::truncated(pos, end - pos, self.len))?;
-            let data = self.block(i)?;
-            let from = (pos - b.offset) as usize;
-            let n = ((b.offset + b.size).min(end) - pos) as usize;
-            let dst = (pos - offset) as usize;
-            buf[dst..dst + n].copy_from_slice(&data[from..from + n]);
-            pos += n as u64;
-            i += 1;
-        }
-        Ok(())
-    }
-}
 
 /// UnityWeb (LZMA) and UnityRaw (stored): a header, then one stream holding a directory and the
 /// entries. The stream is decompressed whole on open (these bundles are Unity 3-5 era and small;
@@ -366,7 +229,17 @@ fn open_legacy(src: &SourceRef, limits: &Limits) -> Result<Container> {
             declared
         };
         limits.check_alloc(size, "a UnityWeb stream")?;
-        lzma(&raw[13..], raw[0], dict, size).map_err(|e| e.in_file(&name))?
+        lzma(&raw[13..], raw[0], dict, size)
+            .and_then(|out| {
+                if out.len() as u64 != size {
+                    return Err(Error::malformed(format!(
+                        "LZMA stream gives {} bytes, its header says {size}",
+                        out.len()
+                    )));
+                }
+                Ok(out)
+            })
+            .map_err(|e| e.in_file(&name))?
     } else {
         raw
     };

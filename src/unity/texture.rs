@@ -567,6 +567,7 @@ fn build(
     let (storage, note) = data_storage(ctx, f, t.image_data, &t.m_stream_data, used)?;
     let mut tex = Texture {
         file: f.file.clone(),
+        path: None,
         engine: Engine::Unity,
         name: t.m_name.clone(),
         class: if cube { "Cubemap" } else { "Texture2D" }.into(),
@@ -791,6 +792,7 @@ fn build_layered(
     let (storage, note) = data_storage(ctx, f, image_data(v), &stream, used)?;
     let mut tex = Texture {
         file: f.file.clone(),
+        path: None,
         engine: Engine::Unity,
         name,
         class: class.into(),

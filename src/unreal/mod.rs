@@ -2,8 +2,14 @@
 //! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
 //! .uzenasset), classic mip chains and UE5 virtual textures.
 
+#[cfg(feature = "containers")]
+pub mod container;
 mod cursor;
+#[cfg(feature = "containers")]
+pub mod iostore;
 pub mod package;
+#[cfg(feature = "containers")]
+pub mod pak;
 pub mod props;
 pub mod script;
 pub mod texture;
@@ -123,7 +129,9 @@ fn drop_usmap(ctx: &mut OpenContext) -> Option<Mapping> {
     maps.into_iter().find_map(|i| parse_usmap(ctx, i).ok())
 }
 
-/// The Unreal opener: claims packages and their siblings, lists texture exports.
+/// The Unreal opener: claims containers (.pak, .utoc/.ucas: `container::open`, which enters
+/// each texture package through [`open_package`]) and loose packages with their siblings, lists
+/// texture exports.
 pub fn open(ctx: &mut OpenContext) {
     let usmap = open_usmaps(ctx);
     let forced = match ctx.unreal_version.as_deref().map(package::parse_version) {
@@ -136,6 +144,10 @@ pub fn open(ctx: &mut OpenContext) {
         }
         None => None,
     };
+    #[cfg(feature = "containers")]
+    container::open(ctx, forced.as_ref());
+    #[cfg(not(feature = "containers"))]
+    claim_containers(ctx);
     for i in ctx.unclaimed() {
         if ctx.claimed[i] {
             continue;
@@ -191,6 +203,28 @@ pub fn open(ctx: &mut OpenContext) {
             ctx.problems
                 .push(FileProblem::new(&name, Some(Engine::Unreal), &e));
         }
+    }
+}
+
+/// Without the `containers` feature (the page's first module): .pak/.utoc/.ucas files are
+/// claimed and named as needing the full module (a NotInBuild problem makes the page reopen them).
+#[cfg(not(feature = "containers"))]
+fn claim_containers(ctx: &mut OpenContext) {
+    for i in ctx.unclaimed() {
+        let name = ctx.sources[i].name().to_string();
+        let ext = ext_of(&name);
+        let head = ctx.head(i, 16).unwrap_or_default();
+        let is_toc = head.starts_with(b"-==--==--==--==-");
+        if !(is_toc || matches!(ext.as_str(), ".pak" | ".utoc" | ".ucas")) {
+            continue;
+        }
+        ctx.claimed[i] = true;
+        let e = Error::not_in_build("an Unreal container (.pak / IoStore)", "containers");
+        ctx.problems.push(FileProblem::new(
+            &name,
+            Some(Engine::Unreal),
+            &e.in_file(&name),
+        ));
     }
 }
 
@@ -312,11 +346,11 @@ fn open_with(
         found += 1;
     }
     if let Some(c) = container {
-        // Census "file" is the container the user gave; the package's path inside it is a fact
-        // of its own (the containers task adds `Texture::path`).
+        // Census "file" is the container the user gave; the package's path inside it is
+        // `Texture::path` (census "path").
         for t in &mut ctx.textures[first..] {
             t.file = c.file.clone();
-            t.add_meta("Path in container", &c.path);
+            t.path = Some(c.path.clone());
         }
     }
     Ok(found)
@@ -325,6 +359,7 @@ fn open_with(
 fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
     Texture {
         file: file.to_string(),
+        path: None,
         engine: Engine::Unreal,
         name: export.name.clone(),
         class: export.class.clone().unwrap_or_else(|| "Texture".into()),

@@ -881,8 +881,8 @@ pub fn inflate_chunks(data: &[u8], max_raw: u64, limits: &Limits) -> Result<Vec<
     let mut out = Vec::with_capacity(total as usize);
     for (p, u) in sizes {
         let block = r.bytes(p)?;
-        let got = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(block, u)
-            .map_err(|e| Error::malformed(format!("a zlib bulk chunk does not inflate: {e:?}")))?;
+        let got = crate::io::compress::inflate_zlib(block, u as u64)
+            .map_err(|e| Error::malformed(format!("a zlib bulk chunk does not inflate: {e}")))?;
         if got.len() != u {
             return Err(Error::malformed(format!(
                 "a zlib bulk chunk gives {} bytes, its header says {u}",

@@ -448,6 +448,46 @@ impl Session {
             .any(|p| p.kind == crate::io::ErrorKind::NotInBuild)
     }
 
+    /// Adds an AES key for encrypted Unreal containers and reopens every file with the keys given
+    /// so far. `key` is a key (0x-hex or base64) or the text of a JSON key file (by container GUID,
+    /// as FModel users keep them). Keys stay in this worker's memory: never returned, logged or
+    /// echoed in a message. Text that holds no key is an error, and nothing changes. A key that
+    /// fits no container changes nothing either: those containers still report `needsKey`.
+    #[cfg(feature = "containers")]
+    #[wasm_bindgen(js_name = addAesKey)]
+    pub fn add_aes_key(&mut self, key: String) -> std::result::Result<(), JsError> {
+        use crate::io::aes::{AesKey, Keys};
+        let text = key.trim();
+        let more = if text.starts_with('{') {
+            Keys::parse_json(text).map_err(|e| JsError::new(&e.message))?
+        } else {
+            let mut k = Keys::default();
+            k.push(
+                None,
+                AesKey::parse(text).map_err(|e| JsError::new(&e.message))?,
+            );
+            k
+        };
+        let mut options = self.catalog.options().clone();
+        options.aes_keys.0.extend(more.0);
+        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        Ok(())
+    }
+
+    /// The dropped containers that no given key opens (`NeedsKey` problems): the page asks for a
+    /// key for these, by name. The core module has no containers, so it has no such method.
+    #[cfg(feature = "containers")]
+    #[wasm_bindgen(js_name = needsKey)]
+    pub fn needs_key(&self) -> Vec<String> {
+        let mut files: Vec<String> = Vec::new();
+        for p in &self.catalog.problems {
+            if p.kind == crate::io::ErrorKind::NeedsKey && !files.contains(&p.file) {
+                files.push(p.file.clone());
+            }
+        }
+        files
+    }
+
     /// Files that yielded no texture, with the reason.
     pub fn problems(&self) -> std::result::Result<JsValue, JsError> {
         to_js(&self.catalog.problems)
@@ -632,7 +672,10 @@ impl Session {
         #[cfg(feature = "full")]
         let bytes = crate::formats::dds::export(&self.catalog, tex);
         #[cfg(not(feature = "full"))]
-        let bytes: Result<Vec<u8>> = Err(Error::not_in_build("the DDS writer", "full"));
+        let bytes: Result<Vec<u8>> = Err({
+            let _ = tex;
+            Error::not_in_build("the DDS writer", "full")
+        });
         let bytes = bytes.map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }

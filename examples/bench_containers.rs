@@ -1,0 +1,304 @@
+//! Scale benchmark of Unreal containers (issue 17), native half:
+//!
+//!     cargo run --release --example bench_containers -- DIR
+//!
+//! Writes into DIR (once; kept for later runs) with the project's fixture writers
+//! (src/fixtures/containers.rs):
+//! - `Big.pak`: 100,000 legacy packages (.uasset + .uexp, zlib blocks): 5 real Texture2D packages
+//!   (BC1 512², top mip in a .ubulk) among 99,995 small packages of another class;
+//! - `Big.utoc` + `Big.ucas`: the same as 100,000 zen packages;
+//! - `Sparse.utoc` + `Sparse.ucas`: a 50 GiB sparse .ucas whose one texture package and its bulk
+//!   data sit past 40 GiB, after a few small packages.
+//!
+//! Then opens each in a fresh process (so the peak resident memory is the open's own) through
+//! `texscope::open` with counted reads, and prints a Markdown table: time to the full texture list,
+//! peak resident memory, bytes and reads of the container files, the index size, and the same
+//! after decoding mip 0 of the first texture. Targets (issue 17): list in under 2 s, memory under
+//! 256 MiB, the sparse container read less than its index + 1 MiB.
+
+// The core's SourceRef is Arc<dyn Source> without Send/Sync (one thread per catalog).
+#![allow(clippy::arc_with_non_send_sync)]
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+use texscope::fixtures::containers::{self as cx, PakOptions, TocOptions};
+use texscope::fixtures::unreal::{self as ue, Rng};
+use texscope::io::FileSource;
+use texscope::{PixelFormat, Result, Source, SourceRef};
+
+const PACKAGES: usize = 100_000;
+const TEXTURES: usize = 5;
+const SPARSE_LEN: u64 = 50 << 30;
+const SPARSE_AT: u64 = 40 << 30;
+
+/// Counts the bytes and reads that reach a file.
+struct Counted {
+    inner: FileSource,
+    bytes: Rc<Cell<u64>>,
+    reads: Rc<Cell<u64>>,
+}
+
+impl Source for Counted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.bytes.set(self.bytes.get() + buf.len() as u64);
+        self.reads.set(self.reads.get() + 1);
+        self.inner.read_exact_at(offset, buf)
+    }
+}
+
+/// Peak and current resident set of this process, from /proc (Linux).
+fn rss() -> (u64, u64) {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = |key: &str| {
+        s.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+            * 1024
+    };
+    (kb("VmHWM:"), kb("VmRSS:"))
+}
+
+/// CPU seconds (user + system) this process has used, from /proc (Linux; 100 ticks a second).
+fn cpu() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+    let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
+/// A package of another class: the texture package with its class renamed (legacy: the import's
+/// class name "Texture2D" made "SoundWave", same length; zen: the class index made SoundWave's).
+fn other_packages(rng: &mut Rng) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let (t, _) = ue::classic_texture("P_Prop", PixelFormat::BC1, 8, 8, 1, 0, rng);
+    let mut uasset = t.uasset.clone();
+    let at = uasset
+        .windows(9)
+        .position(|w| w == b"Texture2D")
+        .expect("class name");
+    uasset[at..at + 9].copy_from_slice(b"SoundWave");
+    let mut zen = t.uzenasset.clone();
+    let tex = cx::script_class("Texture2D").to_le_bytes();
+    let at = zen.windows(8).position(|w| w == tex).expect("class index");
+    zen[at..at + 8].copy_from_slice(&cx::script_class("SoundWave").to_le_bytes());
+    (uasset, t.uexp, zen)
+}
+
+fn write(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut rng = Rng(0xB16);
+    let (o_uasset, o_uexp, o_zen) = other_packages(&mut rng);
+    let textures: Vec<_> = (0..TEXTURES)
+        .map(|_| ue::classic_texture("T_Real", PixelFormat::BC1, 512, 512, 10, 1, &mut rng).0)
+        .collect();
+    let path = |i: usize, name: &str| format!("Props/D{:03}/{name}", i % 1000);
+    let mut legacy = Vec::new();
+    let mut zen = Vec::new();
+    for i in 0..PACKAGES {
+        if i % (PACKAGES / TEXTURES) == 7 {
+            let t = &textures[legacy.len() % TEXTURES];
+            let n = format!("T_Real{i:06}");
+            for (ext, b) in [
+                (".uasset", &t.uasset),
+                (".uexp", &t.uexp),
+                (".ubulk", &t.ubulk),
+            ] {
+                legacy.push((path(i, &format!("{n}{ext}")), b.clone()));
+            }
+            zen.push((path(i, &format!("{n}.uasset")), t.uzenasset.clone()));
+            zen.push((path(i, &format!("{n}.ubulk")), t.ubulk.clone()));
+        } else {
+            let n = format!("P_Prop{i:06}");
+            legacy.push((path(i, &format!("{n}.uasset")), o_uasset.clone()));
+            legacy.push((path(i, &format!("{n}.uexp")), o_uexp.clone()));
+            zen.push((path(i, &format!("{n}.uasset")), o_zen.clone()));
+        }
+    }
+    let pak = cx::pak(
+        &legacy,
+        &PakOptions {
+            zlib: true,
+            ..Default::default()
+        },
+    );
+    std::fs::write(dir.join("Big.pak"), pak)?;
+    let toc = cx::iostore(
+        &zen,
+        &TocOptions {
+            zlib: true,
+            ..Default::default()
+        },
+    );
+    std::fs::write(dir.join("Big.utoc"), &toc.utoc)?;
+    std::fs::write(dir.join("Big.ucas"), toc.ucas(0))?;
+    // Sparse: 1,000 small packages, then (past 40 GiB) one texture package and its bulk data.
+    let t = &textures[0];
+    let mut few: Vec<(String, Vec<u8>)> = (0..1000)
+        .map(|i| (path(i, &format!("P_Prop{i:06}.uasset")), o_zen.clone()))
+        .collect();
+    let k = few.len();
+    few.push(("Far/T_Far.uasset".into(), t.uzenasset.clone()));
+    few.push(("Far/T_Far.ubulk".into(), t.ubulk.clone()));
+    let toc = cx::iostore(
+        &few,
+        &TocOptions {
+            zlib: true,
+            gap: Some((k, SPARSE_AT)),
+            ..Default::default()
+        },
+    );
+    std::fs::write(dir.join("Sparse.utoc"), &toc.utoc)?;
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::File::create(dir.join("Sparse.ucas"))?;
+    for (part, at, bytes) in &toc.pieces {
+        assert_eq!(*part, 0);
+        f.seek(SeekFrom::Start(*at))?;
+        f.write_all(bytes)?;
+    }
+    f.set_len(SPARSE_LEN)?;
+    Ok(())
+}
+
+/// The bytes of `files` an open needs at the least: a pak's index and directory (footer to
+/// end), a TOC whole (its tables and directory; its chunk metas are not read).
+fn index_size(files: &[PathBuf]) -> u64 {
+    let mut n = 0;
+    for f in files {
+        let len = std::fs::metadata(f).map(|m| m.len()).unwrap_or(0);
+        match f.extension().and_then(|e| e.to_str()) {
+            Some("utoc") => n += len,
+            Some("pak") => {
+                let src = FileSource::open(f).expect("pak");
+                let foot =
+                    texscope::unreal::pak::footer(&src, &Default::default()).expect("footer");
+                n += len - foot.index_offset;
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
+/// One measurement, in this process: prints one JSON line.
+fn measure(files: Vec<PathBuf>) {
+    let bytes = Rc::new(Cell::new(0u64));
+    let reads = Rc::new(Cell::new(0u64));
+    let (_, rss0) = rss();
+    let sources: Vec<SourceRef> = files
+        .iter()
+        .map(|p| {
+            Arc::new(Counted {
+                inner: FileSource::open(p).expect("open"),
+                bytes: bytes.clone(),
+                reads: reads.clone(),
+            }) as SourceRef
+        })
+        .collect();
+    let (t0, c0) = (Instant::now(), cpu());
+    let cat = texscope::open(sources, &Default::default());
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu_secs = cpu() - c0;
+    let (listed_bytes, listed_reads) = (bytes.get(), reads.get());
+    let (hwm_list, _) = rss();
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems.first());
+    let d0 = Instant::now();
+    let img = cat
+        .decode(0, 0, 0, Default::default())
+        .expect("mip 0 decodes");
+    let decode_secs = d0.elapsed().as_secs_f64();
+    let (hwm, _) = rss();
+    println!(
+        "{}",
+        serde_json::json!({
+            "textures": cat.textures.len(),
+            "list_s": secs,
+            "list_cpu_s": cpu_secs,
+            "list_bytes": listed_bytes,
+            "list_reads": listed_reads,
+            "index_bytes": index_size(&files),
+            "rss_before": rss0,
+            "hwm_list": hwm_list,
+            "hwm": hwm,
+            "decode_s": decode_secs,
+            "decode_bytes": bytes.get() - listed_bytes,
+            "mip0": format!("{}x{}", img.width, img.height),
+            "path": cat.textures[0].path,
+        })
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--measure") {
+        measure(args[1..].iter().map(PathBuf::from).collect());
+        return;
+    }
+    let Some(dir) = args.first().map(PathBuf::from) else {
+        eprintln!("usage: bench_containers DIR");
+        std::process::exit(2);
+    };
+    if !dir.join("Sparse.ucas").exists() {
+        eprintln!("writing the containers into {} ...", dir.display());
+        write(&dir).expect("write the containers");
+    }
+    let me = std::env::current_exe().expect("own path");
+    println!("| container | packages | textures listed | list time: wall (CPU) | peak RSS (list / + decode) | bytes read to list | reads | index size | read / index | mip 0 decode: bytes read |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (label, files, packages) in [
+        ("Big.pak (zlib)", vec!["Big.pak"], PACKAGES),
+        (
+            "Big.utoc + .ucas (zlib)",
+            vec!["Big.utoc", "Big.ucas"],
+            PACKAGES,
+        ),
+        (
+            "Sparse.utoc + 50 GiB .ucas",
+            vec!["Sparse.utoc", "Sparse.ucas"],
+            1001,
+        ),
+    ] {
+        let out = std::process::Command::new(&me)
+            .arg("--measure")
+            .args(files.iter().map(|f| dir.join(f)))
+            .output()
+            .expect("measure");
+        let line = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = match serde_json::from_str(line.trim()) {
+            Ok(v) => v,
+            Err(_) => {
+                eprintln!("{label}: {}", String::from_utf8_lossy(&out.stderr));
+                continue;
+            }
+        };
+        let mib = |k: &str| v[k].as_u64().unwrap_or(0) as f64 / (1 << 20) as f64;
+        let kib = |k: &str| v[k].as_u64().unwrap_or(0) as f64 / 1024.0;
+        println!(
+            "| {label} | {packages} | {} | {:.2} s ({:.2} s) | {:.1} / {:.1} MiB | {:.1} KiB | {} | {:.1} KiB | {:.2} | {:.1} KiB ({}, {:.3} s) |",
+            v["textures"],
+            v["list_s"].as_f64().unwrap_or(0.0),
+            v["list_cpu_s"].as_f64().unwrap_or(0.0),
+            mib("hwm_list"),
+            mib("hwm"),
+            kib("list_bytes"),
+            v["list_reads"],
+            kib("index_bytes"),
+            v["list_bytes"].as_f64().unwrap_or(0.0) / v["index_bytes"].as_f64().unwrap_or(1.0),
+            kib("decode_bytes"),
+            v["mip0"].as_str().unwrap_or("?"),
+            v["decode_s"].as_f64().unwrap_or(0.0),
+        );
+    }
+}

@@ -1,0 +1,311 @@
+//! AES-256 keys of encrypted Unreal containers and the ECB decryption they use (RustCrypto `aes`;
+//! no cipher written here). A key is given as users keep them: `0x` + 64 hex digits (as FModel and
+//! UnrealPak print them), 64 bare hex digits, or base64 of the 32 bytes; several keys come as a
+//! JSON file keyed by the container's encryption-key GUID.
+//!
+//! A key never appears in a message, a `Debug` print or a census record.
+
+use super::{Error, Result};
+use aes::cipher::{generic_array::GenericArray, BlockDecrypt, BlockEncrypt, KeyInit};
+
+/// AES works on 16-byte blocks; encrypted container data is padded to them.
+pub const AES_BLOCK: u64 = 16;
+
+/// `n` rounded up to whole AES blocks.
+pub fn align(n: u64) -> u64 {
+    n.div_ceil(AES_BLOCK) * AES_BLOCK
+}
+
+/// A container's encryption-key GUID (FGuid: four little-endian u32 A, B, C, D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Guid(pub [u32; 4]);
+
+impl Guid {
+    pub fn from_le_bytes(b: [u8; 16]) -> Guid {
+        let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        Guid([w(0), w(4), w(8), w(12)])
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// Parses 32 hex digits (UE's `%08X%08X%08X%08X` of A..D); dashes and braces are ignored.
+    pub fn parse(s: &str) -> Option<Guid> {
+        let hex: String = s
+            .chars()
+            .filter(|c| !matches!(c, '-' | '{' | '}'))
+            .collect();
+        if hex.len() != 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let w = |i: usize| u32::from_str_radix(&hex[i * 8..i * 8 + 8], 16).ok();
+        Some(Guid([w(0)?, w(1)?, w(2)?, w(3)?]))
+    }
+}
+
+impl std::fmt::Display for Guid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c, d] = self.0;
+        write!(f, "{a:08X}{b:08X}{c:08X}{d:08X}")
+    }
+}
+
+/// An AES-256 key. Its bytes are never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AesKey([u8; 32]);
+
+impl std::fmt::Debug for AesKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AesKey(..)")
+    }
+}
+
+impl AesKey {
+    pub fn from_bytes(b: [u8; 32]) -> AesKey {
+        AesKey(b)
+    }
+
+    /// `0x` + 64 hex digits, 64 hex digits, or base64 of 32 bytes. The error never repeats the
+    /// text it was given (it may be a mistyped key).
+    pub fn parse(s: &str) -> Result<AesKey> {
+        let t = s.trim();
+        let hex = t
+            .strip_prefix("0x")
+            .or_else(|| t.strip_prefix("0X"))
+            .unwrap_or(t);
+        if hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            let mut k = [0u8; 32];
+            for (i, b) in k.iter_mut().enumerate() {
+                *b = u8::from_str_radix(&hex[i * 2..i * 2 + 2], 16)
+                    .map_err(|_| Error::malformed("an AES key has a bad hex digit"))?;
+            }
+            return Ok(AesKey(k));
+        }
+        use base64::Engine;
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(t)
+            .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(t));
+        match decoded {
+            Ok(v) if v.len() == 32 => {
+                let mut k = [0u8; 32];
+                k.copy_from_slice(&v);
+                Ok(AesKey(k))
+            }
+            Ok(v) => Err(Error::malformed(format!(
+                "an AES-256 key is 32 bytes; the base64 given holds {}",
+                v.len()
+            ))),
+            Err(_) => Err(Error::malformed(format!(
+                "an AES-256 key is written as 0x and 64 hex digits, or as base64 of 32 bytes; \
+                 the text given ({} characters) is neither",
+                t.chars().count()
+            ))),
+        }
+    }
+
+    fn cipher(&self) -> aes::Aes256 {
+        aes::Aes256::new(GenericArray::from_slice(&self.0))
+    }
+
+    /// Decrypts `buf` in place, block by block (ECB, as UE's FAES). Its length must be a multiple
+    /// of 16.
+    pub fn decrypt(&self, buf: &mut [u8]) -> Result<()> {
+        if buf.len() as u64 % AES_BLOCK != 0 {
+            return Err(Error::malformed(format!(
+                "encrypted data of {} bytes is not whole 16-byte AES blocks",
+                buf.len()
+            )));
+        }
+        let c = self.cipher();
+        for b in buf.chunks_exact_mut(16) {
+            c.decrypt_block(GenericArray::from_mut_slice(b));
+        }
+        Ok(())
+    }
+
+    /// Encrypts `buf` in place (the fixture writers and tests make encrypted containers with it).
+    pub fn encrypt(&self, buf: &mut [u8]) -> Result<()> {
+        if buf.len() as u64 % AES_BLOCK != 0 {
+            return Err(Error::malformed(
+                "data to encrypt is not whole 16-byte blocks",
+            ));
+        }
+        let c = self.cipher();
+        for b in buf.chunks_exact_mut(16) {
+            c.encrypt_block(GenericArray::from_mut_slice(b));
+        }
+        Ok(())
+    }
+}
+
+/// A key the user gave, for one container GUID or (None) for any container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyEntry {
+    pub guid: Option<Guid>,
+    pub key: AesKey,
+}
+
+/// The keys a user gave, tried in order: those for the container's GUID first, then the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Keys(pub Vec<KeyEntry>);
+
+impl Keys {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn push(&mut self, guid: Option<Guid>, key: AesKey) {
+        self.0.push(KeyEntry { guid, key });
+    }
+
+    /// The keys worth trying on a container whose encryption-key GUID is `guid`: those given for it,
+    /// then those given for no GUID, then (only for the all-zero GUID, which many games use with
+    /// their one main key) the rest.
+    pub fn candidates(&self, guid: Guid) -> Vec<&AesKey> {
+        let mine = self.0.iter().filter(|e| e.guid == Some(guid));
+        let any = self.0.iter().filter(|e| e.guid.is_none());
+        let rest = self.0.iter().filter(|_| guid.is_zero());
+        let mut out: Vec<&AesKey> = Vec::new();
+        for e in mine.chain(any).chain(rest) {
+            if !out.contains(&&e.key) {
+                out.push(&e.key);
+            }
+        }
+        out
+    }
+
+    /// Reads a JSON key file as FModel users keep keys: either `{"GUID": "0x…", …}`, or
+    /// `{"mainKey": "0x…", "dynamicKeys": [{"guid": "…", "key": "0x…"}, …]}` (also accepted:
+    /// `pakGuid`/`keyGuid` for the GUID, and `dynamicKeys` as a GUID-to-key object). `mainKey`
+    /// applies to any container.
+    pub fn parse_json(text: &str) -> Result<Keys> {
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| Error::malformed(format!("the AES key file is not JSON: {e}")))?;
+        let mut keys = Keys::default();
+        let key_of = |v: &serde_json::Value, what: &str| -> Result<Option<AesKey>> {
+            match v.as_str() {
+                Some("") | None => Ok(None),
+                Some(s) => AesKey::parse(s)
+                    .map(Some)
+                    .map_err(|e| Error::malformed(format!("{what}: {}", e.message))),
+            }
+        };
+        let obj = v
+            .as_object()
+            .ok_or_else(|| Error::malformed("the AES key file must hold a JSON object"))?;
+        let guid_of = |s: &str| {
+            Guid::parse(s).ok_or_else(|| {
+                Error::malformed(format!(
+                    "the AES key file names a container GUID {s:?} that is not 32 hex digits"
+                ))
+            })
+        };
+        if obj.contains_key("mainKey") || obj.contains_key("dynamicKeys") {
+            if let Some(v) = obj.get("mainKey") {
+                if let Some(k) = key_of(v, "mainKey")? {
+                    keys.push(None, k);
+                }
+            }
+            match obj.get("dynamicKeys") {
+                Some(serde_json::Value::Array(a)) => {
+                    for (i, e) in a.iter().enumerate() {
+                        let what = format!("dynamicKeys[{i}]");
+                        let g = ["guid", "pakGuid", "keyGuid"]
+                            .iter()
+                            .find_map(|n| e.get(n).and_then(|v| v.as_str()));
+                        let k = e
+                            .get("key")
+                            .map(|v| key_of(v, &what))
+                            .transpose()?
+                            .flatten();
+                        if let Some(k) = k {
+                            keys.push(g.map(guid_of).transpose()?, k);
+                        }
+                    }
+                }
+                Some(serde_json::Value::Object(m)) => {
+                    for (g, v) in m {
+                        if let Some(k) = key_of(v, g)? {
+                            keys.push(Some(guid_of(g)?), k);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        } else {
+            for (g, v) in obj {
+                if let Some(k) = key_of(v, g)? {
+                    keys.push(Some(guid_of(g)?), k);
+                }
+            }
+        }
+        Ok(keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixtures' key (cue4parse-fixtures MANIFEST.md): the ASCII bytes
+    /// `CUE4ParseFixtureAESKey0123456789`, written as 0x-hex there.
+    const FIXTURE_HEX: &str = "0x435545345061727365466978747572654145534B657930313233343536373839";
+
+    #[test]
+    fn hex_and_base64_give_the_same_key() {
+        let a = AesKey::parse(FIXTURE_HEX).unwrap();
+        assert_eq!(a.0, *b"CUE4ParseFixtureAESKey0123456789");
+        // base64 of the same 32 ASCII bytes (RFC 4648 alphabet).
+        let b = AesKey::parse("Q1VFNFBhcnNlRml4dHVyZUFFU0tleTAxMjM0NTY3ODk=").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(AesKey::parse(&FIXTURE_HEX[2..]).unwrap(), a);
+        let e = AesKey::parse("0x1234").unwrap_err();
+        assert!(!e.message.contains("1234"), "{e}");
+        assert_eq!(format!("{a:?}"), "AesKey(..)");
+    }
+
+    #[test]
+    fn ecb_round_trip_and_fips197_vector() {
+        // FIPS-197 appendix C.3: AES-256, key 00..1f, plaintext 00112233..ff -> 8ea2b7ca...
+        let mut k = [0u8; 32];
+        for (i, b) in k.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let key = AesKey::from_bytes(k);
+        let mut block: Vec<u8> = (0..16u8).map(|i| i * 0x11).collect();
+        key.encrypt(&mut block).unwrap();
+        assert_eq!(
+            block,
+            [
+                0x8e, 0xa2, 0xb7, 0xca, 0x51, 0x67, 0x45, 0xbf, 0xea, 0xfc, 0x49, 0x90, 0x4b, 0x49,
+                0x60, 0x89
+            ]
+        );
+        key.decrypt(&mut block).unwrap();
+        assert_eq!(block, (0..16u8).map(|i| i * 0x11).collect::<Vec<_>>());
+        assert!(key.decrypt(&mut [0u8; 15]).is_err());
+    }
+
+    #[test]
+    fn key_files_in_both_shapes() {
+        let g = "0123456789ABCDEF0123456789ABCDEF";
+        let flat = format!(r#"{{"{g}": "{FIXTURE_HEX}"}}"#);
+        let k = Keys::parse_json(&flat).unwrap();
+        assert_eq!(k.0.len(), 1);
+        assert_eq!(k.0[0].guid, Guid::parse(g));
+        let fm = format!(
+            r#"{{"mainKey": "{FIXTURE_HEX}", "dynamicKeys": [{{"guid": "{g}", "key": "{FIXTURE_HEX}"}}]}}"#
+        );
+        let k = Keys::parse_json(&fm).unwrap();
+        assert_eq!(k.0.len(), 2);
+        assert_eq!(k.0[0].guid, None);
+        // The GUID's own key first, then the main key; a zero GUID tries every key.
+        assert_eq!(k.candidates(Guid::parse(g).unwrap()).len(), 1);
+        assert_eq!(k.candidates(Guid::default()).len(), 1);
+        assert!(Keys::parse_json("[1]").is_err());
+        let e = Keys::parse_json(r#"{"nope": "0x00"}"#).unwrap_err();
+        assert!(e.message.contains("nope"), "{e}");
+        assert_eq!(Guid::parse(g).unwrap().to_string(), g);
+    }
+}
