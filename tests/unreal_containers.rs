@@ -898,10 +898,14 @@ fn source_rgba8(name: &str) -> Vec<u8> {
 /// 50.8, 47.4 dB; RG11 equal) less about 3 dB: the encoders' loss, which grows with
 /// the ASTC block size (10x10 and 12x12 lose detail at 64²), not a property of our decoder; the
 /// decoders themselves are held to astcenc and texture2ddecoder exactly (tests/codec_*.rs).
+/// One texture of the Android pak: its name, its source image, the (decoded, source) channel pairs
+/// compared, and the PSNR floor in dB.
+type PakSource<'a> = (&'a str, &'a str, &'a [(usize, usize)], f64);
+
 #[test]
 fn android_pak_decodes_to_its_sources() {
     let c = open_dir(&ue58().join("AndroidPak"), false);
-    let table: &[(&str, &str, &[(usize, usize)], f64)] = &[
+    let table: &[PakSource] = &[
         (
             "T_ASTC_4x4",
             "rgba.png",
