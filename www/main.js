@@ -27,7 +27,7 @@ import { createInfo } from './views/info.js';
 import { createMipStrip } from './views/mipstrip.js';
 import { createTextures } from './views/textures.js';
 import { createToolbar } from './views/toolbar.js';
-import { createMenus } from './views/menus.js';
+import { createHeaderMenus } from './views/header-menus.js';
 import { createDialogs } from './views/dialogs.js';
 import { attachKeyboard } from './views/keyboard.js';
 import { createCompareView } from './views/compare.js';
@@ -52,7 +52,8 @@ const opened = () => ({
 });
 
 /** @type {import('./types').App} */
-const app = /** @type {any} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) });
+// (Typed as the whole App: the lines below fill in the rest before anything runs.)
+const app = /** @type {import('./types').App} */ (/** @type {unknown} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) }));
 // Views subscribe in this order, which is the order they are told of a change: the status first,
 // then the viewport (layout, then paint), then what describes the image.
 createStatus(app);
@@ -75,7 +76,7 @@ app.compareView = createCompareView(app);
 app.builds = createBuilds(app);
 app.keys = createKeys(app);
 createKeysView(app);
-createMenus(app);
+createHeaderMenus(app);
 createDialogs(app);
 attachGestures(app);
 attachKeyboard(app);
