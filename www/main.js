@@ -17,6 +17,7 @@ import { createDemos } from './services/demos.js';
 import { createSources } from './services/sources.js';
 import { createQuery } from './services/query.js';
 import { createCompare } from './services/compare.js';
+import { createKeys } from './services/keys.js';
 import { createStatus } from './views/status.js';
 import { createViewport } from './views/viewport.js';
 import { attachGestures } from './views/gestures.js';
@@ -31,6 +32,7 @@ import { createDialogs } from './views/dialogs.js';
 import { attachKeyboard } from './views/keyboard.js';
 import { createCompareView } from './views/compare.js';
 import { createBuilds } from './views/builds.js';
+import { createKeysView } from './views/keys.js';
 import { createTestApi } from './testapi.js';
 import { pathOf } from './lib/walk.js';
 
@@ -46,6 +48,7 @@ const opened = () => ({
   paths: store.state.files.map(pathOf),
   profile: store.state.profile,
   unityVersion: store.state.unityVersion,
+  keys: app.keys?.keys(),
 });
 
 /** @type {import('./types').App} */
@@ -71,6 +74,8 @@ app.sources = createSources(app);
 app.compare = createCompare(app);
 app.compareView = createCompareView(app);
 app.builds = createBuilds(app);
+app.keys = createKeys(app);
+createKeysView(app);
 createHeaderMenus(app);
 createDialogs(app);
 attachGestures(app);

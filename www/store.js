@@ -119,6 +119,8 @@ export function initialState() {
     demo: null,
     restore: null,
     sources: null,
+    needsKey: [],
+    keyNote: null,
 
     current: null,
     shown: null,

@@ -196,6 +196,16 @@ export interface DemoFile {
 export interface CatalogReply {
   textures: TextureRecord[];
   problems: Problem[];
+  /** Dropped containers that no AES key given so far opens (the full module's Session.needsKey). */
+  needsKey?: string[];
+}
+
+/** What the AES key bar says (views/keys.js); never holds the key. */
+export interface KeyNote {
+  text: string;
+  error: boolean;
+  /** The worker is trying the key. */
+  busy?: boolean;
 }
 
 /** What the page has open, as a fresh worker must be told it (worker-client.js, lib/pool.js). */
@@ -204,12 +214,16 @@ export interface OpenedFiles {
   paths?: string[];
   profile?: string;
   unityVersion?: string;
+  /** The AES keys that opened a container (services/keys.js), given before the files. */
+  keys?: string[];
 }
 
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
-  /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. */
-  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string }; res: CatalogReply };
+  /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. `keys`: AES keys to add first (a restarted or pool worker). */
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; keys?: string[] }; res: CatalogReply };
+  /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
+  aesKey: { req: { key: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
   unityVersion: { req: { version: string }; res: CatalogReply };
   profiles: { req: object; res: ProfileInfo[] };
@@ -470,6 +484,9 @@ export interface State {
   restore: ShareView | null;
   /** The ?src= URLs being or having been opened. */
   sources: Sources | null;
+  /** Dropped containers waiting for an AES key (services/keys.js), and what the key bar says. */
+  needsKey: string[];
+  keyNote: KeyNote | null;
 
   // -- the selection and what is on screen
   current: Selection | null;
@@ -580,6 +597,7 @@ export interface App {
   compare: import('./services/compare.js').Compare;
   compareView: import('./views/compare.js').CompareView;
   builds: import('./views/builds.js').BuildsView;
+  keys: import('./services/keys.js').Keys;
 }
 
 declare global {

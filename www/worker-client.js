@@ -13,10 +13,13 @@ export class WorkerClient {
   #pending = new Map();
   /** @type {() => OpenedFiles} */
   #source;
+  /** Settles when a fresh worker has reopened the files; every request waits for it. */
+  #reopened = Promise.resolve();
 
   /**
-   * `source()` gives what the worker has open (every file so far, the Frostbite profile and the
-   * Unity version): a worker started after a crash reopens it before its first request.
+   * `source()` gives what the worker has open (every file so far, the Frostbite profile, the
+   * Unity version and the AES keys that opened a container): a worker started after a crash
+   * reopens it before its first request.
    * @param {() => OpenedFiles} source
    */
   constructor(source) {
@@ -71,11 +74,15 @@ export class WorkerClient {
       this.#pending.set(id, { resolve: (v) => resolve(/** @type {WorkerCalls[K]['res']} */ (v)), reject });
       /** @type {Worker} */ (this.#worker).postMessage({ ...r, id });
     });
-    // A fresh worker after a crash has lost the files: reopen them first.
-    const { files, paths, profile, unityVersion } = this.#source();
+    // A fresh worker after a crash has lost the files: reopen them first. Requests made meanwhile
+    // wait too: the reopening may await the full module (AES keys, containers), and the worker
+    // would answer them from an empty catalog.
+    const { files, paths, profile, unityVersion, keys } = this.#source();
     if (fresh && files.length) {
-      return send({ op: 'add', files, paths, profile, unityVersion }).then(() => send(req));
+      const reopen = send({ op: 'add', files, paths, profile, unityVersion, keys });
+      this.#reopened = reopen.then(() => undefined, () => undefined);
+      return reopen.then(() => send(req));
     }
-    return send(req);
+    return this.#reopened.then(() => send(req));
   }
 }

@@ -110,11 +110,27 @@ function requireBuilds() {
 }
 
 
-/** Every texture and problem of the files open so far. @returns {Promise<Out>} */
+/**
+ * Every texture and problem of the files open so far, and `needsKey`: the encrypted containers
+ * no key given so far opens (only the full module reads containers; the core one reports them
+ * NotInBuild, which switches to the full one here).
+ * @returns {Promise<Out>}
+ */
 async function catalog() {
   if (!full && live().needsFull()) await switchToFull();
   const s = live();
-  return { value: { textures: s.textures(), problems: s.problems() } };
+  const needsKey = full ? (await needFull()).session.needsKey() : [];
+  return { value: { textures: s.textures(), problems: s.problems(), needsKey } };
+}
+
+// AES keys (issue 17) live in the Session's options, in this worker's memory only: never posted
+// back, logged or put in an error (the core's key errors never repeat the text given). `keys` is
+// the list a restarted or pool worker is given before its files (www/services/keys.js).
+/** @param {string[] | undefined} keys */
+async function addKeys(keys) {
+  if (!keys?.length) return;
+  const { session: s } = await needFull();
+  for (const k of keys) s.addAesKey(k);
 }
 
 /** The session (made before any request runs). */
@@ -128,7 +144,9 @@ async function run(req) {
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
-      session.add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
+      await addKeys(req.keys);
+      // (live(): the keys may have moved the session to the full module.)
+      live().add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
       opened.push({ files: req.files, paths: req.paths });
       return catalog();
     case 'profile':
@@ -138,6 +156,10 @@ async function run(req) {
     case 'unityVersion':
       session.setUnityVersion(req.version);
       unityVersion = req.version;
+      return catalog();
+    case 'aesKey':
+      // Reopens every file with the key; the page tells which containers it opened from needsKey.
+      await addKeys([req.key]);
       return catalog();
     case 'profiles':
       return { value: wasm.frostbiteProfiles() };

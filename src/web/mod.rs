@@ -468,6 +468,9 @@ impl Session {
             );
             k
         };
+        if more.is_empty() {
+            return Err(JsError::new("the AES key file holds no key"));
+        }
         let mut options = self.catalog.options().clone();
         options.aes_keys.0.extend(more.0);
         self.catalog = open(self.catalog.user_files().to_vec(), &options);

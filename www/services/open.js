@@ -32,11 +32,12 @@ export function createOpener(app) {
       // Files of a folder drop are named by their path in it, so same-named files of two folders
       // stay apart and exports mirror the folders.
       const paths = files.map(pathOf);
-      const { textures, problems } = await client.call({ op: 'add', files, paths });
+      const { textures, problems, needsKey } = await client.call({ op: 'add', files, paths });
       probe.stage('catalog');
       probe.keepStages = true;
       actions.filesAdded(files);
       actions.setDemo(null); // demos.open sets it back when the files are a demo's
+      app.keys.opened(needsKey);
       await showCatalog(textures, problems);
     } catch (e) {
       actions.fail(/** @type {Error} */ (e).message);
@@ -50,6 +51,12 @@ export function createOpener(app) {
   async function showCatalog(textures, problems) {
     app.gpuPath.reset();
     actions.catalog(textures, problems);
+    if (!textures.length && store.state.needsKey.length) {
+      // Only encrypted containers so far: the key bar (views/keys.js) asks; not an error yet.
+      actions.setPhase('empty');
+      actions.setStatus('No texture yet: the containers wait for an AES key');
+      return;
+    }
     if (!textures.length) {
       actions.fail(problems.map((p) => p.error).join('\n') || 'No texture was found in the files.');
       return;
@@ -135,6 +142,8 @@ export function createOpener(app) {
     e.preventDefault();
     dragDepth = 0;
     dropOverlay.hidden = true;
+    // A drop on an element that takes its own (the AES key bar: a key file) opens nothing here.
+    if (e.target instanceof Element && e.target.closest('[data-own-drop]')) return;
     if (!e.dataTransfer) return;
     droppedFiles(e.dataTransfer).then((files) => openFiles(files)).catch((err) => actions.fail(err.message));
   });

@@ -8,6 +8,13 @@ import { $, firstPresentMip, fmtBytes, rowName } from '../util.js';
 
 const CELL = { width: 112, height: 152, overscan: 1 };
 
+/**
+ * The folder of a package inside an Unreal container as Unreal users write it, for the row (the
+ * name is above it): `Project/Content/Fixtures/T_A.uasset` -> `/Game/Fixtures/`.
+ * @param {string} path
+ */
+export const packageFolder = (path) => path.replace(/^[^/]+\/Content\//, '/Game/').replace(/[^/]*$/, '');
+
 /** @param {HTMLElement} box @param {string} text @param {string} [cls] */
 function thumbPlaceholder(box, text, cls = '') {
   const p = document.createElement('div');
@@ -61,8 +68,9 @@ export function createTextures(app) {
     const dims = c.depth > 1 ? `${c.width}×${c.height}×${c.depth}` : `${c.width}×${c.height}`;
     row.replaceChildren();
     const name = rowName(c.name, st.text, st.cls);
-    // Unity bundles name their assets (m_Container): shown on hover, above the file.
-    const path = (t.metadata || []).find(([k]) => k === 'container path')?.[1];
+    // Unreal containers (census path) and Unity bundles (m_Container) name what is inside them:
+    // shown on hover, above the file; an Unreal package path also on the row.
+    const path = c.path ?? (t.metadata || []).find(([k]) => k === 'container path')?.[1];
     name.title = path ? `${c.name} — ${path}\n${c.file}` : `${c.name} — ${c.file}`;
     if (path) row.dataset.containerPath = path;
     else delete row.dataset.containerPath;
@@ -72,8 +80,9 @@ export function createTextures(app) {
     const more = document.createElement('div');
     more.className = `tex-state ${st.cls}`;
     more.dataset.testid = 'tex-state';
-    more.textContent = st.detail || `${fmtBytes(t.gpu_bytes ?? 0)} on the GPU · ${c.file}`;
-    more.title = st.detail || c.file;
+    const gpu = `${fmtBytes(t.gpu_bytes ?? 0)} on the GPU`;
+    more.textContent = st.detail || (c.path ? `${packageFolder(c.path)} · ${gpu}` : `${gpu} · ${c.file}`);
+    more.title = st.detail || (c.path ? `${c.path}\n${c.file}` : c.file);
     row.append(name, meta, more);
     row.onclick = () => select(i);
     row.onkeydown = (e) => { if (e.key === 'Enter') row.click(); };
