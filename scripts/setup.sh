@@ -41,7 +41,8 @@ if [[ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BIN
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --root "$CACHE"
 fi
 
-if [[ ! -x node_modules/.bin/vite || ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core ]]; then
+if [[ ! -x node_modules/.bin/vite || ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core \
+      || ! -x node_modules/.bin/tsc || ! -x node_modules/.bin/eslint ]]; then
   say "installing npm packages"
   npm ci --no-audit --no-fund
 fi

@@ -6,8 +6,11 @@ const q = new URLSearchParams(location.search);
 const side = Number(q.get('side') || 2048);
 const runs = Math.max(1, Number(q.get('runs') || 5));
 const only = q.get('formats')?.split(',');
-const rows = document.getElementById('rows');
+const rows = /** @type {HTMLElement} */ (document.getElementById('rows'));
 
+/** @typedef {{ format: string, side: number, runs: number, min: number, median: number, max: number, error?: undefined } | { format: string, error: string }} Result */
+
+/** @param {string[]} cells */
 function row(cells) {
   const tr = document.createElement('tr');
   for (const c of cells) {
@@ -19,12 +22,15 @@ function row(cells) {
 }
 
 /** Warms up and times `runs` decodes of `format`'s surface: { format, side, runs, min, median, max }
- * in MB/s of RGBA output, or { format, error }. */
+ * in MB/s of RGBA output, or { format, error }.
+ * @param {string} format @param {number} runs @returns {Result} */
 function measure(format, runs) {
+  /** @type {BenchSurface | null} */
   let s = null;
   try {
     // Seed = 1 + position in the full list, as in `texscope bench`: the same bytes on both sides.
-    s = new BenchSurface(format, side, benchFormats().indexOf(format) + 1);
+    const surface = new BenchSurface(format, side, benchFormats().indexOf(format) + 1);
+    s = surface;
     // Untimed: the first allocation, formats that are not decoded yet, and V8's tier-up: a wasm
     // function runs baseline (Liftoff) code until its optimised code is ready, which measured
     // 2-3x slower on the simd kernels (R8 median 5.0 vs 15.3 GB/s with --no-liftoff, same
@@ -35,7 +41,7 @@ function measure(format, runs) {
     const w0 = performance.now();
     for (let k = 0, best = 0, calm = 0; ; k++) {
       const t = performance.now();
-      s.decode();
+      surface.decode();
       const rate = 1 / Math.max(performance.now() - t, 0.01);
       if (rate > best * 1.03) { best = rate; calm = 0; } else calm++;
       const spent = performance.now() - w0;
@@ -43,26 +49,28 @@ function measure(format, runs) {
     }
   } catch (e) {
     s?.free();
-    return { format, error: String(e?.message ?? e) };
+    return { format, error: String(/** @type {Error} */ (e)?.message ?? e) };
   }
+  const surface = s;
   const mbps = [];
   for (let r = 0; r < runs; r++) {
     // performance.now() is coarse (100 µs without cross-origin isolation): small surfaces repeat
     // until 2 ms have passed so the rate is still a number.
-    let n = 0, mb = 0;
+    let mb = 0;
     const t0 = performance.now();
     let dt;
-    do { mb += s.decode(); n++; dt = performance.now() - t0; } while (dt < 2);
+    do { mb += surface.decode(); dt = performance.now() - t0; } while (dt < 2);
     mbps.push(mb / (dt / 1000));
   }
-  s.free();
+  surface.free();
   mbps.sort((a, b) => a - b);
   return { format, side, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1] };
 }
 
 /** One untimed decode of each of `formats`, before timing any: the first surfaces of a fresh page
  * grow the wasm memory and queue most of the optimised compiles, which left whichever format came
- * first (R8) timed at about half its rate even after its own warm-up in `measure`. */
+ * first (R8) timed at about half its rate even after its own warm-up in `measure`.
+ * @param {string[]} formats */
 function prepare(formats) {
   for (const format of formats) {
     try {
@@ -74,7 +82,7 @@ function prepare(formats) {
 
 async function run() {
   await init();
-  document.getElementById('setup').textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
+  /** @type {HTMLElement} */ (document.getElementById('setup')).textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
   const results = [];
   prepare(benchFormats().filter((f) => !only || only.includes(f)));
   for (const format of benchFormats()) {
@@ -94,7 +102,7 @@ async function run() {
 }
 
 run().catch((e) => {
-  window.benchError = String(e?.stack ?? e);
+  window.benchError = String(/** @type {Error} */ (e)?.stack ?? e);
   document.body.dataset.state = 'error';
   console.error(e);
 });

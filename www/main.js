@@ -26,7 +26,7 @@ import { createInfo } from './views/info.js';
 import { createMipStrip } from './views/mipstrip.js';
 import { createTextures } from './views/textures.js';
 import { createToolbar } from './views/toolbar.js';
-import { createMenus } from './views/menus.js';
+import { createHeaderMenus } from './views/header-menus.js';
 import { createDialogs } from './views/dialogs.js';
 import { attachKeyboard } from './views/keyboard.js';
 import { createCompareView } from './views/compare.js';
@@ -49,7 +49,8 @@ const opened = () => ({
 });
 
 /** @type {import('./types').App} */
-const app = /** @type {any} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) });
+// (Typed as the whole App: the lines below fill in the rest before anything runs.)
+const app = /** @type {import('./types').App} */ (/** @type {unknown} */ ({ store, actions, client: new WorkerClient(opened), pool: new WorkerPool(opened) }));
 // Views subscribe in this order, which is the order they are told of a change: the status first,
 // then the viewport (layout, then paint), then what describes the image.
 createStatus(app);
@@ -70,7 +71,7 @@ app.sources = createSources(app);
 app.compare = createCompare(app);
 app.compareView = createCompareView(app);
 app.builds = createBuilds(app);
-createMenus(app);
+createHeaderMenus(app);
 createDialogs(app);
 attachGestures(app);
 attachKeyboard(app);

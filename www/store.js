@@ -7,7 +7,7 @@
 /** @typedef {keyof State} Key */
 /** @typedef {(state: Readonly<State>, changed: Set<Key>, action: string) => void} Listener */
 
-/** Values equal for the store: the same value, or arrays of the same elements (zoom centres, pins). */
+/** Values equal for the store: the same value, or arrays of the same elements (zoom centres, pins). @param {unknown} a @param {unknown} b */
 function same(a, b) {
   if (a === b) return true;
   if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;

@@ -144,7 +144,7 @@ export function createTestApi(app) {
       if (!s.gpuSurface || !s.image || !s.current) return null;
       const t = s.textures[s.current.index];
       if (!gpu.draw(s.gpuSurface, s.image.precision, settings(), t.bottom_first)) return null;
-      const cpu = displayBytes(/** @type {any} */ (s.image), settings()).bytes;
+      const cpu = displayBytes(/** @type {import('./types').Surface} */ (s.image), settings()).bytes;
       return { width: s.image.width, height: s.image.height, gpu: b64(gpu.pixels()), cpu: b64(new Uint8Array(cpu.buffer, cpu.byteOffset, cpu.length)) };
     },
     // Timings (ms) of the current surface, `runs` times: read + CPU decode + transfer (the worker's
@@ -208,7 +208,7 @@ export function createTestApi(app) {
       return {
         grid: st().gridMode, cells: $('texture-grid').querySelectorAll('.cell').length,
         drawn: $('texture-grid').querySelectorAll('canvas.thumb').length,
-        requested: thumbs.log.map((/** @type {{ index: number }} */ r) => ({ ...r, name: st().textures[r.index]?.census.name })),
+        requested: thumbs.log.map((r) => ({ ...r, name: st().textures[r.index]?.census.name })),
         cached: thumbs.cache.size, inflight: thumbs.inflight.size, limit: thumbs.limit,
       };
     },
@@ -217,7 +217,7 @@ export function createTestApi(app) {
     thumbPixel(index, x, y) {
       const m = thumbMip(st().textures[index]).mip;
       const th = app.textures.thumbs.cache.get(`${index}:${m}`);
-      if (!th || th.error || x >= th.width || y >= th.height) return null;
+      if (!th || 'error' in th || x >= th.width || y >= th.height) return null;
       const i = (y * th.width + x) * 4;
       return { width: th.width, height: th.height, rgba: Array.from(th.data.subarray(i, i + 4)) };
     },
@@ -229,9 +229,10 @@ export function createTestApi(app) {
     /** @param {(import('./types').Census & { mipList?: import('./types').MipRecord[], gpu_bytes?: number })[]} entries */
     injectList(entries) {
       // `mipList` (optional) stands for the Session's per-mip records, e.g. to show a waiting entry.
-      actions.injectList(entries.map((c) => /** @type {any} */ ({
+      // (Cast: a test's records hold only the fields the list reads.)
+      actions.injectList(entries.map((c) => /** @type {import('./types').TextureRecord} */ (/** @type {unknown} */ ({
         census: c, mips: c.mipList ?? [{ present: true, missing: [] }], gpu_bytes: c.gpu_bytes ?? 0,
-      })));
+      }))));
       return st().textures.length;
     },
     // The files of demo `id` as {name, data: number[]} (tests drop them through the file input).

@@ -67,12 +67,16 @@ export interface Problem {
 
 export type Pixels = Uint8Array | Uint16Array | Float32Array;
 
-/** A decoded surface from the worker (web/mod.rs `image_object` + `decode`). */
-export interface DecodedImage {
+/** RGBA texels, rows top first (what lib/display.js draws). */
+export interface Surface {
   width: number;
   height: number;
   precision: Precision;
   data: Pixels;
+}
+
+/** A decoded surface from the worker (web/mod.rs `image_object` + `decode`). */
+export interface DecodedImage extends Surface {
   /** The stored bytes from the same read (decode with `stored`). */
   stored?: Uint8Array | null;
   /** [read, decode, copy out] in ms. */
@@ -98,9 +102,8 @@ export interface ViewImage {
   /** A virtual-texture mip drawn from tiles on screen (www/lib/tiles.js). */
   streamed?: boolean;
   layout?: VtLayout | null;
-  /** A cube's six faces as an unfolded cross (lib/display.js composeCross). */
-  cross?: boolean;
-  face?: number;
+  /** A cube's six faces as an unfolded cross (lib/display.js composeCross): the face size. */
+  cross?: { face: number; faceHeight: number };
 }
 
 /** One cell of a VT tile grid (unreal/vt.rs `VtTile`). */
@@ -156,19 +159,26 @@ export interface VtLayout {
 
 /** A histogram of a surface (lib/display.js `histogram`). */
 export interface Histogram {
+  /** 'log2': float images, one bin per stop from 2^lo; 'linear': 32 equal bins over [0, 1]. */
   kind: 'linear' | 'log2';
-  bins: Uint32Array | number[];
+  lo: number;
+  bins: number[];
+  /** Float values <= 2^-16 (and negatives). */
+  zero: number;
+  /** NaN / Inf texels. */
+  bad: number;
   min: number;
   max: number;
-  bad: number;
 }
 
+/** A grid thumbnail: at most 96 px, 8-bit RGBA (lib/thumbs.js `thumbnail`). */
 export interface Thumb {
   width: number;
   height: number;
   data: Uint8ClampedArray;
-  error?: string;
 }
+/** A thumbnail, or why it could not be made. */
+export type ThumbEntry = Thumb | { error: string };
 
 export interface ProfileInfo {
   name: string;
@@ -188,14 +198,23 @@ export interface CatalogReply {
   problems: Problem[];
 }
 
+/** What the page has open, as a fresh worker must be told it (worker-client.js, lib/pool.js). */
+export interface OpenedFiles {
+  files: File[];
+  paths?: string[];
+  profile?: string;
+  unityVersion?: string;
+}
+
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
-  add: { req: { files: File[]; profile?: string; unityVersion?: string }; res: CatalogReply };
+  /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. */
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
   unityVersion: { req: { version: string }; res: CatalogReply };
-  profiles: { req: Record<string, never>; res: ProfileInfo[] };
-  readStats: { req: Record<string, never>; res: number[] };
-  panic: { req: Record<string, never>; res: null };
+  profiles: { req: object; res: ProfileInfo[] };
+  readStats: { req: object; res: number[] };
+  panic: { req: object; res: null };
   decode: { req: { texture: number; mip: number; slice: number; stored?: boolean }; res: DecodedImage };
   thumb: { req: { texture: number; mip: number }; res: Thumb };
   exportDds: { req: { texture: number }; res: Uint8Array };
@@ -214,10 +233,12 @@ export interface WorkerCalls {
   builds: { req: { old: File[]; oldNames: string[]; new: File[]; newNames: string[] }; res: { pairs: BuildPair[]; problems: { old: Problem[]; new: Problem[] } } };
   classify: { req: { from: number; count: number }; res: Classified[] };
   comparePair: { req: { pair: number; mip: number; slice: number }; res: CompareResult };
-  diffRamp: { req: Record<string, never>; res: Uint8Array };
+  diffRamp: { req: object; res: Uint8Array };
 }
 export type Op = keyof WorkerCalls;
 export type WorkerRequest<K extends Op = Op> = { op: K } & WorkerCalls[K]['req'];
+/** What www/worker.js receives: any request, with the id its reply carries. */
+export type WorkerMessage = { [K in Op]: { op: K; id: number } & WorkerCalls[K]['req'] }[Op];
 /** The worker's reply to request `id`. */
 export interface WorkerReply {
   id: number;
@@ -532,11 +553,7 @@ export interface State {
 }
 
 /** A surface uploaded to the GPU (lib/gpu.js `GpuView.upload`). */
-export interface GpuSurface {
-  cached?: boolean;
-  uploadMs: number;
-  [k: string]: unknown;
-}
+export type GpuSurface = import('./lib/gpu.js').Surface;
 
 /**
  * The page's modules, wired in www/main.js: each view and service gets this object and reaches the
@@ -569,5 +586,11 @@ declare global {
   interface Window {
     /** The test contract (www/testapi.js). */
     texscope: ReturnType<typeof import('./testapi.js').createTestApi>;
+    // The bench page (www/bench.js, scripts/bench-browser.mjs).
+    benchPrepare?: (formats: string[]) => void;
+    benchMeasure?: (format: string, runs: number) => unknown;
+    benchFormats?: string[];
+    benchResults?: unknown[];
+    benchError?: string;
   }
 }

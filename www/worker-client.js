@@ -3,13 +3,13 @@
 
 /** @typedef {import('./types').WorkerCalls} WorkerCalls */
 /** @typedef {import('./types').Op} Op */
-/** @typedef {{ files: File[], paths?: string[], profile?: string, unityVersion?: string }} OpenedFiles */
+/** @typedef {import('./types').OpenedFiles} OpenedFiles */
 
 export class WorkerClient {
   /** @type {Worker | null} */
   #worker = null;
   #nextId = 1;
-  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
+  /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void }>} */
   #pending = new Map();
   /** @type {() => OpenedFiles} */
   #source;
@@ -64,10 +64,11 @@ export class WorkerClient {
   call(req) {
     const fresh = !this.#worker;
     if (fresh) this.#start();
-    /** @param {object} r @returns {Promise<any>} */
+    /** @param {object} r @returns {Promise<WorkerCalls[K]['res']>} */
     const send = (r) => new Promise((resolve, reject) => {
       const id = this.#nextId++;
-      this.#pending.set(id, { resolve, reject });
+      // The worker answers request `op` with WorkerCalls[op]['res'] (www/worker.js).
+      this.#pending.set(id, { resolve: (v) => resolve(/** @type {WorkerCalls[K]['res']} */ (v)), reject });
       /** @type {Worker} */ (this.#worker).postMessage({ ...r, id });
     });
     // A fresh worker after a crash has lost the files: reopen them first.

@@ -9,21 +9,43 @@
 import * as core from './pkg/texscope.js';
 import { thumbnail } from './lib/thumbs.js';
 
+/** @typedef {import('./types').WorkerMessage} WorkerMessage */
+/**
+ * A reply: a value posted as it is, or a result whose buffers are transferred.
+ * @typedef {{ value: unknown } | { result: import('./types').DecodedImage | import('./types').Thumb | import('./types').CompareResult | Uint8Array, transfer: Transferable[] }} Out
+ */
+
+// This file runs in a dedicated worker; the type check reads it with the DOM's types, so the
+// worker scope's two members it uses are named here with their worker signatures.
+const scope = /** @type {{ postMessage(message: unknown, transfer?: Transferable[]): void, onmessage: ((ev: MessageEvent<WorkerMessage>) => void) | null }} */ (
+  /** @type {unknown} */ (self));
+
+/** @type {typeof core} */
 let wasm = core;
 let full = false;
+/** @typedef {typeof import('./pkg-full/texscope.js')} FullModule */
+/** The full module once loaded (the compare view's glue is only in it). @type {FullModule | null} */
+let fullModule = null;
 // The instance's exports (its memory is reported to tests/browser/ranges.test.mjs).
+/** @type {WebAssembly.Memory | null} */
 let memory = null;
 const ready = core.default().then((inst) => { memory = inst.memory; });
+/** @type {import('./pkg/texscope.js').Session | null} */
 let session = null;
 // Two builds opened side by side for the compare view (src/web/compare.rs Builds), or null.
+/** @type {import('./pkg-full/texscope.js').Builds | null} */
 let builds = null;
 // What the session was built from, to rebuild it in the full module.
+/** @type {{ files: File[], paths?: string[] }[]} */
 const opened = [];
+/** @type {string | undefined} */
 let profile;
+/** @type {string | undefined} */
 let unityVersion;
 // After a panic the wasm instance is unusable; the page starts a fresh worker.
 let broken = false;
 
+/** The message of error `e` (a panic's, when the core panicked). @param {unknown} e */
 function message(e) {
   const panic = takePanicSafe();
   if (panic) return `Texscope hit an internal error: ${panic}. Please report it with the file.`;
@@ -45,39 +67,62 @@ async function switchToFull() {
   session?.free();
   session = next;
   wasm = mod;
+  fullModule = mod;
   full = true;
 }
 
 // The demo files, written at build time by scripts/demos.mjs with the full module's builders and
 // served with the page (public/demos): `<id>.json` lists the names, `<id>/<n>` holds file n.
+/** @param {string} id @returns {Promise<import('./types').DemoFile[]>} */
 async function demoFiles(id) {
   if (!/^[a-z0-9-]+$/.test(id)) throw new Error(`there is no demo "${id}"`);
   const base = new URL('../demos/', self.location.href);
-  const get = async (path) => {
+  const get = async (/** @type {string} */ path) => {
     const res = await fetch(new URL(path, base));
     if (!res.ok) throw new Error(`demo ${id}: ${path} could not be fetched (${res.status}); run npm run build`);
     return res;
   };
+  /** @type {string[]} */
   const names = await (await get(`${id}.json`)).json();
   return Promise.all(names.map(async (name, i) => ({ name, data: new Uint8Array(await (await get(`${id}/${i}`)).arrayBuffer()) })));
 }
 
-// The compare view's glue lives in the full module.
+/**
+ * The full module and its session, loaded first when need be (the compare view's glue is only
+ * there: src/web/mod.rs, for the core module's size).
+ */
 async function needFull() {
   if (!full) await switchToFull();
+  // switchToFull made both the full module's.
+  return { mod: /** @type {FullModule} */ (fullModule), session: /** @type {import('./pkg-full/texscope.js').Session} */ (session) };
 }
 
+/**
+ * A comparison as the glue returns it (src/web/compare.rs: an untyped JsValue to the bindings).
+ * @param {unknown} r @returns {import('./types').CompareResult}
+ */
+const compared = (r) => /** @type {import('./types').CompareResult} */ (r);
+
+/** The builds open for the compare view; throws when none are. */
 function requireBuilds() {
   if (!builds) throw new Error('no builds are open: open an OLD and a NEW set first');
   return builds;
 }
 
+
+/** Every texture and problem of the files open so far. @returns {Promise<Out>} */
 async function catalog() {
-  if (!full && session.needsFull()) await switchToFull();
-  return { textures: session.textures(), problems: session.problems() };
+  if (!full && live().needsFull()) await switchToFull();
+  const s = live();
+  return { value: { textures: s.textures(), problems: s.problems() } };
 }
 
+/** The session (made before any request runs). */
+const live = () => /** @type {import('./pkg/texscope.js').Session} */ (session);
+
+/** @param {WorkerMessage} req @returns {Promise<Out>} */
 async function run(req) {
+  const session = live();
   switch (req.op) {
     case 'add':
       // A worker started after a crash is told the profile the files were open with.
@@ -97,7 +142,7 @@ async function run(req) {
     case 'profiles':
       return { value: wasm.frostbiteProfiles() };
     case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
-      return { value: [...wasm.readStats(), memory.buffer.byteLength] };
+      return { value: [...wasm.readStats(), /** @type {WebAssembly.Memory} */ (memory).buffer.byteLength] };
     case 'panic':
       session.debugPanic();
       return { value: null };
@@ -132,36 +177,36 @@ async function run(req) {
       return { value: await demoFiles(req.demo) };
     // The compare view (issue 21): its glue is in the full module only (its size, src/web/mod.rs).
     case 'compare': {
-      await needFull();
-      const r = session.compare(req.a, req.aMip, req.aSlice, req.b, req.bMip ?? undefined, req.bSlice);
+      const r = compared((await needFull()).session.compare(req.a, req.aMip, req.aSlice, req.b, req.bMip ?? undefined, req.bSlice));
       return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
     }
     case 'builds': {
-      await needFull();
+      const { mod } = await needFull();
       builds?.free();
       builds = null;
-      builds = new wasm.Builds(req.old, req.oldNames, req.new, req.newNames);
+      builds = new mod.Builds(req.old, req.oldNames, req.new, req.newNames);
       return { value: { pairs: builds.pairs(), problems: builds.problems() } };
     }
     case 'classify': {
       // Pairs from..from+count, each from its stored bytes (no decode).
+      const open = requireBuilds();
       const out = [];
-      const end = Math.min(requireBuilds().pairCount(), req.from + req.count);
-      for (let i = req.from; i < end; i++) out.push(builds.classify(i));
+      const end = Math.min(open.pairCount(), req.from + req.count);
+      for (let i = req.from; i < end; i++) out.push(open.classify(i));
       return { value: out };
     }
     case 'comparePair': {
-      const r = requireBuilds().compare(req.pair, req.mip, req.slice);
+      const r = compared(requireBuilds().compare(req.pair, req.mip, req.slice));
       return { result: r, transfer: [r.a.data.buffer, r.b.data.buffer] };
     }
     case 'diffRamp':
-      await needFull();
-      return { value: wasm.diffRamp() };
+      return { value: (await needFull()).mod.diffRamp() };
     default:
-      throw new Error(`unknown request ${req.op}`);
+      throw new Error(`unknown request ${/** @type {{ op: string }} */ (req).op}`);
   }
 }
 
+/** @param {WorkerMessage} req */
 async function handle(req) {
   await ready;
   session ??= new wasm.Session();
@@ -169,28 +214,29 @@ async function handle(req) {
     return await run(req);
   } catch (e) {
     // A decoder the core module leaves out: retry once in the full module.
-    if (full || e?.name !== 'NotInBuild') throw e;
+    if (full || /** @type {Error} */ (e)?.name !== 'NotInBuild') throw e;
     await switchToFull();
     return run(req);
   }
 }
 
-self.onmessage = async (ev) => {
+scope.onmessage = async (ev) => {
   const req = ev.data;
   if (broken) {
-    self.postMessage({ id: req.id, ok: false, fatal: true, error: 'the decoder stopped after an internal error' });
+    scope.postMessage({ id: req.id, ok: false, fatal: true, error: 'the decoder stopped after an internal error' });
     return;
   }
   try {
     const out = await handle(req);
     // When the reply left, on the clock both threads share (the page's open-path stages).
-    if (out.result?.stages) out.result.posted = performance.timeOrigin + performance.now();
-    if (out.transfer) self.postMessage({ id: req.id, ok: true, value: out.result }, out.transfer);
-    else self.postMessage({ id: req.id, ok: true, value: 'value' in out ? out.value : out });
+    if ('result' in out) {
+      if ('stages' in out.result && out.result.stages) out.result.posted = performance.timeOrigin + performance.now();
+      scope.postMessage({ id: req.id, ok: true, value: out.result }, out.transfer);
+    } else scope.postMessage({ id: req.id, ok: true, value: out.value });
   } catch (e) {
     // A wasm trap (panic) is a WebAssembly.RuntimeError; a JsError from the core is a plain Error.
     const fatal = e instanceof WebAssembly.RuntimeError;
     if (fatal) broken = true;
-    self.postMessage({ id: req.id, ok: false, fatal, error: message(e) });
+    scope.postMessage({ id: req.id, ok: false, fatal, error: message(e) });
   }
 };

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { OUT, openPage, stateWaiter, select } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select, inMenu } from './harness.mjs';
 import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const waitState = stateWaiter(30000);
@@ -144,7 +144,7 @@ test('alpha: shown over the background, solo as grey, ignored on request', async
   await page.click('[data-testid=channel-a]'); // alpha off: ignore alpha
   assert.deepEqual(await shown(page, 2, 1), [...t21.slice(0, 3), 255], 'ignore alpha shows the colour opaque');
   assert.deepEqual(await pixel(page, 2, 1), t21, 'pixel() unchanged');
-  await page.selectOption('[data-testid=background]', 'white');
+  await inMenu(page, 'background', (s) => page.selectOption(s, 'white'));
   assert.equal(await page.getAttribute('[data-testid=canvas]', 'data-background'), 'white');
   assert.deepEqual(problems, []);
 });

@@ -14,13 +14,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { OUT, openPage, launchArgs, stateWaiter, select, SAMPLES } from './harness.mjs';
 import { header } from './dds-fixtures.mjs';
 
 launchArgs(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const KTX = 'unity/UniversalGameExtraction_texture2ddecoder/resources/tests/textures';
 
 const waitState = stateWaiter(60000);

@@ -34,7 +34,7 @@ test('grid: 10,000 entries virtualised and scrolled smoothly; states as in the l
   }));
   await page.evaluate((e) => window.texscope.injectList(e), entries);
   await page.click('[data-testid=mode-grid]');
-  let s = await thumbs(page);
+  const s = await thumbs(page);
   assert.equal(s.grid, true);
   assert.ok(s.cells > 0 && s.cells < 120, `only cells on screen are in the DOM (${s.cells})`);
   await scrollSteps(t, page, '[data-testid=texture-grid]');

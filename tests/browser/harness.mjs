@@ -93,3 +93,20 @@ export async function scrollSteps(t, page, selector) {
   assert.ok(times[36] < 100, `90th percentile scroll step ${times[36].toFixed(1)} ms`);
   return times;
 }
+
+/**
+ * Runs `act(selector)` on the toolbar control `testid`. Controls used less often sit in the
+ * toolbar's menus (issue 20: HDR, Normal, View): when the control is in a closed menu, its button
+ * is clicked first, and the menu is closed again (Esc) after `act`, so it covers nothing later.
+ */
+export async function inMenu(page, testid, act) {
+  const sel = `[data-testid=${testid}]`;
+  const button = await page.$eval(sel, (e) => {
+    const panel = e.closest('[popover]');
+    return panel && !panel.matches(':popover-open') ? `[popovertarget="${panel.id}"]` : null;
+  });
+  if (button) await page.click(button);
+  const out = await act(sel);
+  if (button) await page.keyboard.press('Escape');
+  return out;
+}

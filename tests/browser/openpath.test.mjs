@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OUT, openPage, launchArgs, stateWaiter } from './harness.mjs';
+import { OUT, openPage, launchArgs, stateWaiter, inMenu } from './harness.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
 
 // WebGL2 on SwiftShader (as tests/browser/gpu.test.mjs asks), so the GPU path can be switched on.
@@ -141,7 +141,7 @@ test('opening and showing a BC1/BC6H/BC7 mip reads each stored byte once; block 
     // of mip 0; the upload takes the stored bytes of that read.
     // (Pinning above showed the view again through setDisplay: count from here.)
     const [bytes1, reads1] = await hooks(page, 'readStats');
-    await page.click('[data-testid=gpu-toggle]');
+    await inMenu(page, 'gpu-toggle', (s) => page.click(s));
     await waitState(page, 'ready');
     const g = await hooks(page, 'gpu');
     const [bytes2, reads2] = await hooks(page, 'readStats');

@@ -243,6 +243,9 @@ test('a wasm panic in the worker is shown, the worker restarts, the files stay u
   await drop(page, [['bc1.dds', bc1Dds()], ['rgba8.dds', rgba8Dds(4, 4, 2)]]);
   await waitState(page, 'ready');
   await page.selectOption('[data-testid=frostbite-profile]', 'bf4');
+  // The re-open under the profile ends with the view ready again: the state is 'ready' before it
+  // starts too, and a re-open still under way would put it back after the panic below.
+  await page.waitForFunction(() => { const l = window.texscope.actions(); const i = l.lastIndexOf('setProfile'); return i >= 0 && l.indexOf('ready', i) > i; });
   await waitState(page, 'ready');
   const before = workers;
   const message = await page.evaluate(() => window.texscope.debugPanic());

@@ -157,7 +157,7 @@ test('virtual textures stream: only visible tiles decoded by the pool; 16k costs
   const sides = { T_Big16k: 16384, T_Small2k: 2048 };
   const mips = { T_Big16k: 8, T_Small2k: 5 };
   const times = { T_Big16k: [], T_Small2k: [] };
-  let counts = {};
+  const counts = {};
   for (let run = 0; run <= RUNS; run++) {
     for (const name of ['T_Big16k', 'T_Small2k']) {
       const r = await streamOnce(page, name);

@@ -246,7 +246,7 @@ test('texture list: 10,000 entries virtualised, filter and sort', async (t) => {
   const entries = synth(10000);
   assert.equal(await page.evaluate((e) => window.texscope.injectList(e), entries), 10000);
   const list = () => page.evaluate(() => window.texscope.list());
-  let l = await list();
+  const l = await list();
   assert.equal(l.listed.length, 10000);
   assert.ok(l.rows < 60, `only visible rows are in the DOM (${l.rows})`);
   // Scroll from top to bottom in 40 steps; each step must paint within a frame budget.

@@ -7,10 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { OUT, openPage, stateWaiter, select, SAMPLES } from './harness.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const DATA = 'unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data';
 
 const waitState = stateWaiter(30000);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { OUT, openPage, stateWaiter, select } from './harness.mjs';
+import { OUT, openPage, stateWaiter, select, inMenu } from './harness.mjs';
 import { header, fourcc, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const waitState = stateWaiter(30000);
@@ -130,16 +130,16 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   // EV -4 scales by 1/16: (1, 0.875, 0.625) then the sRGB curve.
   near(await shown(page, 192, 40), [255, srgb8(0.875), srgb8(0.625), 255], 1, 'EV -4');
   await shot(page, 'view-hdr-ev-4.png');
-  await page.selectOption('[data-testid=tonemap]', 'reinhard');
+  await inMenu(page, 'tonemap', (s) => page.selectOption(s, 'reinhard'));
   // Reinhard v/(1+v) on (1, 0.875, 0.625).
   near(await shown(page, 192, 40), [srgb8(0.5), srgb8(0.875 / 1.875), srgb8(0.625 / 1.625), 255], 1, 'Reinhard');
-  await page.selectOption('[data-testid=tonemap]', 'aces');
+  await inMenu(page, 'tonemap', (s) => page.selectOption(s, 'aces'));
   const aces = (v) => (v * (2.51 * v + 0.03)) / (v * (2.43 * v + 0.59) + 0.14); // Narkowicz 2015
   near(await shown(page, 192, 40), [srgb8(aces(1)), srgb8(aces(0.875)), srgb8(aces(0.625)), 255], 1, 'ACES-like');
   await shot(page, 'view-hdr-aces.png');
   assert.deepEqual(await pixel(page, 192, 40), [16, 14, 10, 1], 'raw values unchanged');
   // Auto: the sun's 16 is the sky's brightest value (src/fixtures/demo.rs SUN), so -log2(16) = -4 EV.
-  await page.click('[data-testid=exposure-auto]');
+  await inMenu(page, 'exposure-auto', (s) => page.click(s));
   assert.equal((await display(page)).exposure, -4);
 
   // A float texture with NaN, +Inf, a negative and a plain texel.
@@ -149,7 +149,7 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   const p0 = await pixel(page, 0, 0);
   assert.ok(Number.isNaN(p0[0]), 'NaN read back raw');
   assert.equal(await page.textContent('[data-testid=bad-label]'), '1 NaN · 1 Inf · 1 negative');
-  await page.click('[data-testid=bad-overlay]');
+  await inMenu(page, 'bad-overlay', (s) => page.click(s));
   // Marks: NaN magenta, Inf yellow, negative cyan; the plain texel keeps its colour.
   assert.deepEqual(await shown(page, 0, 0), [255, 0, 255, 255]);
   assert.deepEqual(await shown(page, 1, 0), [255, 255, 0, 255]);
@@ -157,10 +157,10 @@ test('HDR: exposure, tonemaps, NaN/Inf/negative overlay', async (t) => {
   near(await shown(page, 3, 0), [srgb8(0.5), srgb8(0.5), srgb8(0.5), 255], 1, 'plain texel');
   await shot(page, 'view-bad-overlay.png');
   // Transparent texels over a chosen colour.
-  await page.selectOption('[data-testid=background]', 'custom');
+  await inMenu(page, 'background', (s) => page.selectOption(s, 'custom'));
   await page.$eval('[data-testid=bg-colour]', (e) => { e.value = '#204080'; e.dispatchEvent(new Event('input')); });
   assert.equal(await page.$eval('[data-testid=canvas]', (c) => getComputedStyle(c).backgroundColor), 'rgb(32, 64, 128)');
-  await page.selectOption('[data-testid=background]', 'checker');
+  await inMenu(page, 'background', (s) => page.selectOption(s, 'checker'));
   assert.match(await page.$eval('[data-testid=canvas]', (c) => getComputedStyle(c).backgroundImage), /conic-gradient/);
   assert.deepEqual(problems, []);
 });
@@ -178,9 +178,9 @@ test('colour space default and toggle, normal-map view, green flip, Y flip', asy
   assert.deepEqual(await shown(page, 0, 0), tex[0], 'linear 8-bit shown as stored');
   await shot(page, 'view-linear-as-stored.png');
   // The toggle still gives the sRGB curve (IEC 61966-2-1) on demand.
-  await page.selectOption('[data-testid=colour]', 'gamma');
+  await inMenu(page, 'colour', (s) => page.selectOption(s, 'gamma'));
   near(await shown(page, 0, 0), [srgb8(64 / 255), srgb8(128 / 255), 0, 255], 1, 'linear + sRGB curve');
-  await page.selectOption('[data-testid=colour]', 'srgb');
+  await inMenu(page, 'colour', (s) => page.selectOption(s, 'srgb'));
   assert.deepEqual(await shown(page, 0, 0), tex[0], 'toggled to sRGB');
 
   // Normal view: x = 2r/255 - 1, y = 2g/255 - 1, z = sqrt(1 - x² - y²), shown as n/2 + 1/2.
@@ -190,15 +190,15 @@ test('colour space default and toggle, normal-map view, green flip, Y flip', asy
     const z = Math.sqrt(Math.max(0, 1 - x * x - y * y));
     return [x, y, z].map((v) => Math.round((v * 0.5 + 0.5) * 255)).concat(255);
   };
-  await page.selectOption('[data-testid=normal]', 'rg');
+  await inMenu(page, 'normal', (s) => page.selectOption(s, 'rg'));
   for (let i = 0; i < 4; i++) assert.deepEqual(await shown(page, i % 2, i >> 1), nrm(tex[i], false), `normal ${i}`);
-  await page.click('[data-testid=flip-green]');
+  await inMenu(page, 'flip-green', (s) => page.click(s));
   assert.deepEqual(await shown(page, 1, 1), nrm(tex[3], true), 'green flipped');
-  await page.click('[data-testid=flip-green]');
-  await page.selectOption('[data-testid=normal]', 'off');
+  await inMenu(page, 'flip-green', (s) => page.click(s));
+  await inMenu(page, 'normal', (s) => page.selectOption(s, 'off'));
 
   // Y flip: the canvas row 0 shows texel row 1; hovering still reads the texel under the mouse.
-  await page.click('[data-testid=flip-y]');
+  await inMenu(page, 'flip-y', (s) => page.click(s));
   assert.deepEqual(await shown(page, 0, 0), tex[2]);
   const [sx, sy] = await texelCentre(page, 0, 0); // screen row 0 = texel row 1
   await page.mouse.move(sx, sy);

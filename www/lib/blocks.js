@@ -5,9 +5,10 @@
 //    byte 0 = 0 is reserved (Microsoft "BC7 Format Mode Reference").
 //  - BC6H: the mode field is the low 2 bits, or the low 5 bits when those 2 are 1x; numbered 1-14
 //    as in Microsoft's "BC6H Format" table; the four 5-bit values ending in 10011 are reserved.
+/** @type {Record<number, number>} */
 const BC6H_MODES = { 0: 1, 1: 2, 2: 3, 6: 4, 10: 5, 14: 6, 18: 7, 22: 8, 26: 9, 30: 10, 3: 11, 7: 12, 11: 13, 15: 14 };
 
-/** Block mode text for `format` (census name) from the block's bytes, or '' when not BCn-moded. */
+/** Block mode text for `format` (census name) from the block's bytes, or '' when not BCn-moded. @param {string} format @param {Uint8Array | null | undefined} b */
 export function blockMode(format, b) {
   if (!b || !b.length) return '';
   if (/^BC1/.test(format) && b.length >= 4) {
@@ -31,4 +32,4 @@ export function blockMode(format, b) {
 }
 
 /** True for the formats blockMode() reads. */
-export const hasBlockMode = (format) => /^(BC1|BC6H|BC7)/.test(format);
+export const hasBlockMode = (/** @type {string} */ format) => /^(BC1|BC6H|BC7)/.test(format);

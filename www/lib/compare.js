@@ -57,7 +57,7 @@ export function diffBytes(a, b, s, { max, ramp }) {
   const on = [ch.r !== false, ch.g !== false, ch.b !== false, ch.a !== false];
   const solo = on.filter(Boolean).length === 1 ? on.indexOf(true) : -1;
   const scale = Math.pow(2, s.exposure ?? 0);
-  const tm = TONEMAPS.includes(/** @type {string} */ (s.tonemap)) ? s.tonemap : 'clamp';
+  const tm = s.tonemap && TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
   const ua = UNIT[a.precision];
   const ub = UNIT[b.precision];
   const A = a.data;
@@ -77,7 +77,7 @@ export function diffBytes(a, b, s, { max, ramp }) {
       if (!on[c]) continue;
       const d = delta(A[i + c], B[i + c], ua, ub);
       if (!Number.isFinite(d)) { bad = true; continue; }
-      v[c] = tonemap(Math.abs(d) * scale, /** @type {any} */ (tm));
+      v[c] = tonemap(Math.abs(d) * scale, tm);
       if (v[c] > m) m = v[c];
     }
     if (bad) {
@@ -109,7 +109,7 @@ const num = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e5) ? v.to
 
 /**
  * The figures line of the compare view (figures as `compare::Figures` serialises them).
- * @param {any} f @param {boolean} unorm8 both images are 8-bit: differences also in levels
+ * @param {import('../types').Figures} f @param {boolean} unorm8 both images are 8-bit: differences also in levels
  */
 export function figuresText(f, unorm8) {
   const psnr = ['R', 'G', 'B', 'A'].map((c, i) => {

@@ -3,7 +3,11 @@
 // (never in the wasm core, to keep the module small); pixel() keeps reading the raw values.
 
 const LUT_SIZE = 4096;
-const encode = (v) => (v <= 0.0031308 ? v * 12.92 : 1.055 * Math.pow(v, 1 / 2.4) - 0.055);
+/** @typedef {import('../types').Surface} Surface */
+/** @typedef {import('../types').DisplaySettings} DisplaySettings */
+/** @typedef {import('../types').BadCounts} BadCounts */
+
+const encode = (/** @type {number} */ v) => (v <= 0.0031308 ? v * 12.92 : 1.055 * Math.pow(v, 1 / 2.4) - 0.055);
 // Linear -> sRGB-encoded bytes (IEC 61966-2-1 transfer function), sampled at 4096 steps.
 const srgbLut = (() => {
   const lut = new Uint8ClampedArray(LUT_SIZE + 1);
@@ -26,10 +30,12 @@ const encode8 = (() => {
   return lut;
 })();
 
+/** @type {import('../types').Tonemap[]} */
 export const TONEMAPS = ['clamp', 'reinhard', 'aces'];
 
 // Scene-linear -> display-linear in [0, 1]. Reinhard: v / (1 + v) (Reinhard et al. 2002, eq. 3).
 // ACES-like: Narkowicz's 2015 fit of the ACES filmic curve, (v(2.51v+.03)) / (v(2.43v+.59)+.14).
+/** @param {number} v @param {string} kind */
 export function tonemap(v, kind) {
   if (!(v > 0)) return 0; // negative and NaN show black, like a clamp on the GPU
   if (kind === 'reinhard') v = v / (1 + v);
@@ -39,6 +45,7 @@ export function tonemap(v, kind) {
 
 // Channel view on display bytes: one channel on shows it as grey; channels off are zero; alpha
 // off means opaque ("ignore alpha").
+/** @param {Uint8ClampedArray} out @param {Partial<import('../types').Channels>} [channels] */
 function applyChannels(out, { r = true, g = true, b = true, a = true } = {}) {
   const on = [r, g, b, a];
   const count = on.filter(Boolean).length;
@@ -78,6 +85,7 @@ export function normalViewOf(encoding) {
 
 // Normal-map view: x and y from the view's channels (NORMAL_CHANNELS), z rebuilt as
 // sqrt(1 - x² - y²), all shown as n * 0.5 + 0.5. Unsigned data maps [0, 1] to [-1, 1].
+/** @param {Surface} image @param {keyof typeof NORMAL_CHANNELS} mode @param {boolean} flipGreen @param {Uint8ClampedArray} out */
 function normalBytes(image, mode, flipGreen, out) {
   const { data, precision } = image;
   const n = out.length;
@@ -98,6 +106,7 @@ function normalBytes(image, mode, flipGreen, out) {
 }
 
 // Per texel of a float image: 0, or 1 NaN, 2 Inf, 3 negative (in that priority), with counts.
+/** @param {Surface} image @returns {{ mark: Uint8Array | null, bad: BadCounts }} */
 function badMarks(image) {
   const { data, precision, width, height } = image;
   const bad = { nan: 0, inf: 0, negative: 0 };
@@ -118,7 +127,7 @@ function badMarks(image) {
   return { mark, bad };
 }
 
-/** Counts of texels with a NaN, Inf or negative channel (float images; zero otherwise). */
+/** Counts of texels with a NaN, Inf or negative channel (float images; zero otherwise). @param {Surface} image */
 export function badCounts(image) {
   return badMarks(image).bad;
 }
@@ -131,11 +140,13 @@ export function badCounts(image) {
  * flipGreen, channels, badOverlay, flipY}. Returns {bytes, bad: {nan, inf, negative}} (counts of
  * texels with such a colour channel, float images only); `bytes` may be a view of `image.data`, to
  * be read, never changed.
+ * @param {Surface} image @param {Partial<DisplaySettings>} [s]
+ * @returns {{ bytes: Uint8ClampedArray, bad: BadCounts }}
  */
 export function displayBytes(image, s = {}) {
   const { data, precision, width, height } = image;
   const { exposure = 0, channels, colour = 'srgb', normal = 'off', flipGreen = false, badOverlay = false, flipY = false } = s;
-  const tm = TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
+  const tm = s.tonemap && TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
   const n = width * height * 4;
   const { mark, bad } = badMarks(image);
   const plain = exposure === 0 && tm === 'clamp';
@@ -148,7 +159,7 @@ export function displayBytes(image, s = {}) {
     return { bytes: new Uint8ClampedArray(data.buffer, data.byteOffset, n), bad };
   }
   let out = new Uint8ClampedArray(n);
-  if (Object.hasOwn(NORMAL_CHANNELS, normal)) {
+  if (normal !== 'off' && Object.hasOwn(NORMAL_CHANNELS, normal)) {
     normalBytes(image, normal, flipGreen, out);
   } else if (precision === 'unorm8' && plain) {
     // Fast paths: sRGB bytes go to the screen as they are; linear bytes get the sRGB curve.
@@ -191,21 +202,30 @@ export function displayBytes(image, s = {}) {
   return { bytes: out, bad };
 }
 
+/** @param {number} s */
 function srgbToLinear(s) {
   return s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
 }
 
-/** Paints `image` at its own resolution into `canvas`; returns the bad-value counts. */
+/**
+ * Paints `image` at its own resolution into `canvas`; returns the bad-value counts.
+ * @param {HTMLCanvasElement} canvas @param {Surface} image @param {Partial<DisplaySettings>} settings
+ */
 export function paint(canvas, image, settings) {
   canvas.width = image.width;
   canvas.height = image.height;
-  const ctx = canvas.getContext('2d');
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
   const { bytes, bad } = displayBytes(image, settings);
-  ctx.putImageData(new ImageData(bytes, image.width, image.height), 0, 0);
+  ctx.putImageData(new ImageData(/** @type {Uint8ClampedArray<ArrayBuffer>} */ (bytes), image.width, image.height), 0, 0);
   return bad;
 }
 
-// The raw decoded value at (x, y): bytes for unorm8, 0-65535 for unorm16, floats for float.
+/**
+ * The raw decoded value at (x, y): bytes for unorm8, 0-65535 for unorm16, floats for float; null
+ * outside, or for a placeholder without values.
+ * @param {{ width: number, height: number, data: import('../types').Pixels | null }} image @param {number} x @param {number} y
+ * @returns {number[] | null}
+ */
 export function texel(image, x, y) {
   if (!image.data) return null; // a placeholder (progressive preview, streamed VT) has no values
   if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= image.width || y >= image.height) {
@@ -223,12 +243,16 @@ export function texel(image, x, y) {
 export const CROSS_CELLS = [[2, 1], [0, 1], [1, 0], [1, 2], [1, 1], [3, 1]];
 export const FACE_NAMES = ['+X', '−X', '+Y', '−Y', '+Z', '−Z'];
 
-/** Six decoded faces (same size and precision) as one 4w x 3h image; cells without a face are zero. */
+/**
+ * Six decoded faces (same size and precision) as one 4w x 3h image; cells without a face are zero.
+ * @param {Surface[]} faces @returns {Surface & { cross: { face: number, faceHeight: number } }}
+ */
 export function composeCross(faces) {
   const { width: w, height: h, precision } = faces[0];
   const W = w * 4;
   const H = h * 3;
-  const data = new faces[0].data.constructor(W * H * 4);
+  const Kind = /** @type {new (n: number) => import('../types').Pixels} */ (faces[0].data.constructor);
+  const data = new Kind(W * H * 4);
   faces.forEach((f, k) => {
     const [cx, cy] = CROSS_CELLS[k];
     for (let y = 0; y < h; y++) {
@@ -238,7 +262,10 @@ export function composeCross(faces) {
   return { width: W, height: H, precision, data, cross: { face: w, faceHeight: h } };
 }
 
-/** Which face and face texel a cross texel belongs to, or null for an empty cell. */
+/**
+ * Which face and face texel a cross texel belongs to, or null for an empty cell.
+ * @param {{ cross?: { face: number, faceHeight: number } }} image @param {number} x @param {number} y
+ */
 export function crossFace(image, x, y) {
   if (!image.cross) return null;
   const { face: w, faceHeight: h } = image.cross;
@@ -252,11 +279,13 @@ export function crossFace(image, x, y) {
  * Histogram of max(R, G, B) per texel. Float images: one bin per stop, bin k holds values in
  * [2^k, 2^(k+1)) for k = -16..15 (`lo` = -16), with `zero` counting values <= 2^-16 (and negatives)
  * and `bad` NaN/Inf. 8/16-bit images: 32 equal bins over [0, 1]. `min`/`max` over finite values.
+ * @param {Surface} image @returns {import('../types').Histogram}
  */
 export function histogram(image) {
   const { data, precision } = image;
   const float = precision === 'float';
   const norm = precision === 'unorm8' ? 1 / 255 : precision === 'unorm16' ? 1 / 65535 : 1;
+  /** @type {number[]} */
   const bins = new Array(32).fill(0);
   let zero = 0;
   let bad = 0;
@@ -312,9 +341,12 @@ export function histogram(image) {
   return { kind: float ? 'log2' : 'linear', lo: float ? -16 : 0, bins, zero, bad, min, max };
 }
 
-/** Draws `h` into `canvas`; `white` (float: the value shown as 1 at this exposure) is marked. */
+/**
+ * Draws `h` into `canvas`; `white` (float: the value shown as 1 at this exposure) is marked.
+ * @param {HTMLCanvasElement} canvas @param {import('../types').Histogram} h @param {number} white
+ */
 export function drawHistogram(canvas, h, white) {
-  const ctx = canvas.getContext('2d');
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
   const { width: w, height: ht } = canvas;
   ctx.clearRect(0, 0, w, ht);
   const top = Math.max(1, ...h.bins);

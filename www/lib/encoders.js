@@ -17,18 +17,21 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
+/** @param {Uint8Array} bytes @param {number} [crc] the CRC so far */
 export function crc32(bytes, crc = 0) {
   let c = ~crc >>> 0;
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 255] ^ (c >>> 8);
   return ~c >>> 0;
 }
 
+/** @param {Uint8Array} bytes */
 async function zlib(bytes) {
   // CompressionStream('deflate') is zlib-wrapped deflate (RFC 1950), exactly what IDAT holds.
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
+  const stream = new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(new CompressionStream('deflate'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** A PNG chunk. @param {string} type @param {Uint8Array} data */
 function chunk(type, data) {
   const out = new Uint8Array(12 + data.length);
   const dv = new DataView(out.buffer);
@@ -39,7 +42,10 @@ function chunk(type, data) {
   return out;
 }
 
-/** PNG of RGBA texels: `data` Uint8Array (8-bit) or Uint16Array (16-bit), rows top first. */
+/**
+ * PNG of RGBA texels: `data` Uint8Array (8-bit) or Uint16Array (16-bit), rows top first.
+ * @param {number} width @param {number} height @param {import('../types').Pixels} data
+ */
 export async function encodePng(width, height, data) {
   const depth = data instanceof Uint16Array ? 16 : 8;
   const bpp = depth / 2; // 4 channels x depth/8 bytes
@@ -47,7 +53,7 @@ export async function encodePng(width, height, data) {
   const raw = new Uint8Array((row + 1) * height);
   for (let y = 0; y < height; y++) {
     const o = y * (row + 1); // filter byte 0 (None), then the row
-    if (depth === 8) raw.set(data.subarray(y * width * 4, (y + 1) * width * 4), o + 1);
+    if (depth === 8) raw.set(/** @type {Uint8Array} */ (data).subarray(y * width * 4, (y + 1) * width * 4), o + 1);
     else {
       for (let i = 0; i < width * 4; i++) {
         const v = data[y * width * 4 + i];
@@ -63,17 +69,23 @@ export async function encodePng(width, height, data) {
   ihdr[8] = depth;
   ihdr[9] = 6; // colour type 6: RGBA
   const sig = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
-  return new Blob([sig, chunk('IHDR', ihdr), chunk('IDAT', await zlib(raw)), chunk('IEND', new Uint8Array(0))], { type: 'image/png' });
+  /** @type {BlobPart[]} */
+  const parts = [sig, chunk('IHDR', ihdr), chunk('IDAT', await zlib(raw)), chunk('IEND', new Uint8Array(0))];
+  return new Blob(parts, { type: 'image/png' });
 }
 
-/** OpenEXR, no compression, one scanline per block, FLOAT channels A B G R from RGBA float texels. */
+/**
+ * OpenEXR, no compression, one scanline per block, FLOAT channels A B G R from RGBA float texels.
+ * @param {number} width @param {number} height @param {ArrayLike<number>} data
+ */
 export function encodeExr(width, height, data) {
+  /** @type {Uint8Array<ArrayBuffer>[]} */
   const parts = [];
-  const bytes = (arr) => parts.push(Uint8Array.from(arr));
-  const str = (s) => bytes([...new TextEncoder().encode(s), 0]);
-  const i32 = (v) => { const b = new Uint8Array(4); new DataView(b.buffer).setInt32(0, v, true); parts.push(b); };
-  const f32 = (v) => { const b = new Uint8Array(4); new DataView(b.buffer).setFloat32(0, v, true); parts.push(b); };
-  const attr = (name, type, size) => { str(name); str(type); i32(size); };
+  const bytes = (/** @type {number[]} */ arr) => parts.push(Uint8Array.from(arr));
+  const str = (/** @type {string} */ s) => bytes([...new TextEncoder().encode(s), 0]);
+  const i32 = (/** @type {number} */ v) => { const b = new Uint8Array(4); new DataView(b.buffer).setInt32(0, v, true); parts.push(b); };
+  const f32 = (/** @type {number} */ v) => { const b = new Uint8Array(4); new DataView(b.buffer).setFloat32(0, v, true); parts.push(b); };
+  const attr = (/** @type {string} */ name, /** @type {string} */ type, /** @type {number} */ size) => { str(name); str(type); i32(size); };
   i32(20000630); // magic
   i32(2); // version 2, single-part scanline
   const names = ['A', 'B', 'G', 'R']; // channel list sorted by name (the spec requires it)
@@ -189,7 +201,7 @@ export class BlobSink {
   parts = [];
   /** @param {Uint8Array | Blob} part */
   write(part) {
-    this.parts.push(part instanceof Blob ? part : new Blob([part]));
+    this.parts.push(part instanceof Blob ? part : new Blob([/** @type {BlobPart} */ (part)]));
   }
   /** @param {string} type */
   blob(type) {
@@ -197,7 +209,7 @@ export class BlobSink {
   }
 }
 
-/** Starts a download of `blob` as `name`. */
+/** Starts a download of `blob` as `name`. @param {Blob} blob @param {string} name */
 export function download(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');

@@ -21,6 +21,7 @@ const EXTENSIONS = [
 // Texscope format name -> [extension, enum name]. Blocks are always uploaded with the UNORM (not
 // sRGB) enum: the shader applies the colour space itself, exactly as displayBytes does, so the
 // sampled value is the stored value the CPU decoder gives too.
+/** @type {Record<string, [string, string]>} */
 const BLOCK_FORMATS = {
   BC1: ['WEBGL_compressed_texture_s3tc', 'COMPRESSED_RGBA_S3TC_DXT1_EXT'],
   BC2: ['WEBGL_compressed_texture_s3tc', 'COMPRESSED_RGBA_S3TC_DXT3_EXT'],
@@ -48,6 +49,8 @@ const TOP_MULTIPLE_OF_4 = new Set(['WEBGL_compressed_texture_s3tc', 'EXT_texture
 // Plain layouts: [internal format, format, type, bytes per texel, swizzle of the sampled vector
 // into RGBA (index, or -1 for 1)] so the shader sees what the CPU decoder gives (D3D/GL rules:
 // R -> (r,0,0,1), RG -> (r,g,0,1)).
+/** @typedef {[number, number, number, number]} Swizzle */
+/** @type {Record<string, [string, string, 'UNSIGNED_BYTE' | 'HALF_FLOAT' | 'FLOAT', number, Swizzle]>} */
 const PLAIN_FORMATS = {
   RGBA8: ['RGBA8', 'RGBA', 'UNSIGNED_BYTE', 4, [0, 1, 2, 3]],
   BGRA8: ['RGBA8', 'RGBA', 'UNSIGNED_BYTE', 4, [2, 1, 0, 3]],
@@ -184,14 +187,35 @@ void main() {
 const TEXTURE_CACHE = 6;
 const CACHE_BYTES = 256 << 20;
 
+/**
+ * How a format goes up: compressed blocks with their GL enum, or plain texels with format/type.
+ * @typedef {{ compressed: true, internal: number, extName: string, swizzle: Swizzle }
+ *   | { compressed: false, internal: number, format: number, type: number, typeName: string, bytes: number, swizzle: Swizzle }} Layout
+ */
+/**
+ * An uploaded surface: mip `level` of the GL texture `key`.
+ * @typedef {{ key: string, level: number, width: number, height: number, format: string, swizzle: Swizzle, uploadMs: number, cached: boolean }} Surface
+ */
+/** @typedef {{ tex: WebGLTexture, levels: Map<number, { width: number, height: number }>, bytes: number }} TextureEntry */
+
 export class GpuView {
   constructor() {
+    /** @type {WebGL2RenderingContext | null} */
     this.gl = null;
-    this.reason = null; // why there is no GPU path at all
+    /** Why there is no GPU path at all. @type {string | null} */
+    this.reason = null;
     this.lost = false;
-    this.textures = new Map(); // key -> { tex, levels: Map(level -> {width, height}) }
+    /** @type {Map<string, TextureEntry>} */
+    this.textures = new Map();
+    /** The extension objects offered, by name. @type {Record<string, any>} */
     this.extensions = {};
     this.astcHdr = false;
+    /** Where draw() renders; made by init(), which every method calls first. @type {HTMLCanvasElement} */
+    this.canvas = /** @type {HTMLCanvasElement} */ (/** @type {unknown} */ (null));
+    /** @type {WebGLProgram | null} */
+    this.program = null;
+    /** @type {Record<string, WebGLUniformLocation | null>} */
+    this.uniforms = {};
   }
 
   /** Creates the context on first use; false (with `reason`) when there is no WebGL2. */
@@ -224,7 +248,7 @@ export class GpuView {
     try {
       this.program = this.buildProgram();
     } catch (e) {
-      this.reason = `the display shader did not compile (${e.message})`;
+      this.reason = `the display shader did not compile (${/** @type {Error} */ (e).message})`;
       this.gl = null;
       return false;
     }
@@ -232,19 +256,20 @@ export class GpuView {
   }
 
   buildProgram() {
-    const gl = this.gl;
-    const shader = (type, src) => {
-      const s = gl.createShader(type);
+    const gl = /** @type {WebGL2RenderingContext} */ (this.gl);
+    const shader = (/** @type {number} */ type, /** @type {string} */ src) => {
+      const s = /** @type {WebGLShader} */ (gl.createShader(type));
       gl.shaderSource(s, src);
       gl.compileShader(s);
-      if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
+      if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s) ?? 'no log');
       return s;
     };
     const p = gl.createProgram();
     gl.attachShader(p, shader(gl.VERTEX_SHADER, VERTEX));
     gl.attachShader(p, shader(gl.FRAGMENT_SHADER, FRAGMENT));
     gl.linkProgram(p);
-    if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p));
+    if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p) ?? 'no log');
+    /** @type {Record<string, WebGLUniformLocation | null>} */
     const u = {};
     for (const n of ['uTex', 'uSize', 'uFlip', 'uSwz', 'uPrec', 'uColour', 'uNormal', 'uFlipGreen', 'uScale', 'uTonemap',
       'uPlain', 'uOn', 'uOnCount', 'uSolo', 'uBad']) u[n] = gl.getUniformLocation(p, n);
@@ -252,8 +277,9 @@ export class GpuView {
     return p;
   }
 
+  /** @returns {string} */
   renderer() {
-    const gl = this.gl;
+    const gl = /** @type {WebGL2RenderingContext} */ (this.gl);
     const info = gl.getExtension('WEBGL_debug_renderer_info');
     return info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
   }
@@ -274,9 +300,9 @@ export class GpuView {
     };
   }
 
-  /** How `format` is uploaded: {compressed, internal, ...}; or a string saying why it cannot be. */
+  /** How `format` is uploaded; or a string saying why it cannot be. @param {string} format @returns {Layout | string} */
   layout(format) {
-    const gl = this.gl;
+    const gl = /** @type {WebGL2RenderingContext & Record<string, number>} */ (this.gl);
     if (BLOCK_FORMATS[format]) {
       const [extName, enumName] = BLOCK_FORMATS[format];
       const ext = this.extensions[extName];
@@ -300,21 +326,24 @@ export class GpuView {
     return `the GPU path has no upload for ${format}`;
   }
 
-  /** null when `format` can be drawn here, else the reason it cannot. */
+  /** '' when `format` can be drawn here, else the reason it cannot. @param {string} format @returns {string} */
   unsupported(format) {
     if (!this.init()) return this.reason ?? 'the WebGL context was lost';
     const l = this.layout(format);
-    return typeof l === 'string' ? l : null;
+    return typeof l === 'string' ? l : '';
   }
 
   /**
    * Uploads one stored surface (`bytes` exactly as read, no decode) as mip `level` of the GL
    * texture `key`; returns a surface handle {key, level, width, height, format, uploadMs}. Throws
    * an Error whose message says why when the GPU cannot take it.
+   * @param {string} key @param {string} format @param {number} level @param {number} width @param {number} height
+   * @param {ArrayBufferView} bytes
+   * @returns {Surface}
    */
   upload(key, format, level, width, height, bytes) {
     if (!this.init()) throw new Error(this.reason ?? 'the WebGL context was lost');
-    const gl = this.gl;
+    const gl = /** @type {WebGL2RenderingContext} */ (this.gl);
     const l = this.layout(format);
     if (typeof l === 'string') throw new Error(l);
     const max = gl.getParameter(gl.MAX_TEXTURE_SIZE);
@@ -323,15 +352,16 @@ export class GpuView {
       throw new Error(`${l.extName} needs a top mip whose sides are multiples of 4 (mip ${level} is ${width}×${height})`);
     }
     let entry = this.textures.get(key);
-    if (entry?.levels.has(level)) {
-      const e = entry.levels.get(level);
+    const had = entry?.levels.get(level);
+    if (entry && had) {
+      const e = had;
       this.textures.delete(key); // most recently used last
       this.textures.set(key, entry);
       return { key, level, width: e.width, height: e.height, format, swizzle: l.swizzle, uploadMs: 0, cached: true };
     }
     const t0 = performance.now();
     if (!entry) {
-      entry = { tex: gl.createTexture(), levels: new Map(), bytes: 0 };
+      entry = { tex: /** @type {WebGLTexture} */ (gl.createTexture()), levels: new Map(), bytes: 0 };
     }
     this.textures.delete(key); // most recently used last
     this.textures.set(key, entry);
@@ -357,7 +387,7 @@ export class GpuView {
       if (view.byteLength !== width * height * l.bytes) throw new Error(`${format}: ${view.byteLength} bytes for ${width}×${height}`);
       // Half and float data go up as Uint16Array / Float32Array views of the same bytes (copied
       // when not aligned for the view).
-      const aligned = (n) => (view.byteOffset % n ? new Uint8Array(view) : view);
+      const aligned = (/** @type {number} */ n) => (view.byteOffset % n ? new Uint8Array(view) : view);
       const data = l.typeName === 'HALF_FLOAT' ? new Uint16Array(aligned(2).buffer, aligned(2).byteOffset, view.byteLength / 2)
         : l.typeName === 'FLOAT' ? new Float32Array(aligned(4).buffer, aligned(4).byteOffset, view.byteLength / 4) : view;
       gl.texImage2D(gl.TEXTURE_2D, level, l.internal, width, height, 0, l.format, l.type, data);
@@ -381,7 +411,7 @@ export class GpuView {
     return lost;
   }
 
-  /** Forgets the GL texture `key`. */
+  /** Forgets the GL texture `key`. @param {string} key */
   forget(key) {
     const e = this.textures.get(key);
     if (e && this.gl) this.gl.deleteTexture(e.tex);
@@ -398,10 +428,13 @@ export class GpuView {
    * Draws `surface` at 1:1 into this.canvas with the display settings `s` (the object
    * displayBytes takes) for a CPU image of `precision`; `bottomFirst`: rows are stored bottom first
    * (the CPU decode flips them). Returns the canvas, or null when the context is gone.
+   * @param {Surface} surface @param {import('../types').Precision} precision
+   * @param {Partial<import('../types').DisplaySettings>} s @param {boolean} [bottomFirst]
+   * @returns {HTMLCanvasElement | null}
    */
   draw(surface, precision, s = {}, bottomFirst = false) {
     if (!this.init()) return null;
-    const gl = this.gl;
+    const gl = /** @type {WebGL2RenderingContext} */ (this.gl);
     const entry = this.textures.get(surface.key);
     if (!entry || !entry.levels.has(surface.level)) return null;
     const { width, height } = surface;
@@ -420,7 +453,7 @@ export class GpuView {
     const ch = { r: true, g: true, b: true, a: true, ...(s.channels ?? {}) };
     const on = [ch.r, ch.g, ch.b, ch.a];
     const count = on.filter(Boolean).length;
-    const tm = TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
+    const tm = s.tonemap && TONEMAPS.includes(s.tonemap) ? s.tonemap : 'clamp';
     const exposure = s.exposure ?? 0;
     gl.uniform1i(u.uTex, 0);
     gl.uniform2i(u.uSize, width, height);
@@ -433,7 +466,7 @@ export class GpuView {
     gl.uniform1f(u.uScale, Math.pow(2, exposure));
     gl.uniform1i(u.uTonemap, TONEMAPS.indexOf(tm));
     gl.uniform1i(u.uPlain, exposure === 0 && tm === 'clamp' ? 1 : 0);
-    gl.uniform4i(u.uOn, ...on.map(Number));
+    gl.uniform4i(u.uOn, Number(on[0]), Number(on[1]), Number(on[2]), Number(on[3]));
     gl.uniform1i(u.uOnCount, count);
     gl.uniform1i(u.uSolo, Math.max(0, on.indexOf(true)));
     gl.uniform1i(u.uBad, s.badOverlay ? 1 : 0);
@@ -444,7 +477,7 @@ export class GpuView {
 
   /** The last drawing as RGBA bytes, rows top first (readPixels gives them bottom first). */
   pixels() {
-    const gl = this.gl;
+    const gl = /** @type {WebGL2RenderingContext} */ (this.gl);
     const { width, height } = this.canvas;
     const raw = new Uint8Array(width * height * 4);
     gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, raw);

@@ -6,35 +6,49 @@
 
 export const poolSize = () => Math.max(2, Math.min(16, navigator.hardwareConcurrency || 2));
 
+/** @typedef {{ req: import('../types').WorkerRequest, key: string, resolve: (v: unknown) => void, reject: (e: Error) => void }} Job */
+/**
+ * A worker of the pool: how many of the files it has opened, its job, its requests waiting.
+ * @typedef {{ worker: Worker, sent: number, busy: Job | null, pending: Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void }> }} Slot
+ */
+
 export class WorkerPool {
-  /** `source()` gives {files, profile, unityVersion}: what the page's main worker has open. */
+  /**
+   * `source()` gives what the page's main worker has open.
+   * @param {() => import('../types').OpenedFiles} source @param {number} [size]
+   */
   constructor(source, size = poolSize()) {
     this.source = source;
     this.size = size;
+    /** @type {Slot[]} */
     this.workers = [];
+    /** @type {Job[]} */
     this.queue = [];
     this.nextId = 1;
+    /** @type {string | null} */
     this.options = null;
   }
 
+  /** @returns {Slot} */
   start() {
     const w = new Worker(new URL('../worker.js', import.meta.url), { type: 'module' });
+    /** @type {Slot} */
     const slot = { worker: w, sent: 0, busy: null, pending: new Map() };
     w.onmessage = (ev) => {
-      const { id, ok, value, error, fatal } = ev.data;
+      const { id, ok, value, error, fatal } = /** @type {import('../types').WorkerReply} */ (ev.data);
       const p = slot.pending.get(id);
       if (!p) return;
       slot.pending.delete(id);
       if (ok) p.resolve(value);
       else p.reject(new Error(error));
-      if (fatal) this.drop(slot, error);
+      if (fatal) this.drop(slot, error ?? 'the decoder stopped');
     };
     w.onerror = (ev) => this.drop(slot, ev.message || 'a pool worker failed to start');
     this.workers.push(slot);
     return slot;
   }
 
-  // A worker that stopped (panic, failed start): fail what it had and let a fresh one replace it.
+  /** A worker that stopped (panic, failed start): fail what it had and let a fresh one replace it. @param {Slot} slot @param {string} error */
   drop(slot, error) {
     slot.worker.terminate();
     for (const p of slot.pending.values()) p.reject(new Error(error));
@@ -43,6 +57,7 @@ export class WorkerPool {
     this.pump();
   }
 
+  /** @param {Slot} slot @param {object} req @returns {Promise<unknown>} */
   send(slot, req) {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
@@ -51,16 +66,23 @@ export class WorkerPool {
     });
   }
 
-  /** Runs `req` (a worker.js request) on an idle worker; `key` names the job for cancel(). */
+  /**
+   * Runs `req` (a worker.js request) on an idle worker; `key` names the job for cancel().
+   * @template {import('../types').Op} K
+   * @param {import('../types').WorkerRequest<K>} req @param {string} key
+   * @returns {Promise<import('../types').WorkerCalls[K]['res']>}
+   */
   run(req, key) {
     return new Promise((resolve, reject) => {
-      this.queue.push({ req, key, resolve, reject });
+      // The worker answers request `op` with WorkerCalls[op]['res'] (www/worker.js).
+      this.queue.push({ req, key, resolve: (v) => resolve(/** @type {import('../types').WorkerCalls[K]['res']} */ (v)), reject });
       this.pump();
     });
   }
 
-  /** Rejects (with an AbortError) every queued job whose key `drop(key)` says; running jobs finish. */
+  /** Rejects (with an AbortError) every queued job whose key `drop(key)` says; running jobs finish. @param {(key: string) => boolean} drop */
   cancel(drop) {
+    /** @type {Job[]} */
     const keep = [];
     for (const j of this.queue) {
       if (drop(j.key)) j.reject(new DOMException('cancelled', 'AbortError'));
@@ -80,7 +102,7 @@ export class WorkerPool {
       let slot = this.workers.find((s) => !s.busy);
       if (!slot && this.workers.length < this.size) slot = this.start();
       if (!slot) return;
-      const job = this.queue.shift();
+      const job = /** @type {Job} */ (this.queue.shift());
       slot.busy = job;
       // The catalog is rebuilt from all files in the same order as the main worker's (Catalog::add
       // re-opens every file together), so texture indices agree.

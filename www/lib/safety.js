@@ -11,14 +11,18 @@
 //                   server and the origins named by ?src= answer: see allowSourceOrigins)
 
 const MAX_VALUE = 2048;
+/** @type {Record<'mip' | 'slice', number>} */
 const LIMITS = { mip: 16, slice: 65535 };
 
 /**
  * Reads `search` (location.search). Returns `{ values, messages }`: `values` holds only the
  * parameters that passed their check; `messages` says, per parameter dropped, why.
+ * @param {unknown} search @param {{ demos?: string[] }} [options]
  */
 export function readQuery(search, { demos = [] } = {}) {
+  /** @type {{ demo?: string, texture?: string, mip?: number, slice?: number, profile?: string }} */
   const values = {};
+  /** @type {string[]} */
   const messages = [];
   let params;
   try {
@@ -71,6 +75,7 @@ export function readQuery(search, { demos = [] } = {}) {
 }
 
 /** `raw` resolved against the page as an http(s) URL string, or null for any other scheme. */
+/** @param {string} raw */
 export function httpUrl(raw) {
   let url;
   try {
@@ -81,6 +86,7 @@ export function httpUrl(raw) {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
 }
 
+/** @param {unknown} s @param {number} n */
 function clip(s, n) {
   const t = String(s);
   return t.length > n ? `${t.slice(0, n)}…` : t;
@@ -99,8 +105,10 @@ const ORIGIN = /^https?:\/\/[a-z0-9.-]{1,253}(:\d{1,5})?$/;
  * The origins to allow for `urls` (http(s) URL strings): each URL's origin, kept only if it is a
  * plain scheme://host[:port] (a host holding other characters, such as ';', could end the CSP
  * directive; such a URL stays blocked and the fetch error says so).
+ * @param {string[]} urls
  */
 export function sourceOrigins(urls) {
+  /** @type {string[]} */
   const out = [];
   for (const u of urls) {
     let o;
@@ -110,7 +118,7 @@ export function sourceOrigins(urls) {
   return out;
 }
 
-/** Adds the connect-src policy for `urls` (see above); returns the policy text. */
+/** Adds the connect-src policy for `urls` (see above); returns the policy text. @param {string[]} urls */
 export function allowSourceOrigins(urls) {
   const policy = ["connect-src 'self' ws://127.0.0.1:* ws://localhost:*", ...sourceOrigins(urls)].join(' ');
   const meta = document.createElement('meta');

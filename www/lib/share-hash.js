@@ -2,18 +2,33 @@
 // them: every value is checked and a bad one is dropped (never thrown), so a link typed by hand
 // or edited by someone else cannot break the page. Kept free of DOM access so it can be tested alone.
 
+/** @typedef {import('../types').ShareView} ShareView */
+
 const DEMO_IDS = ['ue5-vt', 'ue-classic', 'frostbite-cas', 'hdr', 'cubemap'];
+/** @type {import('../types').Tonemap[]} */
 const TONEMAPS = ['clamp', 'reinhard', 'aces'];
+/** @type {import('../types').Colour[]} */
+const COLOURS = ['srgb', 'linear', 'gamma'];
+/** @type {import('../types').NormalView[]} */
+const NORMALS = ['off', 'rg', 'ag', 'ra'];
+// eslint-disable-next-line no-control-regex -- the control characters are what it keeps out
 const NAME = /^[^\u0000-\u001f\u007f]{1,200}$/; // any printable text, bounded
+// eslint-disable-next-line no-control-regex -- as NAME: a builds' pair's path, possibly empty
+const PAIR_PATH = /^[^\u0000-\u001f\u007f]{0,400}$/;
 const MAX_FILES = 64;
 
+/** @param {string | null | undefined} v @param {number} lo @param {number} hi */
 const int = (v, lo, hi) => (typeof v === 'string' && /^-?\d{1,9}$/.test(v) && +v >= lo && +v <= hi ? +v : undefined);
+/** @param {string | null | undefined} v @param {number} lo @param {number} hi */
 const num = (v, lo, hi) => (typeof v === 'string' && /^-?\d{1,9}(\.\d{1,6})?$/.test(v) && +v >= lo && +v <= hi ? +v : undefined);
-const oneOf = (v, list) => (list.includes(v) ? v : undefined);
+/** @template {string} T @param {string | null} v @param {readonly T[]} list @returns {T | undefined} */
+const oneOf = (v, list) => (list.includes(/** @type {T} */ (v)) ? /** @type {T} */ (v) : undefined);
+/** @param {string | null} v */
 const flag = (v) => (v === '1' ? true : v === '0' ? false : undefined);
 
-/** Parses a location hash ("#v=1&tex=..."); returns only the fields that passed validation. */
+/** Parses a location hash ("#v=1&tex=..."); returns only the fields that passed validation. @param {unknown} hash */
 export function parseShare(hash) {
+  /** @type {ShareView} */
   const out = {};
   if (typeof hash !== 'string' || hash.length > 8192) return out;
   let p;
@@ -23,6 +38,7 @@ export function parseShare(hash) {
     return out;
   }
   if (p.get('v') !== '1') return out;
+  /** @template {keyof ShareView} K @param {K} k @param {ShareView[K] | undefined} v */
   const set = (k, v) => { if (v !== undefined) out[k] = v; };
   set('demo', oneOf(p.get('demo'), DEMO_IDS));
   const files = p.getAll('file').filter((f) => NAME.test(f)).slice(0, MAX_FILES);
@@ -43,8 +59,8 @@ export function parseShare(hash) {
   if (ch !== null && /^[rgba]{0,4}$/.test(ch)) out.channels = { r: ch.includes('r'), g: ch.includes('g'), b: ch.includes('b'), a: ch.includes('a') };
   set('exposure', num(p.get('ev'), -16, 16));
   set('tonemap', oneOf(p.get('tm'), TONEMAPS));
-  set('colour', oneOf(p.get('cs'), ['srgb', 'linear', 'gamma']));
-  set('normal', oneOf(p.get('nm'), ['off', 'rg', 'ag', 'ra']));
+  set('colour', oneOf(p.get('cs'), COLOURS));
+  set('normal', oneOf(p.get('nm'), NORMALS));
   set('flipGreen', flag(p.get('fg')));
   set('flipY', flag(p.get('fy')));
   set('badOverlay', flag(p.get('bad')));
@@ -65,7 +81,9 @@ export function parseShare(hash) {
   // matched to A, cbs: its slice) or a builds' pair (cpp: path, cpn: name; A is OLD, B is NEW),
   // the mode (cm), the swipe line (cw: share of the width) and the difference (cd).
   if (p.get('cmp') === '1') {
+    /** @type {import('../types').ShareCompare} */
     const cmp = {};
+    /** @template {keyof import('../types').ShareCompare} K @param {K} k @param {import('../types').ShareCompare[K] | undefined} v */
     const put = (k, v) => { if (v !== undefined) cmp[k] = v; };
     const b = p.get('cb');
     if (b !== null && NAME.test(b)) cmp.b = b;
@@ -73,7 +91,7 @@ export function parseShare(hash) {
     put('bSlice', int(p.get('cbs'), 0, 65535));
     const pp = p.get('cpp');
     const pn = p.get('cpn');
-    if (pp !== null && pn !== null && /^[^\u0000-\u001f\u007f]{0,400}$/.test(pp) && NAME.test(pn)) {
+    if (pp !== null && pn !== null && PAIR_PATH.test(pp) && NAME.test(pn)) {
       cmp.pairPath = pp;
       cmp.pairName = pn;
     }
@@ -85,9 +103,9 @@ export function parseShare(hash) {
   return out;
 }
 
-const round = (v) => String(Math.round(v * 1000) / 1000);
+const round = (/** @type {number} */ v) => String(Math.round(v * 1000) / 1000);
 
-/** The hash for view `s` (the same field names parseShare returns). */
+/** The hash for view `s` (the same field names parseShare returns). @param {ShareView} s */
 export function formatShare(s) {
   const p = new URLSearchParams();
   p.set('v', '1');
@@ -97,8 +115,9 @@ export function formatShare(s) {
   if (s.texture !== undefined) p.set('tex', s.texture);
   p.set('mip', String(s.mip ?? 0));
   p.set('slice', String(s.slice ?? 0));
+  /** @type {Partial<import('../types').Channels>} */
   const ch = s.channels ?? {};
-  p.set('ch', ['r', 'g', 'b', 'a'].filter((k) => ch[k] !== false).join(''));
+  p.set('ch', /** @type {const} */ (['r', 'g', 'b', 'a']).filter((k) => ch[k] !== false).join(''));
   p.set('ev', round(s.exposure ?? 0));
   p.set('tm', s.tonemap ?? 'clamp');
   if (s.colour) p.set('cs', s.colour);
@@ -135,8 +154,10 @@ const MAX_SOURCES = 16;
  * The `?src=<url>` parameters of a page address (repeatable): only absolute http(s) URLs without
  * user name or password, at most 2048 characters each and 16 in all. Returns {urls, rejected}
  * with the rejected values (for the page to name them). Relative URLs resolve against `base`.
+ * @param {unknown} search @param {string} base
  */
 export function parseSources(search, base) {
+  /** @type {{ urls: string[], rejected: string[] }} */
   const out = { urls: [], rejected: [] };
   if (typeof search !== 'string' || search.length > 40000) return out;
   let p;
@@ -146,7 +167,7 @@ export function parseSources(search, base) {
     return out;
   }
   for (const v of p.getAll('src')) {
-    let u = null;
+    let u;
     try {
       u = v.length <= 2048 ? new URL(v, base) : null;
     } catch {
@@ -159,7 +180,7 @@ export function parseSources(search, base) {
   return out;
 }
 
-/** The file name a URL names (its last path segment, decoded), else "download". */
+/** The file name a URL names (its last path segment, decoded), else "download". @param {string} href */
 export function urlFileName(href) {
   try {
     const seg = new URL(href).pathname.split('/').filter(Boolean).pop() ?? '';

@@ -11,15 +11,21 @@ export const THUMB_MAX = 96;
 // thumbnail may cost.
 export const THUMB_DECODE_LIMIT = 1024;
 
+/** @typedef {import('../types').Thumb} Thumb */
+/** A thumbnail, or why there is none. @typedef {import('../types').ThumbEntry} ThumbEntry */
+
 /**
  * The mip to make `t`'s thumbnail from (a Session texture record), or null with the reason:
  * {mip} or {mip: null, why}.
+ * @param {import('../types').TextureRecord} t @returns {{ mip: number, why?: undefined } | { mip: null, why: string }}
  */
 export function thumbMip(t) {
   const mips = t.mips ?? [];
-  const present = mips.map((m, i) => [m, i]).filter(([m]) => m.present && m.width > 0 && m.height > 0);
+  /** @type {[import('../types').MipRecord, number][]} */
+  const indexed = mips.map((m, i) => [m, i]);
+  const present = indexed.filter(([m]) => m.present && m.width > 0 && m.height > 0);
   if (!present.length) return { mip: null, why: 'no mip present' };
-  const side = ([m]) => Math.max(m.width, m.height);
+  const side = (/** @type {[import('../types').MipRecord, number]} */ [m]) => Math.max(m.width, m.height);
   const big = present.filter((p) => side(p) >= THUMB_MIN).sort((a, b) => side(a) - side(b));
   // No mip is that large: the largest one there is.
   const pick = big[0] ?? present.sort((a, b) => side(b) - side(a))[0];
@@ -27,13 +33,14 @@ export function thumbMip(t) {
   return { mip: pick[1] };
 }
 
-const SRGB = (v) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
+const SRGB = (/** @type {number} */ v) => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
 
 /**
  * `img` ({width, height, precision, data} as Session.decode returns) box-filtered to at most
  * `max` px on its longer side, as 8-bit RGBA: {width, height, data: Uint8ClampedArray}. Float
  * values are clamped to 0..1 and put through the sRGB curve (the page's default for float data);
  * 16-bit values are scaled to 8 bits; 8-bit values are kept as stored, as the view shows them.
+ * @param {import('../types').Surface} img @param {number} [max] @returns {Thumb}
  */
 export function thumbnail(img, max = THUMB_MAX) {
   const { width: w, height: h, data, precision } = img;
@@ -41,6 +48,7 @@ export function thumbnail(img, max = THUMB_MAX) {
   const tw = Math.max(1, Math.round(w / scale));
   const th = Math.max(1, Math.round(h / scale));
   const out = new Uint8ClampedArray(tw * th * 4);
+  /** @type {(v: number, c: number) => number} */
   const conv = precision === 'float'
     ? (v, c) => (c === 3 ? Math.min(1, Math.max(0, v)) : SRGB(Math.min(1, Math.max(0, v || 0)))) * 255
     : precision === 'unorm16' ? (v) => v / 257 : (v) => v;
@@ -72,15 +80,26 @@ export function thumbnail(img, max = THUMB_MAX) {
  * cell still shows that texture.
  */
 export class ThumbLoader {
+  /**
+   * @param {(index: number, mip: number) => Promise<Thumb>} request
+   * @param {(cell: HTMLElement, thumb: ThumbEntry) => void} draw
+   * @param {{ limit?: number, parallel?: number }} [options]
+   */
   constructor(request, draw, { limit = 400, parallel = 2 } = {}) {
     this.request = request;
     this.draw = draw;
     this.limit = limit;
     this.parallel = parallel;
-    this.cache = new Map(); // key -> thumbnail or {error}; Map order is the LRU order
-    this.queue = []; // [{key, index, mip, cell}]
+    /** Map order is the LRU order. @type {Map<string, ThumbEntry>} */
+    this.cache = new Map();
+    /** @type {{ key: string, index: number, mip: number, cell: HTMLElement }[]} */
+    this.queue = [];
+    /** @type {Set<string>} */
     this.inflight = new Set();
-    this.log = []; // every request sent: {index, mip} (for the tests)
+    /** Every request sent (for the tests). @type {{ index: number, mip: number }[]} */
+    this.log = [];
+    this.generation = 0;
+    this.scheduled = false;
   }
 
   /** Forgets everything (the catalog changed: indices mean other textures now). */
@@ -88,27 +107,28 @@ export class ThumbLoader {
     this.cache.clear();
     this.queue = [];
     this.inflight.clear();
-    this.generation = (this.generation ?? 0) + 1;
+    this.generation++;
     this.log = [];
   }
 
+  /** @param {number} n */
   setLimit(n) {
     this.limit = Math.max(1, n);
     this.trim();
   }
 
   trim() {
-    while (this.cache.size > this.limit) this.cache.delete(this.cache.keys().next().value);
+    while (this.cache.size > this.limit) this.cache.delete(/** @type {string} */ (this.cache.keys().next().value));
   }
 
-  /** The cached thumbnail of `key` (and marks it recently used), or undefined. */
+  /** The cached thumbnail of `key` (and marks it recently used), or undefined. @param {string} key */
   get(key) {
     const v = this.cache.get(key);
     if (v !== undefined) { this.cache.delete(key); this.cache.set(key, v); }
     return v;
   }
 
-  /** `cell` shows texture `index` (thumbnail from `mip`): paint it now, or queue it. */
+  /** `cell` shows texture `index` (thumbnail from `mip`): paint it now, or queue it. @param {HTMLElement} cell @param {number} index @param {number} mip */
   want(cell, index, mip) {
     const key = `${index}:${mip}`;
     cell.dataset.thumbKey = key;
@@ -126,7 +146,7 @@ export class ThumbLoader {
 
   pump() {
     while (this.inflight.size < this.parallel && this.queue.length) {
-      const q = this.queue.pop(); // newest first: what the user scrolled to last
+      const q = /** @type {ThumbLoader['queue'][number]} */ (this.queue.pop()); // newest first: what the user scrolled to last
       // Scrolled away (the cell was recycled or removed), or in a closed drawer: not worth
       // decoding now (the page re-renders the cells when the drawer opens).
       if (!q.cell.isConnected || q.cell.dataset.thumbKey !== q.key) continue;
@@ -134,18 +154,18 @@ export class ThumbLoader {
       this.inflight.add(q.key);
       this.log.push({ index: q.index, mip: q.mip });
       const gen = this.generation;
-      this.request(q.index, q.mip)
-        .catch((e) => ({ error: e.message }))
-        .then((thumb) => {
-          if (gen !== this.generation) return;
-          this.inflight.delete(q.key);
-          this.cache.set(q.key, thumb);
-          this.trim();
-          for (const cell of document.querySelectorAll('[data-thumb-key]')) {
-            if (cell.dataset.thumbKey === q.key) this.draw(cell, thumb);
-          }
-          this.pump();
-        });
+      /** @type {Promise<ThumbEntry>} */
+      const asked = this.request(q.index, q.mip).catch((e) => ({ error: e.message }));
+      asked.then((thumb) => {
+        if (gen !== this.generation) return;
+        this.inflight.delete(q.key);
+        this.cache.set(q.key, thumb);
+        this.trim();
+        for (const cell of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-thumb-key]'))) {
+          if (cell.dataset.thumbKey === q.key) this.draw(cell, thumb);
+        }
+        this.pump();
+      });
     }
   }
 }

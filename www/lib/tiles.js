@@ -15,11 +15,24 @@ const BORROW_LEVELS = 4;
 
 const BYTES_PER_VALUE = { unorm8: 1, unorm16: 2, float: 4 };
 
+/** @typedef {import('../types').DecodedImage} DecodedImage */
+/** @typedef {import('../types').DisplaySettings} DisplaySettings */
+/** What is streamed: a VT's mip and layer, with its tiling. @typedef {{ index: number, mip: number, layer: number, layout: import('../types').VtLayout }} StreamedTexture */
+/** A view of the viewport: zoom, the image's top-left corner, the viewport's size. @typedef {{ zoom: number, origin: [number, number], w: number, h: number, flipY: boolean, settings: DisplaySettings }} StreamView */
+/** @typedef {{ image: DecodedImage, display: HTMLCanvasElement | null, settings: string | null, bytes: number }} CachedTile */
+/** @typedef {{ level: number, m: import('../types').VtLayout['mips'][number], sx: number, sy: number, left: number, top: number, tiles: [number, number][], T: number }} Visible */
+/** @typedef {{ level: number, tiles: number, keys: string[], time: number }} CompleteEvent */
+
 export class TileStreamer {
   /**
    * `run(req, key)` runs a worker.js request on the pool; `before` is the element the tile canvas
    * goes in front of (the overlay, so grid marks stay on top); `onComplete(event)` is told when
    * every visible tile of a view has been painted.
+   * @param {{
+   *   run: (req: import('../types').WorkerRequest<'tiles'>, key: string) => Promise<DecodedImage>,
+   *   cancel: (drop: (key: string) => boolean) => void,
+   *   before: Element, onComplete?: (e: CompleteEvent) => void, cacheBytes?: number,
+   * }} options
    */
   constructor({ run, cancel, before, onComplete, cacheBytes = CACHE_BYTES }) {
     this.run = run;
@@ -31,17 +44,22 @@ export class TileStreamer {
     this.canvas.dataset.testid = 'tile-canvas';
     this.canvas.hidden = true;
     before.before(this.canvas);
-    this.cache = new Map(); // key -> {image, display, settings, bytes}; Map order = LRU order
+    /** Map order = LRU order. @type {Map<string, CachedTile>} */
+    this.cache = new Map();
     this.bytes = 0;
+    /** @type {Set<string>} */
     this.inFlight = new Set();
-    this.texture = null; // {index, mip, layer, layout}
+    /** @type {StreamedTexture | null} */
+    this.texture = null;
+    /** @type {StreamView | null} */
     this.view = null;
-    this.stats = { requested: 0, decoded: 0, cancelled: 0, evicted: 0, decodedKeys: [] };
+    this.stats = { requested: 0, decoded: 0, cancelled: 0, evicted: 0, decodedKeys: /** @type {string[]} */ ([]) };
     this.redrawQueued = false;
+    /** @type {string | null} */
     this.completeFor = null;
   }
 
-  /** Streams `t` = {index, mip, layer, layout} from now on (null: nothing streamed). */
+  /** Streams `t` from now on (null: nothing streamed). @param {StreamedTexture | null} t */
   setTexture(t) {
     this.texture = t;
     this.canvas.hidden = !t;
@@ -58,24 +76,26 @@ export class TileStreamer {
     this.stats = { requested: 0, decoded: 0, cancelled: 0, evicted: 0, decodedKeys: [] };
   }
 
+  /** @param {number} level @param {number} tx @param {number} ty */
   key(level, tx, ty) {
-    const t = this.texture;
+    const t = /** @type {StreamedTexture} */ (this.texture);
     return `${t.index}:${level}:${t.layer}:${tx}:${ty}`;
   }
 
   /**
    * The VT mip drawn at zoom `zoom` (screen pixels per texel of the asked mip): the finest whose
    * texels are still at least one screen pixel, i.e. mip + floor(log2(1 / zoom)).
+   * @param {number} zoom
    */
   level(zoom) {
-    const { mip, layout } = this.texture;
+    const { mip, layout } = /** @type {StreamedTexture} */ (this.texture);
     const down = zoom < 1 ? Math.floor(Math.log2(1 / zoom) + 1e-9) : 0;
     return Math.min(layout.mips.length - 1, mip + down);
   }
 
-  /** Which tiles of which level cover the viewport: {level, tiles: [[tx, ty]], sx, sy, ...}. */
+  /** Which tiles of which level cover the viewport. @param {StreamView} v @returns {Visible} */
   visible(v) {
-    const { mip, layout } = this.texture;
+    const { mip, layout } = /** @type {StreamedTexture} */ (this.texture);
     const level = this.level(v.zoom);
     const m = layout.mips[level];
     const base = layout.mips[mip];
@@ -89,6 +109,7 @@ export class TileStreamer {
     let y0 = Math.max(0, Math.floor(-top / sy));
     let y1 = Math.min(m.height, Math.ceil((v.h - top) / sy));
     if (v.flipY) [y0, y1] = [Math.max(0, m.height - y1), Math.min(m.height, m.height - y0)];
+    /** @type {[number, number][]} */
     const tiles = [];
     if (x1 > x0 && y1 > y0) {
       for (let ty = Math.floor(y0 / T); ty <= Math.floor((y1 - 1) / T) && ty < m.height_tiles; ty++) {
@@ -102,7 +123,7 @@ export class TileStreamer {
     return { level, m, sx, sy, left, top, tiles, T };
   }
 
-  /** Draws the view `v` = {zoom, origin, w, h, flipY, settings} and asks for the tiles it lacks. */
+  /** Draws the view `v` and asks for the tiles it lacks. @param {StreamView} v */
   render(v) {
     if (!this.texture) return;
     this.view = v;
@@ -123,8 +144,9 @@ export class TileStreamer {
     this.draw(vis, wanted);
   }
 
+  /** @param {number} level @param {number} tx @param {number} ty @param {string} k */
   request(level, tx, ty, k) {
-    const t = this.texture;
+    const t = /** @type {StreamedTexture} */ (this.texture);
     this.inFlight.add(k);
     this.stats.requested++;
     this.run({ op: 'tiles', texture: t.index, mip: level, layer: t.layer, x: tx, y: ty, w: 1, h: 1 }, k).then((image) => {
@@ -139,6 +161,7 @@ export class TileStreamer {
     });
   }
 
+  /** @param {string} k @param {DecodedImage} image */
   put(k, image) {
     const bytes = image.width * image.height * 4 * (BYTES_PER_VALUE[image.precision] + 1);
     this.cache.set(k, { image, display: null, settings: null, bytes });
@@ -161,6 +184,7 @@ export class TileStreamer {
     }
   }
 
+  /** @param {string} k */
   get(k) {
     const e = this.cache.get(k);
     if (e) { this.cache.delete(k); this.cache.set(k, e); }
@@ -178,6 +202,7 @@ export class TileStreamer {
 
   // The tile's picture after the view settings (exposure, channels, flip...), made once per
   // settings and kept with the tile.
+  /** @param {CachedTile} e @param {DisplaySettings} settings @returns {HTMLCanvasElement} */
   displayOf(e, settings) {
     const s = JSON.stringify(settings);
     if (e.settings !== s) {
@@ -185,23 +210,25 @@ export class TileStreamer {
       c.width = e.image.width;
       c.height = e.image.height;
       const { bytes } = displayBytes(e.image, settings);
-      c.getContext('2d').putImageData(new ImageData(bytes, e.image.width, e.image.height), 0, 0);
+      /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).putImageData(new ImageData(/** @type {Uint8ClampedArray<ArrayBuffer>} */ (bytes), e.image.width, e.image.height), 0, 0);
       e.display = c;
       e.settings = s;
     }
-    return e.display;
+    return /** @type {HTMLCanvasElement} */ (e.display);
   }
 
+  /** @param {Visible} vis @param {Set<string>} wanted */
   draw(vis, wanted) {
-    const v = this.view;
+    const v = /** @type {StreamView} */ (this.view);
+    const t = /** @type {StreamedTexture} */ (this.texture);
     const c = this.canvas;
     if (c.width !== v.w || c.height !== v.h) { c.width = v.w; c.height = v.h; }
-    const ctx = c.getContext('2d');
+    const ctx = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
     ctx.clearRect(0, 0, v.w, v.h);
     ctx.imageSmoothingEnabled = vis.sx < 1;
     const { level, m, sx, sy, left, top, T } = vis;
     let drawn = 0;
-    const layout = this.texture.layout;
+    const layout = t.layout;
     for (const [tx, ty] of vis.tiles) {
       // The tile's texel box in `level`, and where it lands on screen (rows mirrored by flipY).
       const bx = tx * T;
@@ -236,14 +263,14 @@ export class TileStreamer {
         break;
       }
     }
-    const id = `${[...wanted].sort().join(',')}|${this.texture.index}`;
+    const id = `${[...wanted].sort().join(',')}|${t.index}`;
     if (drawn === vis.tiles.length && this.completeFor !== id) {
       this.completeFor = id;
       this.onComplete?.({ level, tiles: vis.tiles.length, keys: [...wanted], time: performance.now() });
     }
   }
 
-  /** The decoded value of texel (x, y) of the asked mip, when its tile is in the cache; else null. */
+  /** The decoded value of texel (x, y) of the asked mip, when its tile is in the cache; else null. @param {number} x @param {number} y */
   texel(x, y) {
     if (!this.texture) return null;
     const T = this.texture.layout.tile_size;
@@ -262,7 +289,8 @@ export class TileStreamer {
 
 /**
  * Whether mip `mip` of texture `t` should be streamed: a virtual texture whose mip is larger than
- * STREAM_MIN_TEXELS. `layout` is Session.vtLayout's answer.
+ * STREAM_MIN_TEXELS.
+ * @param {import('../types').TextureRecord} t @param {number} mip
  */
 export function streams(t, mip) {
   const m = t.mips[mip];
@@ -273,6 +301,7 @@ export function streams(t, mip) {
  * The mip painted first while mip `mip` decodes (progressive display): the smallest mip whose
  * larger side is still at least max(64, the viewport's larger side / 8), if that is at least two
  * mips smaller than the asked one (else the asked one comes about as fast); -1 for none.
+ * @param {import('../types').TextureRecord} t @param {number} mip @param {number} slice @param {{ w: number, h: number }} viewport
  */
 export function previewMip(t, mip, slice, viewport) {
   const need = Math.max(64, Math.max(viewport.w, viewport.h) / 8);

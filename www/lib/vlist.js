@@ -5,7 +5,10 @@
 export const ROW_HEIGHT = 62; // px; every row has the same height so position = index * ROW_HEIGHT
 const OVERSCAN = 6;
 
-/** The state of one entry: ready, waiting for named files, error with its message. */
+/**
+ * The state of one entry: ready, waiting for named files, error with its message.
+ * @param {import('../types').TextureRecord} t @returns {{ cls: 'bad' | 'wait' | 'part' | 'ok', text: string, detail: string }}
+ */
 export function entryState(t) {
   if (t.census.error) return { cls: 'bad', text: 'error', detail: t.census.error };
   const absent = t.mips.filter((m) => !m.present);
@@ -19,6 +22,7 @@ export function entryState(t) {
 /**
  * A name matcher: text between slashes ("/^T_.*_N$/i") is a regular expression, anything else a
  * case-insensitive substring. Returns {test, error}; a bad regex matches nothing and says why.
+ * @param {string} q @returns {{ test: (s: string) => boolean, error: string }}
  */
 export function nameMatcher(q) {
   const m = /^\/(.*)\/([a-z]*)$/.exec(q);
@@ -27,18 +31,22 @@ export function nameMatcher(q) {
       const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
       return { test: (s) => re.test(s), error: '' };
     } catch (e) {
-      return { test: () => false, error: `not a regular expression: ${e.message}` };
+      return { test: () => false, error: `not a regular expression: ${/** @type {Error} */ (e).message}` };
     }
   }
   const low = q.toLowerCase();
   return { test: (s) => s.toLowerCase().includes(low), error: '' };
 }
 
-const texels = (c) => c.width * c.height * Math.max(1, c.depth) * Math.max(1, c.slices);
+const texels = (/** @type {import('../types').Census} */ c) => c.width * c.height * Math.max(1, c.depth) * Math.max(1, c.slices);
 
-/** Indices of `textures` that pass `f` ({name, engine, format, minSize}), sorted by `f.sort`. */
+/**
+ * Indices of `textures` that pass `f` ({name, engine, format, minSize}), sorted by `f.sort`.
+ * @param {import('../types').TextureRecord[]} textures @param {Partial<import('../types').Filters>} f
+ */
 export function filterSort(textures, f) {
   const match = nameMatcher(f.name ?? '');
+  /** @type {number[]} */
   const out = [];
   for (let i = 0; i < textures.length; i++) {
     const c = textures[i].census;
@@ -48,8 +56,8 @@ export function filterSort(textures, f) {
     if (f.minSize && Math.max(c.width, c.height) < f.minSize) continue;
     out.push(i);
   }
-  const name = (i) => textures[i].census.name;
-  const byName = (a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b);
+  const name = (/** @type {number} */ i) => textures[i].census.name;
+  const byName = (/** @type {number} */ a, /** @type {number} */ b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a - b);
   if (f.sort === 'size') out.sort((a, b) => texels(textures[b].census) - texels(textures[a].census) || byName(a, b));
   else if (f.sort === 'memory') out.sort((a, b) => (textures[b].gpu_bytes ?? 0) - (textures[a].gpu_bytes ?? 0) || byName(a, b));
   else if (f.sort === 'name') out.sort(byName);
@@ -65,6 +73,10 @@ export function filterSort(textures, f) {
  * rows' offsets are then summed once per setItems and the first row on screen found by bisection.
  */
 export class VirtualList {
+  /**
+   * @param {HTMLElement} scroller @param {(index: number, row: HTMLElement) => void} render
+   * @param {{ height?: number, width?: number, className?: string, overscan?: number, heightOf?: (item: number) => number }} [layout]
+   */
   constructor(scroller, render, layout = {}) {
     this.scroller = scroller;
     this.render = render;
@@ -76,11 +88,13 @@ export class VirtualList {
     this.heightOf = layout.heightOf ?? null;
     /** Top of each row and, last, the total height (with `heightOf`). @type {Float64Array | null} */
     this.offsets = null;
+    /** @type {number[]} */
     this.items = [];
     this.spacer = document.createElement('div');
     this.spacer.className = 'vlist-spacer';
     scroller.replaceChildren(this.spacer);
-    this.rows = new Map(); // position -> element
+    /** position -> element @type {Map<number, HTMLElement>} */
+    this.rows = new Map();
     this.frame = 0;
     this.cols = 1;
     scroller.addEventListener('scroll', () => {
@@ -93,6 +107,7 @@ export class VirtualList {
     return this.width ? Math.max(1, Math.floor((this.spacer.clientWidth || this.scroller.clientWidth) / this.width)) : 1;
   }
 
+  /** @param {number[]} items */
   setItems(items) {
     this.items = items;
     this.offsets = null;
@@ -145,6 +160,7 @@ export class VirtualList {
   }
 
   /** Scrolls so that list position `pos` is visible. */
+  /** @param {number} pos */
   reveal(pos) {
     const off = this.offsets;
     const top = off ? off[pos] : Math.floor(pos / this.cols) * this.height;

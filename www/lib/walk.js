@@ -25,13 +25,25 @@ export function pathOf(file) {
   return picked || file.name;
 }
 
+/**
+ * What the walk needs of a FileSystemEntry (tests pass look-alikes).
+ * @typedef {{ isFile: boolean, isDirectory: boolean, name?: string, file?: (ok: (f: File) => void, fail: (e: Error) => void) => void,
+ *   createReader?: () => { readEntries: (ok: (batch: EntryLike[]) => void, fail: (e: Error) => void) => void } }} EntryLike
+ */
+
+/** @param {{ readEntries: (ok: (batch: EntryLike[]) => void, fail: (e: Error) => void) => void }} reader @returns {Promise<EntryLike[]>} */
 const readBatch = (reader) => new Promise((res, rej) => reader.readEntries(res, rej));
-const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
+/** @param {EntryLike} entry @returns {Promise<File>} */
+const fileOf = (entry) => new Promise((res, rej) => /** @type {NonNullable<EntryLike['file']>} */ (entry.file)(res, rej));
 
 /**
  * Every File under `entries` (FileSystemEntry-like objects: isFile/isDirectory, file(),
  * createReader().readEntries()). Directories are read until readEntries returns an empty batch
- * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH.
+ * (it returns at most 100 at a time in Chromium). Throws past MAX_FILES or MAX_DEPTH. `prefix` is
+ * the path of the folder being read inside the dropped one ('' at the top), for relPath.
+ * @param {Iterable<EntryLike | null>} entries @param {number} [depth] @param {File[]} [out]
+ * @param {string} [prefix]
+ * @returns {Promise<File[]>}
  */
 export async function walkEntries(entries, depth = 0, out = [], prefix = '') {
   if (depth > MAX_DEPTH) throw new Error(`the dropped folders nest deeper than ${MAX_DEPTH} levels`);
@@ -45,7 +57,7 @@ export async function walkEntries(entries, depth = 0, out = [], prefix = '') {
     } else if (entry.isDirectory) {
       // A dropped folder's own name is not part of its files' paths; a folder inside it is.
       const inner = depth === 0 ? '' : `${prefix}${entry.name ? `${entry.name}/` : ''}`;
-      const reader = entry.createReader();
+      const reader = /** @type {NonNullable<EntryLike['createReader']>} */ (entry.createReader)();
       for (let batch = await readBatch(reader); batch.length; batch = await readBatch(reader)) {
         await walkEntries(batch, depth + 1, out, inner);
       }
@@ -54,10 +66,10 @@ export async function walkEntries(entries, depth = 0, out = [], prefix = '') {
   return out;
 }
 
-/** The files of a drop: folders walked when the browser gives entries, else the plain file list. */
+/** The files of a drop: folders walked when the browser gives entries, else the plain file list. @param {DataTransfer | null} dataTransfer */
 export async function droppedFiles(dataTransfer) {
   const items = Array.from(dataTransfer?.items ?? []).filter((i) => i.kind === 'file');
-  const entries = items.map((i) => i.webkitGetAsEntry?.() ?? null);
-  if (entries.length && entries.every(Boolean) && entries.some((e) => e.isDirectory)) return walkEntries(entries);
+  const entries = items.map((i) => /** @type {EntryLike | null} */ (/** @type {unknown} */ (i.webkitGetAsEntry?.() ?? null)));
+  if (entries.length && entries.every(Boolean) && entries.some((e) => e?.isDirectory)) return walkEntries(entries);
   return Array.from(dataTransfer?.files ?? []);
 }

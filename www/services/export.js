@@ -71,7 +71,7 @@ export function createExports(app) {
       download(encodeExr(img.width, img.height, values), `${base}.exr`);
     } else if (kind === 'dds') {
       const bytes = await client.call({ op: 'exportDds', texture: c.index });
-      download(new Blob([bytes], { type: 'application/octet-stream' }), `${safeName(t.census.name)}.dds`);
+      download(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/octet-stream' }), `${safeName(t.census.name)}.dds`);
     } else if (kind === 'zip' || kind === 'zip-png') {
       await exportZip(s.listed.slice(), kind === 'zip' ? 'dds' : 'png');
       return;

@@ -75,7 +75,7 @@ export function createGpuPath(app) {
     canvas.width = out.width; // also clears it
     canvas.height = out.height;
     /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d')).drawImage(out, 0, 0);
-    if (!badCache.has(image)) badCache.set(image, badCounts(image));
+    if (!badCache.has(image)) badCache.set(image, badCounts(/** @type {import('../types').Surface} */ (image)));
     return /** @type {import('../types').BadCounts} */ (badCache.get(image));
   }
 

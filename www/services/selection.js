@@ -90,7 +90,7 @@ export function createSelection(app) {
       probe.stage('gpu path decided');
       actions.setGpuSurface(onGpu.surface);
       actions.setGpuInfo(onGpu.info);
-      streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: image.layout } : null);
+      streamer.setTexture(image.streamed ? { index, mip, layer: slice, layout: /** @type {import('../types').VtLayout} */ (image.layout) } : null);
       // The stored blocks, for the inspector's block mode (BC1/BC6H/BC7), came with the decode.
       actions.present(image, grid, hasBlockMode(t.census.format) && !image.cross && image.data ? stored : null);
       if (image.data) probe.stage('painted');
@@ -101,7 +101,7 @@ export function createSelection(app) {
         await afterFrame();
         if (my !== seq) return;
         probe.stage('frame');
-        actions.setHistogram(histogram(/** @type {any} */ (image)));
+        actions.setHistogram(histogram(/** @type {import('../types').Surface} */ (image)));
         probe.stage('histogram');
       }
       const m = t.mips[mip];

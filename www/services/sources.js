@@ -17,7 +17,7 @@ async function fetchFile(url, onBytes) {
   try {
     res = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer' });
   } catch (e) {
-    throw new Error(await fetchFailure(url, /** @type {Error} */ (e)));
+    throw new Error(await fetchFailure(url, /** @type {Error} */ (e)), { cause: e });
   }
   if (!res.ok) throw new Error(`${url} could not be fetched: the server answered ${res.status}`);
   const total = Number(res.headers.get('content-length')) || 0;

@@ -91,7 +91,8 @@ export function createBuilds(app) {
   el.tabTextures.addEventListener('click', () => actions.setSidebarTab('textures'));
   el.tabBuilds.addEventListener('click', () => actions.setSidebarTab('builds'));
   el.name.addEventListener('input', () => actions.setBuildsFilter({ name: el.name.value.trim() }));
-  el.status.addEventListener('change', () => actions.setBuildsFilter({ status: /** @type {any} */ (el.status.value) }));
+  // A <select>'s value is one of its options.
+  el.status.addEventListener('change', () => actions.setBuildsFilter({ status: /** @type {import('../types').BuildsFilter['status']} */ (el.status.value) }));
 
   const isOpen = (/** @type {number} */ i) => store.state.compare?.pair === i;
 

@@ -320,9 +320,12 @@ export function createCompareView(app) {
     renderFigures();
   });
   store.subscribe(['current', 'compare'], (s) => { el.button.disabled = !s.current && !s.compare; });
+  // show() before layout(): the panes the mode shows decide the size layout() measures (else the
+  // origin is of the old size until the ResizeObserver's next call, a frame later).
   store.subscribe(['compareResult', 'compareError'], () => {
     renderBar();
     renderFigures();
+    show();
     layout();
     paint();
     renderInspector();
@@ -332,6 +335,7 @@ export function createCompareView(app) {
   store.subscribe(['compareMode', 'compareDiff', ...DISPLAY_KEYS], (s) => {
     if (!s.compare) return;
     renderBar();
+    show();
     layout();
     paint();
   });

@@ -27,7 +27,7 @@ export function createInspector(app) {
     let fx = x;
     let fy = y;
     if (img.cross) {
-      const f = crossFace(/** @type {any} */ (img), x, y);
+      const f = crossFace(img, x, y);
       if (!f) return { text: `(${x}, ${y}) outside the cross`, value: null };
       parts.push(`face ${FACE_NAMES[f.face]} (${f.x}, ${f.y})`);
       fx = f.x;

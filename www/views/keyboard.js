@@ -11,6 +11,8 @@ export function attachKeyboard(app) {
     const s = store.state;
     const k = e.key;
     if (k === 'Escape') {
+      // Esc with a toolbar menu open closes only the menu (the browser does that).
+      if (document.querySelector('.menu-panel:popover-open')) return;
       if (!s.help && s.compare) app.compare.close();
       actions.setHelp(false);
       return;
@@ -54,7 +56,7 @@ export function attachKeyboard(app) {
     else if (k === 'w' || k === 'W') actions.autoExposure();
     else if (k === 'e') actions.setExposure(s.exposure + 1);
     else if (k === 'E') actions.setExposure(s.exposure - 1);
-    else if (k === 'm' || k === 'M') actions.setTonemap(/** @type {any} */ (TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]));
+    else if (k === 'm' || k === 'M') actions.setTonemap(TONEMAPS[(TONEMAPS.indexOf(s.tonemap) + 1) % TONEMAPS.length]);
     else if (k === 'n' || k === 'N') {
       // On: the view that reads the texture's stored layout (RA for UE's ASTC normal maps, AG for
       // DXT5nm, RG otherwise); off again on the next press.
@@ -69,7 +71,7 @@ export function attachKeyboard(app) {
     else if (k === '[') app.selection.selectMip((s.current?.mip ?? 0) - 1);
     else if (k === ']') app.selection.selectMip((s.current?.mip ?? 0) + 1);
     else if (k === 'l' || k === 'L') app.share.copyLink();
-    else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {any} */ (k.toLowerCase()), e.shiftKey);
+    else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {keyof import('../types').Channels} */ (k.toLowerCase()), e.shiftKey);
   });
   // Esc also closes the drawers of narrow screens.
   window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { actions.setDrawer('list', false); actions.setDrawer('info', false); } });

@@ -23,11 +23,11 @@ function thumbPlaceholder(box, text, cls = '') {
   box.replaceChildren(p);
 }
 
-/** @param {HTMLElement} cell @param {import('../types').Thumb} thumb */
+/** @param {HTMLElement} cell @param {import('../types').ThumbEntry} thumb */
 function drawThumb(cell, thumb) {
   const box = /** @type {HTMLElement | null} */ (cell.querySelector('.thumb-box'));
   if (!box) return;
-  if (thumb.error) {
+  if ('error' in thumb) {
     thumbPlaceholder(box, 'no preview', 'bad');
     box.title = thumb.error;
     return;
@@ -36,7 +36,7 @@ function drawThumb(cell, thumb) {
   c.className = 'thumb';
   c.width = thumb.width;
   c.height = thumb.height;
-  /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).putImageData(new ImageData(/** @type {any} */ (thumb.data), thumb.width, thumb.height), 0, 0);
+  /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).putImageData(new ImageData(/** @type {Uint8ClampedArray<ArrayBuffer>} */ (thumb.data), thumb.width, thumb.height), 0, 0);
   box.replaceChildren(c);
 }
 
@@ -61,7 +61,8 @@ export function createTextures(app) {
   let tree = null; // of the catalog's textures; null when none sits in a folder (a flat list)
   /** @type {number[]} */
   let rows = []; // what the list shows: s.listed, or the tree's rows (folder = -1 - id)
-  let count = new Int32Array(0); // listed textures under each folder
+  /** Listed textures under each folder. @type {Int32Array} */
+  let count = new Int32Array(0);
   const collapsed = new Set(); // folder keys the user closed (kept across catalogs)
   // While a name is searched, the folders holding matches are open unless closed during the search.
   const searchCollapsed = new Set();
@@ -254,7 +255,7 @@ export function createTextures(app) {
   // ---- controls -> actions ---------------------------------------------------------------
   const readFilters = () => actions.setFilters({
     name: el.name.value.trim(), engine: el.engine.value, format: el.format.value,
-    minSize: Number(el.size.value), sort: /** @type {any} */ (el.sort.value),
+    minSize: Number(el.size.value), sort: /** @type {import('../types').Filters['sort']} */ (el.sort.value),
   });
   for (const c of [el.name, el.engine, el.format, el.size, el.sort]) c.addEventListener(c === el.name ? 'input' : 'change', readFilters);
   $('mode-list').addEventListener('click', () => actions.setGridMode(false));

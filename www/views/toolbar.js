@@ -1,8 +1,11 @@
-// The toolbar over the view: mip and slice, cube cross and VT tile grid, zoom, channels and
-// background, exposure and tonemap, the values' colour space, the normal-map view, flips, the
-// NaN marks, the GPU path, the share link and help. Each control runs an action; each reflects
-// the store, whichever way its setting changed (keyboard, share link, test hook).
+// The toolbar over the view, one row at 1280 px: the surface (mip, slice, cube cross, VT tile
+// grid), zoom, channels, then three menus (views/menu.js) - HDR (exposure, tonemap, NaN marks),
+// Normal (the normal-map view, green flip) and View (values' colour space, background, vertical
+// flip, GPU path) - then the share link and help. Each control runs an action; each reflects the
+// store, whichever way its setting changed (keyboard, share link, test hook); a menu's button
+// shows when a setting inside it is not at its default.
 import { $ } from '../util.js';
+import { attachMenu } from './menu.js';
 
 /** @typedef {import('../types').State} State */
 /** @typedef {'flipGreen' | 'flipY' | 'badOverlay' | 'cross' | 'tiles'} ToggleKey */
@@ -48,9 +51,10 @@ export function createToolbar(app) {
   });
   el.exposure.addEventListener('input', () => actions.setExposure(Number(el.exposure.value)));
   $('exposure-auto').addEventListener('click', () => actions.autoExposure());
-  el.tonemap.addEventListener('change', () => actions.setTonemap(/** @type {any} */ (el.tonemap.value)));
-  el.colour.addEventListener('change', () => actions.setColour(/** @type {any} */ (el.colour.value)));
-  el.normal.addEventListener('change', () => actions.setNormal(/** @type {any} */ (el.normal.value)));
+  // (The casts: each select's options are the type's values.)
+  el.tonemap.addEventListener('change', () => actions.setTonemap(/** @type {import('../types').Tonemap} */ (el.tonemap.value)));
+  el.colour.addEventListener('change', () => actions.setColour(/** @type {import('../types').Colour} */ (el.colour.value)));
+  el.normal.addEventListener('change', () => actions.setNormal(/** @type {import('../types').NormalView} */ (el.normal.value)));
   for (const key of /** @type {ToggleKey[]} */ (Object.keys(toggles))) {
     toggles[key].addEventListener('click', () => toggle(key));
   }
@@ -67,14 +71,24 @@ export function createToolbar(app) {
       else toggleChannel(c, e.shiftKey);
     });
   }
-  const setBackground = () => actions.setBackground(/** @type {any} */ (el.background.value), el.bgColour.value);
+  const setBackground = () => actions.setBackground(/** @type {import('../types').Background} */ (el.background.value), el.bgColour.value);
   el.background.addEventListener('change', setBackground);
   el.bgColour.addEventListener('input', setBackground);
-  $('zoom-fit').addEventListener('click', () => app.viewport.fit());
-  $('zoom-1').addEventListener('click', () => app.viewport.zoomTo(1));
-  $('zoom-in').addEventListener('click', () => app.viewport.zoomTo(store.state.zoom * 2));
-  $('zoom-out').addEventListener('click', () => app.viewport.zoomTo(store.state.zoom / 2));
+  // The zoom buttons zoom what is shown: the compare view while it is open (as the keys do,
+  // views/keyboard.js), else the viewport.
+  const zoomed = () => (store.state.compare
+    ? { view: app.compareView, zoom: store.state.compareView.zoom }
+    : { view: app.viewport, zoom: store.state.zoom });
+  $('zoom-fit').addEventListener('click', () => zoomed().view.fit());
+  $('zoom-1').addEventListener('click', () => zoomed().view.zoomTo(1));
+  $('zoom-in').addEventListener('click', () => { const z = zoomed(); z.view.zoomTo(z.zoom * 2); });
+  $('zoom-out').addEventListener('click', () => { const z = zoomed(); z.view.zoomTo(z.zoom / 2); });
   $('share').addEventListener('click', () => app.share.copyLink());
+  const menus = {
+    hdr: attachMenu($('hdr-button'), $('hdr-menu')),
+    normal: attachMenu($('normal-button'), $('normal-menu')),
+    view: attachMenu($('view-button'), $('view-menu')),
+  };
 
   /** Turns a view toggle over; the cross and the tile grid change what is decoded. @param {ToggleKey} key */
   function toggle(key) {
@@ -122,9 +136,19 @@ export function createToolbar(app) {
     el.background.value = s.background;
     el.bgColour.hidden = s.background !== 'custom';
   });
+  // The menus' buttons: the exposure when it is not 0, and a mark when a setting inside is changed.
+  const hdrEv = $('hdr-ev');
+  /** @param {string} id @param {boolean} on */
+  const mark = (id, on) => { $(id).dataset.active = String(on); };
+  store.subscribe(['exposure', 'tonemap', 'badOverlay'], (s) => {
+    hdrEv.textContent = s.exposure ? ` ${s.exposure > 0 ? '+' : ''}${s.exposure} EV` : '';
+    mark('hdr-button', s.exposure !== 0 || s.tonemap !== 'clamp' || s.badOverlay);
+  });
+  store.subscribe(['normal', 'flipGreen'], (s) => mark('normal-button', s.normal !== 'off' || s.flipGreen));
+  store.subscribe(['flipY', 'background', 'colourSet'], (s) => mark('view-button', s.flipY || s.background !== 'checker' || s.colourSet));
 
   return {
-    toggle, toggleChannel,
+    toggle, toggleChannel, menus,
     /** Whether the texture shown offers toggle `name` (a cube's cross, a VT's tile grid). @param {'cross' | 'tiles'} name */
     available: (name) => !toggles[name].hidden,
   };

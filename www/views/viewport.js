@@ -131,7 +131,7 @@ export function createViewport(app) {
       // A progressive preview is a smaller mip painted into the canvas; CSS scales it to the box.
       bad = paintCpu(canvas, img.preview, displaySettings());
     } else {
-      bad = app.gpuPath.paint(canvas, displaySettings()) ?? paintCpu(canvas, img, displaySettings());
+      bad = app.gpuPath.paint(canvas, displaySettings()) ?? paintCpu(canvas, /** @type {import('../types').Surface} */ (img), displaySettings());
     }
     canvas.dataset.path = store.state.gpuSurface && img.data ? 'gpu' : 'cpu';
     actions.painted(bad);
@@ -174,7 +174,7 @@ export function createViewport(app) {
   /** The decoded value of texel (x, y) of the view: a streamed VT mip answers from its cached tiles. @param {number} x @param {number} y */
   function valueAt(x, y) {
     const img = /** @type {import('../types').ViewImage} */ (store.state.image);
-    return img.streamed ? streamer.texel(x, y) : texel(/** @type {any} */ (img), x, y);
+    return img.streamed ? streamer.texel(x, y) : texel(img, x, y);
   }
 
   // What is on screen: the canvas or the empty page with the demos.

@@ -13,7 +13,7 @@ function popup(button, menu) {
 }
 
 /** @param {import('../types').App} app */
-export function createMenus(app) {
+export function createHeaderMenus(app) {
   const { store, actions } = app;
   const exportButton = /** @type {HTMLButtonElement} */ ($('export-button'));
   const exportMenu = $('export-menu');
@@ -23,7 +23,7 @@ export function createMenus(app) {
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
     b.addEventListener('click', () => {
       exportMenu.hidden = true;
-      app.exports.exportCurrent(/** @type {any} */ (b.dataset.export)).catch((e) => actions.setError(e.message));
+      app.exports.exportCurrent(/** @type {import('../services/export.js').ExportKind} */ (b.dataset.export)).catch((e) => actions.setError(e.message));
     });
   }
   $('progress-cancel').addEventListener('click', () => app.exports.cancel());

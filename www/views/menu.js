@@ -1,0 +1,46 @@
+// A toolbar menu: a button with `popovertarget` and its panel (a popover: the browser opens it on
+// click, Enter or Space, and closes it on Esc, a click elsewhere or another menu opening). This
+// module places the panel under its button, keeps aria-expanded true to it, and, when the menu
+// was opened from the keyboard, moves the focus to its first control (Tab walks the rest; Esc
+// gives the focus back to the button).
+
+const FOCUSABLE = 'button:not([hidden]):not(:disabled), select:not(:disabled), input:not([hidden]):not(:disabled)';
+
+/**
+ * @param {HTMLElement} button the menu's button (its `popovertarget` is `panel`)
+ * @param {HTMLElement} panel the popover
+ */
+export function attachMenu(button, panel) {
+  let fromKeyboard = false;
+  // A click made by Enter or Space has no pointer: detail 0.
+  button.addEventListener('click', (e) => { fromKeyboard = e.detail === 0; });
+
+  function place() {
+    const r = button.getBoundingClientRect();
+    const margin = 6;
+    const left = Math.max(margin, Math.min(r.left, window.innerWidth - panel.offsetWidth - margin));
+    // Set through the CSSOM (the CSP allows no inline style attributes).
+    panel.style.left = `${Math.round(left)}px`;
+    panel.style.top = `${Math.round(r.bottom + 4)}px`;
+  }
+
+  // beforetoggle comes as the state changes (toggle, a task later), so aria-expanded never lags.
+  // It also places the panel before its first frame; toggle places it again now that it has a
+  // width (to keep it inside the window).
+  panel.addEventListener('beforetoggle', (e) => {
+    const open = /** @type {ToggleEvent} */ (e).newState === 'open';
+    button.setAttribute('aria-expanded', String(open));
+    if (open) place();
+  });
+  panel.addEventListener('toggle', (e) => {
+    if (/** @type {ToggleEvent} */ (e).newState !== 'open') return;
+    place();
+    if (fromKeyboard) /** @type {HTMLElement | null} */ (panel.querySelector(FOCUSABLE))?.focus();
+  });
+  window.addEventListener('resize', () => { if (panel.matches(':popover-open')) place(); });
+
+  return {
+    isOpen: () => panel.matches(':popover-open'),
+    close: () => { if (panel.matches(':popover-open')) panel.hidePopover(); },
+  };
+}
