@@ -197,6 +197,10 @@ export function createTestApi(app) {
         rows: $('texture-list').querySelectorAll('.tex').length,
       };
     },
+    // The tree of paths (issue 17): the list's rows as shown (folders and textures, with depth).
+    tree() {
+      return app.textures.treeView();
+    },
     // The grid (issue 7): mode, cells in the DOM, every thumbnail request sent (texture index, mip)
     // and the cache size.
     thumbs() {

@@ -68,12 +68,14 @@ export function filterSort(textures, f) {
  * A virtual list in `scroller` (a scrolling element): `render(index, row)` fills a row element for
  * texture `index`. `setItems(indices)` changes what is listed; rows are recycled on scroll.
  * `layout` = {height, width, className, overscan}: with a `width`, items are cells of that size laid out in
- * as many columns as fit (the thumbnail grid); without, full-width rows of `height` (the list).
+ * as many columns as fit (the thumbnail grid); without, full-width rows of `height` (the list),
+ * or of `heightOf(item)` when given (the tree's folder rows are lower than its texture rows): the
+ * rows' offsets are then summed once per setItems and the first row on screen found by bisection.
  */
 export class VirtualList {
   /**
    * @param {HTMLElement} scroller @param {(index: number, row: HTMLElement) => void} render
-   * @param {{ height?: number, width?: number, className?: string, overscan?: number }} [layout]
+   * @param {{ height?: number, width?: number, className?: string, overscan?: number, heightOf?: (item: number) => number }} [layout]
    */
   constructor(scroller, render, layout = {}) {
     this.scroller = scroller;
@@ -82,6 +84,10 @@ export class VirtualList {
     this.width = layout.width ?? 0;
     this.className = layout.className ?? 'tex';
     this.overscan = layout.overscan ?? OVERSCAN; // rows built beyond each edge
+    /** @type {((item: number) => number) | null} */
+    this.heightOf = layout.heightOf ?? null;
+    /** Top of each row and, last, the total height (with `heightOf`). @type {Float64Array | null} */
+    this.offsets = null;
     /** @type {number[]} */
     this.items = [];
     this.spacer = document.createElement('div');
@@ -104,6 +110,12 @@ export class VirtualList {
   /** @param {number[]} items */
   setItems(items) {
     this.items = items;
+    this.offsets = null;
+    if (this.heightOf && !this.width) {
+      const off = new Float64Array(items.length + 1);
+      for (let k = 0; k < items.length; k++) off[k + 1] = off[k] + this.heightOf(items[k]);
+      this.offsets = off;
+    }
     this.clear();
     this.update();
   }
@@ -122,11 +134,14 @@ export class VirtualList {
     if (!this.scroller.clientWidth) return; // not displayed: nothing to build (nor to load)
     const cols = this.columns();
     if (cols !== this.cols) { this.cols = cols; this.clear(); }
-    this.spacer.style.height = `${Math.ceil(this.items.length / cols) * this.height}px`;
+    const off = this.offsets;
+    this.spacer.style.height = `${off ? off[off.length - 1] : Math.ceil(this.items.length / cols) * this.height}px`;
     const top = this.scroller.scrollTop;
     const h = this.scroller.clientHeight || 600;
-    const first = Math.max(0, (Math.floor(top / this.height) - this.overscan) * cols);
-    const last = Math.min(this.items.length, (Math.ceil((top + h) / this.height) + this.overscan) * cols);
+    const first = off ? Math.max(0, rowAt(off, top) - this.overscan)
+      : Math.max(0, (Math.floor(top / this.height) - this.overscan) * cols);
+    const last = off ? Math.min(this.items.length, rowAt(off, top + h) + 1 + this.overscan)
+      : Math.min(this.items.length, (Math.ceil((top + h) / this.height) + this.overscan) * cols);
     for (const [pos, row] of this.rows) {
       if (pos < first || pos >= last) { row.remove(); this.rows.delete(pos); }
     }
@@ -135,7 +150,7 @@ export class VirtualList {
       const row = document.createElement('div');
       row.setAttribute('role', 'option');
       row.className = this.className;
-      row.style.top = `${Math.floor(pos / cols) * this.height}px`;
+      row.style.top = `${off ? off[pos] : Math.floor(pos / cols) * this.height}px`;
       if (this.width) row.style.left = `${(pos % cols) * this.width}px`;
       row.dataset.pos = String(pos);
       this.render(this.items[pos], row);
@@ -147,9 +162,26 @@ export class VirtualList {
   /** Scrolls so that list position `pos` is visible. */
   /** @param {number} pos */
   reveal(pos) {
-    const top = Math.floor(pos / this.cols) * this.height;
+    const off = this.offsets;
+    const top = off ? off[pos] : Math.floor(pos / this.cols) * this.height;
+    const height = off ? off[pos + 1] - off[pos] : this.height;
     const s = this.scroller;
     if (top < s.scrollTop) s.scrollTop = top;
-    else if (top + this.height > s.scrollTop + s.clientHeight) s.scrollTop = top + this.height - s.clientHeight;
+    else if (top + height > s.scrollTop + s.clientHeight) s.scrollTop = top + height - s.clientHeight;
   }
+}
+
+/**
+ * The row at height `y` of rows whose tops are `off` (ascending; the last entry is the total).
+ * @param {Float64Array} off @param {number} y
+ */
+function rowAt(off, y) {
+  let lo = 0;
+  let hi = off.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (off[mid] <= y) lo = mid;
+    else hi = mid - 1;
+  }
+  return Math.max(0, lo);
 }

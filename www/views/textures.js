@@ -1,12 +1,19 @@
 // The sidebar: the textures as a virtualised list or a grid of thumbnails (the same entries,
 // filters and states), the filters and sort, and the files that opened nothing.
-import { VirtualList, entryState } from '../lib/vlist.js';
+import { ROW_HEIGHT, VirtualList, entryState } from '../lib/vlist.js';
+import { ancestors, buildTree, rowDepth, treeRows } from '../lib/tree.js';
 import { ThumbLoader, thumbMip } from '../lib/thumbs.js';
 import { $, firstPresentMip, fmtBytes, rowName } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 
 const CELL = { width: 112, height: 152, overscan: 1 };
+/** A folder row of the tree (CSS .tex.tree-folder: its height less 2 px). A texture row is ROW_HEIGHT. */
+const FOLDER_HEIGHT = 30;
+const INDENT = 10; // px a tree level, for the first MAX_INDENT levels (the sidebar is narrow)
+const MAX_INDENT = 5;
+/** The left padding of a row at `depth`. @param {number} depth */
+const indent = (depth) => `${8 + Math.min(depth, MAX_INDENT) * INDENT}px`;
 
 /**
  * The folder of a package inside an Unreal container as Unreal users write it, for the row (the
@@ -56,8 +63,115 @@ export function createTextures(app) {
     ? app.compare.change({ b: { index: i, mip: null } }).catch(() => {})
     : app.selection.selectFromUi({ index: i, mip: firstPresentMip(store.state.textures[i]), slice: 0 }));
 
+  // ---- the tree of paths (issue 17; lib/tree.js) --------------------------------------------
+  /** @type {import('../lib/tree.js').Tree | null} */
+  let tree = null; // of the catalog's textures; null when none sits in a folder (a flat list)
+  /** @type {number[]} */
+  let rows = []; // what the list shows: s.listed, or the tree's rows (folder = -1 - id)
+  /** Listed textures under each folder. @type {Int32Array} */
+  let count = new Int32Array(0);
+  const collapsed = new Set(); // folder keys the user closed (kept across catalogs)
+  // While a name is searched, the folders holding matches are open unless closed during the search.
+  const searchCollapsed = new Set();
+  let searched = '';
+  const isOpen = (/** @type {import('../lib/tree.js').Folder} */ f) => !(store.state.filters.name ? searchCollapsed : collapsed).has(f.key);
+  /** @param {import('../lib/tree.js').Folder} f @param {boolean} open */
+  function setOpen(f, open) {
+    const set = store.state.filters.name ? searchCollapsed : collapsed;
+    if (open) set.delete(f.key);
+    else set.add(f.key);
+  }
+  function treeListed() {
+    const s = store.state;
+    if (s.filters.name !== searched) { searched = s.filters.name; searchCollapsed.clear(); }
+    if (!tree || s.gridMode) { rows = s.listed; return; }
+    ({ rows, count } = treeRows(tree, s.listed, isOpen));
+  }
+  /** Rebuilds the rows after a folder opened or closed, keeping the focus on row `pos`. @param {number} pos */
+  function relist(pos) {
+    treeListed();
+    vlist.setItems(rows);
+    focusRow(pos);
+  }
+  /** @param {number} pos */
+  function focusRow(pos) {
+    if (pos < 0 || pos >= rows.length) return;
+    vlist.reveal(pos);
+    vlist.update();
+    /** @type {HTMLElement | undefined} */ (vlist.rows.get(pos))?.focus();
+  }
+  /** Opens the folders above texture `index` (a selection from elsewhere must be visible). @param {number} index */
+  function openAbove(index) {
+    if (!tree || store.state.gridMode) return false;
+    let changed = false;
+    for (const id of ancestors(tree, index)) {
+      if (!isOpen(tree.folders[id])) { setOpen(tree.folders[id], true); changed = true; }
+    }
+    return changed;
+  }
+  /**
+   * Keys on a list row: Up / Down move between rows; on a folder Right opens it (then goes to its
+   * first row), Left closes it (else goes to its parent), Enter or Space toggles; on a texture
+   * Left goes to its folder and Enter shows it.
+   * @param {KeyboardEvent} e @param {HTMLElement} row @param {number} item
+   */
+  function rowKey(e, row, item) {
+    const pos = Number(row.dataset.pos);
+    const folder = tree && item < 0 ? tree.folders[-1 - item] : null;
+    const parentRow = () => {
+      if (!tree) return -1;
+      const up = folder ? folder.shownParent : tree.leafFolder[item];
+      return up > 0 ? rows.lastIndexOf(-1 - up, pos) : -1;
+    };
+    let to = -1;
+    if (e.key === 'ArrowDown') to = pos + 1;
+    else if (e.key === 'ArrowUp') to = pos - 1;
+    else if (e.key === 'Home') to = 0;
+    else if (e.key === 'End') to = rows.length - 1;
+    else if (folder && (e.key === 'Enter' || e.key === ' ')) { setOpen(folder, !isOpen(folder)); relist(pos); }
+    else if (folder && e.key === 'ArrowRight') { if (isOpen(folder)) to = pos + 1; else { setOpen(folder, true); relist(pos); } }
+    else if (folder && e.key === 'ArrowLeft') { if (isOpen(folder)) { setOpen(folder, false); relist(pos); } else to = parentRow(); }
+    else if (!folder && e.key === 'ArrowLeft') to = parentRow();
+    else if (!folder && e.key === 'Enter') row.click();
+    else return;
+    // The row's keys are the list's: the page's shortcuts (arrows move a pinned texel) do not see them.
+    e.preventDefault();
+    e.stopPropagation();
+    if (to >= 0) focusRow(to);
+  }
+
+  /** @param {number} id @param {HTMLElement} row */
+  function renderFolder(id, row) {
+    const f = /** @type {import('../lib/tree.js').Tree} */ (tree).folders[id];
+    const open = isOpen(f);
+    row.classList.add('tree-folder');
+    row.classList.remove('selected');
+    row.dataset.folder = f.key;
+    row.tabIndex = 0;
+    row.setAttribute('role', 'treeitem');
+    row.setAttribute('aria-expanded', String(open));
+    row.setAttribute('aria-level', String(f.depth + 1));
+    row.style.paddingLeft = indent(f.depth);
+    const twisty = document.createElement('span');
+    twisty.className = 'tree-twisty';
+    twisty.textContent = open ? '▾' : '▸';
+    const label = document.createElement('span');
+    label.className = `tree-label ${f.kind}`;
+    label.textContent = `\u200e${f.label}\u200e`;
+    const n = document.createElement('span');
+    n.className = 'tree-count';
+    n.dataset.testid = 'tree-count';
+    const shown = count[id];
+    n.textContent = shown === f.total ? String(shown) : `${shown} of ${f.total}`;
+    row.title = `${f.kind === 'container' ? f.key.slice(2) : f.label} — ${n.textContent} texture${f.total > 1 ? 's' : ''}`;
+    row.replaceChildren(twisty, label, n);
+    row.onclick = () => { setOpen(f, !open); relist(Number(row.dataset.pos)); };
+    row.onkeydown = (e) => rowKey(e, row, -1 - id);
+  }
+
   /** @param {number} i @param {HTMLElement} row */
   function renderRow(i, row) {
+    if (i < 0) { renderFolder(-1 - i, row); return; }
     const t = store.state.textures[i];
     const c = t.census;
     row.dataset.index = String(i);
@@ -84,8 +198,14 @@ export function createTextures(app) {
     more.textContent = st.detail || (c.path ? `${packageFolder(c.path)} · ${gpu}` : `${gpu} · ${c.file}`);
     more.title = st.detail || (c.path ? `${c.path}\n${c.file}` : c.file);
     row.append(name, meta, more);
+    if (tree) {
+      row.setAttribute('role', 'treeitem');
+      row.setAttribute('aria-level', String(rowDepth(tree, i) + 1));
+      row.style.paddingLeft = indent(rowDepth(tree, i));
+    }
+    if (c.path) name.title += `\n${c.path}`;
     row.onclick = () => select(i);
-    row.onkeydown = (e) => { if (e.key === 'Enter') row.click(); };
+    row.onkeydown = (e) => rowKey(e, row, i);
   }
 
   /** @param {number} i @param {HTMLElement} cell */
@@ -119,7 +239,7 @@ export function createTextures(app) {
     cell.onkeydown = (e) => { if (e.key === 'Enter') cell.click(); };
   }
 
-  const vlist = new VirtualList(el.list, renderRow);
+  const vlist = new VirtualList(el.list, renderRow, { heightOf: (item) => (item < 0 ? FOLDER_HEIGHT : ROW_HEIGHT) });
   const vgrid = new VirtualList(el.grid, renderCell, { ...CELL, className: 'cell' });
   const shownList = () => (store.state.gridMode ? vgrid : vlist);
 
@@ -134,7 +254,9 @@ export function createTextures(app) {
     const s = store.state;
     el.filterError.textContent = s.filterError;
     el.filterError.hidden = !s.filterError;
-    shownList().setItems(s.listed);
+    treeListed();
+    el.list.setAttribute('role', tree && !s.gridMode ? 'tree' : 'listbox');
+    shownList().setItems(s.gridMode ? s.listed : rows);
     const n = s.textures.length;
     el.count.textContent = n ? (s.listed.length === n ? String(n) : `${s.listed.length} of ${n}`) : '';
   }
@@ -149,11 +271,13 @@ export function createTextures(app) {
   $('mode-grid').addEventListener('click', () => actions.setGridMode(true));
   // Choosing a texture closes the list drawer on narrow screens.
   // (Capture: the row is re-rendered by the selection before the event would bubble up.)
-  el.list.addEventListener('click', (e) => { if (/** @type {Element} */ (e.target).closest('.tex')) actions.setDrawer('list', false); }, true);
+  el.list.addEventListener('click', (e) => { if (/** @type {Element} */ (e.target).closest('.tex:not(.tree-folder)')) actions.setDrawer('list', false); }, true);
 
   // ---- the store -> the sidebar ----------------------------------------------------------
   store.subscribe(['textures', 'problems'], (s) => {
     thumbs.reset(); // a new catalog: indices may name other textures
+    const built = buildTree(s.textures);
+    tree = built.hasFolders ? built : null;
     fillFilterOptions(el.engine, s.textures.map((t) => t.census.engine), 'Any engine', s.filters.engine);
     fillFilterOptions(el.format, s.textures.map((t) => t.census.format), 'Any format', s.filters.format);
     renderListed();
@@ -170,8 +294,8 @@ export function createTextures(app) {
   });
   store.subscribe(['current'], (s) => {
     const v = shownList();
-    v.refresh();
-    const pos = s.current ? s.listed.indexOf(s.current.index) : -1;
+    if (s.current && openAbove(s.current.index)) { treeListed(); v.setItems(rows); } else v.refresh();
+    const pos = s.current ? (s.gridMode ? s.listed : rows).indexOf(s.current.index) : -1;
     if (pos >= 0) v.reveal(pos);
   });
   store.subscribe(['gridMode'], (s) => {
@@ -181,15 +305,32 @@ export function createTextures(app) {
     el.list.hidden = on;
     $('mode-grid').setAttribute('aria-pressed', String(on));
     $('mode-list').setAttribute('aria-pressed', String(!on));
-    const pos = s.current ? s.listed.indexOf(s.current.index) : -1;
+    if (s.current) openAbove(s.current.index);
+    treeListed();
+    const shown = on ? s.listed : rows;
+    const pos = s.current ? shown.indexOf(s.current.index) : -1;
     const v = shownList();
-    v.setItems(s.listed);
+    v.setItems(shown);
     if (pos >= 0) v.reveal(pos);
   });
   // Thumbnails wait for a visible drawer on narrow screens.
   store.subscribe(['drawer'], (s) => { if (s.drawer === 'list' && s.gridMode) vgrid.refresh(); });
 
-  return { thumbs };
+  /**
+   * The list's rows as shown, for tests (texscope.tree): folders with their depth, label, kind,
+   * counts and whether open; textures with their depth and name.
+   */
+  function treeView() {
+    const s = store.state;
+    return {
+      tree: !!tree && !s.gridMode,
+      rows: rows.map((r) => (r < 0 && tree
+        ? { depth: rowDepth(tree, r), folder: tree.folders[-1 - r].label, kind: tree.folders[-1 - r].kind, count: count[-1 - r], total: tree.folders[-1 - r].total, open: isOpen(tree.folders[-1 - r]) }
+        : { depth: tree ? rowDepth(tree, r) : 0, texture: s.textures[r].census.name })),
+    };
+  }
+
+  return { thumbs, treeView };
 }
 
 /** @typedef {ReturnType<typeof createTextures>} Textures */
