@@ -152,7 +152,7 @@ test('an Oodle IoStore pair lists its textures with their package paths and deco
     if (c.name.startsWith('T_')) assert.equal(c.path, `CUE4ParseFixtures/Content/Fixtures/Textures/${c.name}.uasset`);
   }
   // The rows show the package's folder as Unreal users write it, the hover its whole path.
-  const rows = await p.$$eval('[data-testid=texture-list] .tex', (l) => l.map((r) => [r.querySelector('.tex-name, div')?.title ?? '', r.querySelector('[data-testid=tex-state]').textContent]));
+  const rows = await p.$$eval('[data-testid=texture-list] .tex:not(.tree-folder)', (l) => l.map((r) => [r.querySelector('.tex-name, div')?.title ?? '', r.querySelector('[data-testid=tex-state]').textContent]));
   const bc1 = rows.find(([title]) => title.startsWith('T_BC1 '));
   assert.ok(bc1, JSON.stringify(rows));
   assert.equal(bc1[0], `T_BC1 — CUE4ParseFixtures/Content/Fixtures/Textures/T_BC1.uasset\n${utoc}.utoc`);

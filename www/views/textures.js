@@ -203,7 +203,6 @@ export function createTextures(app) {
       row.setAttribute('aria-level', String(rowDepth(tree, i) + 1));
       row.style.paddingLeft = indent(rowDepth(tree, i));
     }
-    if (c.path) name.title += `\n${c.path}`;
     row.onclick = () => select(i);
     row.onkeydown = (e) => rowKey(e, row, i);
   }
