@@ -465,7 +465,8 @@ fn import_row(s: &Summary, head: &Head, ue5: i32) -> u64 {
             0
         };
     if s.import_count > 0 && s.export_offset > s.import_offset {
-        let span = (s.export_offset - s.import_offset) as u64;
+        // In i64: hostile offsets (a negative import offset) overflow an i32 difference.
+        let span = (s.export_offset as i64 - s.import_offset as i64) as u64;
         let n = s.import_count as u64;
         let row = span / n;
         if span % n == 0 && (row == 28 + optional || row == 36 + optional) {
