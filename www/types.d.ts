@@ -2,6 +2,10 @@
 // store's state (www/store.js) and the app object the modules are wired through (www/main.js).
 // Checked by `tsc --noEmit` (tsconfig.json, checkJs) with the JSDoc types of the .js files.
 
+// The compare view's shapes live in compare-types.d.ts; re-exported for `import('./types')`.
+export * from './compare-types';
+import type { CompareMode, CompareTarget, CompareResult, BuildPair, Classified, Builds, BuildsFilter } from './compare-types';
+
 /** One texture's census record (model.rs `Texture::census`, the CLI contract of issue 2). */
 export interface Census {
   file: string;
@@ -368,94 +372,6 @@ export interface ShareNeed {
   text: string;
   missing: string[];
   differ: string[];
-}
-
-// -- the compare view (issue 21; docs/compare.md)
-
-export type CompareMode = 'side' | 'swipe' | 'flicker' | 'diff';
-
-/** One side of a comparison: a texture of the open files ('open') or of a build, and what of it. */
-export interface CompareSide {
-  set: 'open' | 'old' | 'new';
-  index: number;
-  /** The mip asked for; null: the one matching A (B only). */
-  mip: number | null;
-  slice: number;
-  name: string;
-  file: string;
-}
-
-/** What is compared: A and B, and the builds' pair they are (null: two textures of the open files). */
-export interface CompareTarget {
-  a: CompareSide;
-  b: CompareSide;
-  pair: number | null;
-}
-
-/** The figures of B against A (compare::Figures). */
-export interface Figures {
-  width: number;
-  height: number;
-  float: boolean;
-  channels: { max_abs: number; mean_abs: number; mse: number; peak: number; psnr: number | null }[];
-  max_abs: number;
-  mean_abs: number;
-  differing_texels: number;
-  differing_share: number;
-  bbox: { x: number; y: number; width: number; height: number } | null;
-  nonfinite: number;
-}
-
-/** Which mips were compared (compare::Plan). */
-export interface ComparePlan {
-  a_mip: number;
-  b_mip: number;
-  scaled: boolean;
-  notice: string | null;
-}
-
-/** A comparison the worker made: plan, figures and both surfaces (B at A's size). */
-export interface CompareResult {
-  plan: ComparePlan;
-  figures: Figures;
-  a: DecodedImage;
-  b: DecodedImage;
-}
-
-/** A pair of two builds (web/compare.rs PairInfo, then its classification). */
-export interface BuildPair {
-  path: string;
-  name: string;
-  status: 'pending' | 'unchanged' | 'changed' | 'added' | 'removed';
-  old: number | null;
-  new: number | null;
-  old_census: Census | null;
-  new_census: Census | null;
-  changes?: string[];
-  error?: string | null;
-}
-
-/** A pair's classification (web/compare.rs Classified). */
-export interface Classified {
-  status: BuildPair['status'];
-  changes: string[];
-  error: string | null;
-}
-
-/** Two builds opened for comparing: their pairs (classified as the worker gets to them). */
-export interface Builds {
-  pairs: BuildPair[];
-  problems: { old: Problem[]; new: Problem[] };
-  /** Pairs classified so far. */
-  classified: number;
-  /** What the user named each build (the folder, or the count of files). */
-  oldName: string;
-  newName: string;
-}
-
-export interface BuildsFilter {
-  status: '' | BuildPair['status'];
-  name: string;
 }
 
 export type Phase = 'empty' | 'loading' | 'ready' | 'error';
