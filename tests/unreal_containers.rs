@@ -869,26 +869,6 @@ fn android_pak_formats() {
     }
 }
 
-/// A source image of the set as RGBA8 (palette and grey expanded; opaque when it has no alpha).
-fn source_rgba8(name: &str) -> Vec<u8> {
-    let p = ue58().join("SourceTextures").join(name);
-    let mut d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
-    d.set_transformations(png::Transformations::normalize_to_color8());
-    let mut r = d.read_info().unwrap();
-    let mut buf = vec![0; r.output_buffer_size().unwrap()];
-    let info = r.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    let ch = info.color_type.samples();
-    buf.chunks_exact(ch)
-        .flat_map(|s| match ch {
-            1 => [s[0], s[0], s[0], 255],
-            2 => [s[0], s[0], s[0], s[1]],
-            3 => [s[0], s[1], s[2], 255],
-            _ => [s[0], s[1], s[2], s[3]],
-        })
-        .collect()
-}
-
 /// The Android pak's textures decode to their source images (MANIFEST: "each from a source image
 /// below"; the sources are 64² as the textures). Which source each comes from follows its name and
 /// format (ETC2 RGB from rgb.png, one-channel EAC R11 from grayscale.png, the two-channel EAC RG11 and
@@ -955,21 +935,17 @@ fn android_pak_decodes_to_its_sources() {
             .position(|t| t.name == *name)
             .unwrap_or_else(|| panic!("{name} is not listed"));
         let got = c.decode(i, 0, 0, Default::default()).unwrap().to_rgba8();
-        let want = source_rgba8(src);
+        let (_, _, want) = common::read_png_rgba8(&ue58().join("SourceTextures").join(src));
         assert_eq!(got.len(), want.len(), "{name}");
-        let (mut se, mut n) = (0f64, 0f64);
-        for (g, w) in got.chunks_exact(4).zip(want.chunks_exact(4)) {
+        // Each decoded channel moved to its source channel's place, then PSNR over those.
+        let mut moved = vec![0u8; got.len()];
+        for (m, g) in moved.chunks_exact_mut(4).zip(got.chunks_exact(4)) {
             for &(a, b) in pairs.iter() {
-                let d = g[a] as f64 - w[b] as f64;
-                se += d * d;
-                n += 1.0;
+                m[b] = g[a];
             }
         }
-        let db = if se == 0.0 {
-            f64::INFINITY
-        } else {
-            10.0 * (255.0f64 * 255.0 / (se / n)).log10()
-        };
+        let chans: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+        let db = common::psnr(&moved, &want, &chans);
         eprintln!("{name} vs {src} {pairs:?}: {db:.1} dB");
         assert!(db >= *floor, "{name} vs {src}: {db:.1} dB < {floor} dB");
     }

@@ -458,24 +458,7 @@ fn every_mip_and_slice_decodes() {
 
 /// Pixels of a source image as RGBA8 (palette and grey expanded, opaque without alpha).
 fn source_png(name: &str) -> (u32, u32, Vec<u8>) {
-    let p = set().join("SourceTextures").join(name);
-    let mut d = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&p).unwrap()));
-    d.set_transformations(png::Transformations::normalize_to_color8());
-    let mut r = d.read_info().unwrap();
-    let mut buf = vec![0; r.output_buffer_size().unwrap()];
-    let info = r.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    let ch = info.color_type.samples();
-    let px = buf
-        .chunks_exact(ch)
-        .flat_map(|s| match ch {
-            1 => [s[0], s[0], s[0], 255],
-            2 => [s[0], s[0], s[0], s[1]],
-            3 => [s[0], s[1], s[2], 255],
-            _ => [s[0], s[1], s[2], s[3]],
-        })
-        .collect();
-    (info.width, info.height, px)
+    common::read_png_rgba8(&set().join("SourceTextures").join(name))
 }
 
 /// Per channel: (mean abs error, max abs error, PSNR dB) of two RGBA8 images.

@@ -72,3 +72,30 @@ pub fn ferris_512(dir: &std::path::Path) -> Vec<u8> {
     );
     buf
 }
+
+/// Any PNG as 8-bit RGBA (palette and grey expanded, opaque when it has no alpha): width, height and
+/// texels. For source images, whose colour types vary (the UE 5.8 set's grayscale.png is a palette).
+pub fn read_png_rgba8(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut d = png::Decoder::new(std::io::BufReader::new(file));
+    d.set_transformations(png::Transformations::normalize_to_color8());
+    let mut r = d
+        .read_info()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut buf = vec![0; r.output_buffer_size().unwrap()];
+    let info = r
+        .next_frame(&mut buf)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    buf.truncate(info.buffer_size());
+    let ch = info.color_type.samples();
+    let px = buf
+        .chunks_exact(ch)
+        .flat_map(|s| match ch {
+            1 => [s[0], s[0], s[0], 255],
+            2 => [s[0], s[0], s[0], s[1]],
+            3 => [s[0], s[1], s[2], 255],
+            _ => [s[0], s[1], s[2], s[3]],
+        })
+        .collect();
+    (info.width, info.height, px)
+}
