@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFile, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
 import { parsePng } from './png.mjs';
+import { parseZip } from './zip.mjs';
 import { header, fourcc, bc1Dds, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const waitState = stateWaiter(30000);
@@ -28,6 +28,36 @@ async function exportAs(page, kind) {
   const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 30000 }), page.click(`[data-testid=export-${kind}]`)]);
   return { name: dl.suggestedFilename(), bytes: await readFile(await dl.path()) };
 }
+
+// Where the browser has showSaveFilePicker (Chromium), a ZIP export asks for a file and streams
+// into it (www/lib/encoders.js openZipSink). A test cannot click a native dialog, so the picker is
+// replaced by one handing out a file of the page's origin-private file system: the export then
+// writes through the real FileSystemWritableFileStream. `cancelPicker`: the person closes the
+// dialog instead.
+async function stubPicker(page, { cancelPicker = false } = {}) {
+  await page.evaluate((cancelPicker) => {
+    window.picked = [];
+    window.showSaveFilePicker = async (options) => {
+      window.picked.push(options.suggestedName);
+      if (cancelPicker) throw new DOMException('The user aborted a request.', 'AbortError');
+      const root = await navigator.storage.getDirectory();
+      return root.getFileHandle('picked.zip', { create: true });
+    };
+  }, cancelPicker);
+}
+
+/** The bytes of the stub picker's file, or null if it has none. */
+async function pickedFile(page) {
+  const bytes = await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const h = await root.getFileHandle('picked.zip').catch(() => null);
+    return h ? [...new Uint8Array(await (await h.getFile()).arrayBuffer())] : null;
+  });
+  return bytes && Buffer.from(bytes);
+}
+
+/** Without showSaveFilePicker (Firefox, Safari): the ZIP is downloaded at the end. */
+const withoutPicker = (page) => page.evaluate(() => { delete window.showSaveFilePicker; });
 
 test('export: PNG as shown and as stored, DDS with every mip and face', async (t) => {
   const { page, problems } = await openPage(t);
@@ -115,30 +145,6 @@ test('export: EXR keeps HDR floats', async (t) => {
   assert.deepEqual(problems, []);
 });
 
-// ZIP: end of central directory, then each central entry -> local header -> stored data.
-function parseZip(buf) {
-  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  assert.ok(eocd >= 0, 'end of central directory');
-  const count = buf.readUInt16LE(eocd + 10);
-  let o = buf.readUInt32LE(eocd + 16);
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    assert.equal(buf.readUInt32LE(o), 0x02014b50);
-    const crc = buf.readUInt32LE(o + 16);
-    const size = buf.readUInt32LE(o + 20);
-    const nl = buf.readUInt16LE(o + 28);
-    const name = buf.toString('utf8', o + 46, o + 46 + nl);
-    const local = buf.readUInt32LE(o + 42);
-    assert.equal(buf.readUInt32LE(local), 0x04034b50);
-    assert.equal(buf.readUInt16LE(local + 8), 0, 'stored');
-    const data = buf.subarray(local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28), local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28) + size);
-    assert.equal(crc32(data), crc, `${name} CRC-32`);
-    out.push({ name, data });
-    o += 46 + nl + buf.readUInt16LE(o + 30) + buf.readUInt16LE(o + 32);
-  }
-  return out;
-}
-
 test('export all listed as a ZIP, with a progress bar and cancel', async (t) => {
   const { page, problems } = await openPage(t);
   await openDemo(page, 'cubemap');
@@ -146,18 +152,24 @@ test('export all listed as a ZIP, with a progress bar and cancel', async (t) => 
   await page.click('#demo-menu [data-testid=demo-hdr]');
   await page.waitForFunction(() => window.texscope.textures().length === 2, null, { timeout: 30000 });
   await waitState(page, 'ready');
-  const { name, bytes } = await exportAs(page, 'zip');
-  assert.equal(name, 'texscope-export.zip');
-  const entries = parseZip(bytes);
+  // Streamed into the picked file: no download, the file holds the whole archive.
+  await stubPicker(page);
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await page.click('[data-testid=export-button]');
+  await page.click('[data-testid=export-zip]');
+  await page.waitForFunction(() => /^Exported 2 of 2 textures as DDS in a ZIP$/.test(document.querySelector('[data-testid=status]').textContent), null, { timeout: 30000 });
+  assert.deepEqual(await page.evaluate(() => window.picked), ['texscope-export.zip']);
+  const entries = parseZip(await pickedFile(page));
   assert.deepEqual(entries.map((e) => e.name).sort(), ['sky_cube.dds', 'sky_hdr.dds']);
   for (const e of entries) assert.equal(e.data.toString('latin1', 0, 4), 'DDS ', e.name);
   const hdr = entries.find((e) => e.name === 'sky_hdr.dds').data;
   assert.deepEqual([hdr.readUInt32LE(12), hdr.readUInt32LE(16)], [128, 256], 'sky_hdr header height, width');
 
-  // Cancel: slow each texture down, see the bar, cancel; no download follows.
+  // Cancel: slow each texture down, see the bar, cancel; the picked file is left as it was (a
+  // FileSystemWritableFileStream aborted writes nothing) and no download follows.
+  await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry('picked.zip'));
   await page.evaluate(() => window.texscope.setExportDelay(1500));
-  let downloads = 0;
-  page.on('download', () => downloads++);
   await page.click('[data-testid=export-button]');
   await page.click('[data-testid=export-zip]');
   await page.waitForSelector('[data-testid=progress]:not([hidden])');
@@ -166,6 +178,16 @@ test('export all listed as a ZIP, with a progress bar and cancel', async (t) => 
   await page.click('[data-testid=progress-cancel]');
   await page.waitForFunction(() => document.querySelector('[data-testid=status]').textContent === 'Export cancelled', null, { timeout: 10000 });
   assert.equal(await page.isHidden('[data-testid=progress]'), true);
+  assert.equal((await pickedFile(page))?.length ?? 0, 0, 'the cancelled export wrote nothing into the picked file');
+  // Closing the save dialog cancels before anything starts.
+  await stubPicker(page, { cancelPicker: true });
+  await page.evaluate(() => window.texscope.setExportDelay(0));
+  await page.click('[data-testid=export-button]');
+  await page.click('[data-testid=export-zip]');
+  await page.waitForFunction(() => window.picked.length === 1, null, { timeout: 10000 });
+  await page.waitForTimeout(300);
+  assert.equal(await page.textContent('[data-testid=status]'), 'Export cancelled');
+  assert.equal(await page.isHidden('[data-testid=progress]'), true, 'no export started');
   assert.equal(downloads, 0);
   assert.deepEqual(problems, []);
 });
@@ -199,6 +221,7 @@ test('a folder drop exports as a ZIP of PNGs with the command line\'s paths', as
   await page.click('[data-testid=export-button]');
   await shot(page, 'tools-export-menu.png');
   await page.click('[data-testid=export-button]');
+  await withoutPicker(page);
   const { name, bytes } = await exportAs(page, 'zip-png');
   assert.equal(name, 'texscope-export.zip');
   const entries = parseZip(bytes);

@@ -24,13 +24,6 @@ export function crc32(bytes, crc = 0) {
   return ~c >>> 0;
 }
 
-/** @param {Uint8Array} bytes */
-async function zlib(bytes) {
-  // CompressionStream('deflate') is zlib-wrapped deflate (RFC 1950), exactly what IDAT holds.
-  const stream = new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(new CompressionStream('deflate'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
 /** A PNG chunk. @param {string} type @param {Uint8Array} data */
 function chunk(type, data) {
   const out = new Uint8Array(12 + data.length);
@@ -42,35 +35,98 @@ function chunk(type, data) {
   return out;
 }
 
+/** Bytes of raw PNG rows deflated in one go, and of deflate output in one IDAT chunk. */
+const PNG_PIECE = 256 * 1024;
+
 /**
- * PNG of RGBA texels: `data` Uint8Array (8-bit) or Uint16Array (16-bit), rows top first.
+ * Writes a PNG of RGBA texels to `emit` piece by piece, so a texture's PNG is never whole in the
+ * page: `data` Uint8Array (8-bit) or Uint16Array (16-bit, written big-endian), rows top first,
+ * filter None. Rows go through CompressionStream('deflate') (zlib-wrapped deflate, RFC 1950,
+ * exactly what the IDAT chunks hold together) PNG_PIECE bytes at a time, and each PNG_PIECE of
+ * its output becomes an IDAT chunk (a PNG may split its zlib stream across any number of them).
+ * Apart from `data`, the page holds at most about 2 x PNG_PIECE (issue 19: a 2048x2048 entry
+ * used to hold its rows, the zlib stream and a copy of it, 4 x its texels, at once).
  * @param {number} width @param {number} height @param {import('../types').Pixels} data
+ * @param {(piece: Uint8Array) => Promise<void> | void} emit
  */
-export async function encodePng(width, height, data) {
+export async function streamPng(width, height, data, emit) {
   const depth = data instanceof Uint16Array ? 16 : 8;
-  const bpp = depth / 2; // 4 channels x depth/8 bytes
-  const row = width * bpp;
-  const raw = new Uint8Array((row + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const o = y * (row + 1); // filter byte 0 (None), then the row
-    if (depth === 8) raw.set(/** @type {Uint8Array} */ (data).subarray(y * width * 4, (y + 1) * width * 4), o + 1);
-    else {
-      for (let i = 0; i < width * 4; i++) {
-        const v = data[y * width * 4 + i];
-        raw[o + 1 + 2 * i] = v >> 8; // PNG samples are big-endian
-        raw[o + 2 + 2 * i] = v & 255;
-      }
-    }
-  }
+  const row = (width * depth) / 2; // 4 channels x depth/8 bytes
   const ihdr = new Uint8Array(13);
   const dv = new DataView(ihdr.buffer);
   dv.setUint32(0, width);
   dv.setUint32(4, height);
   ihdr[8] = depth;
   ihdr[9] = 6; // colour type 6: RGBA
-  const sig = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
-  /** @type {BlobPart[]} */
-  const parts = [sig, chunk('IHDR', ihdr), chunk('IDAT', await zlib(raw)), chunk('IEND', new Uint8Array(0))];
+  await emit(new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]));
+  await emit(chunk('IHDR', ihdr));
+  const deflate = new CompressionStream('deflate');
+  const writer = deflate.writable.getWriter();
+  const reader = deflate.readable.getReader();
+  // The output side runs beside the input side (the stream's backpressure needs both); if it
+  // fails (the sink refused a write), it is cancelled so the input side stops too.
+  const pumped = (async () => {
+    /** @type {Uint8Array[]} */
+    let held = [];
+    let n = 0;
+    const flush = async () => {
+      if (!n) return;
+      const idat = new Uint8Array(n);
+      let o = 0;
+      for (const h of held) { idat.set(h, o); o += h.length; }
+      held = [];
+      n = 0;
+      await emit(chunk('IDAT', idat));
+    };
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      held.push(value);
+      n += value.length;
+      if (n >= PNG_PIECE) await flush();
+    }
+    await flush();
+  })().catch(async (e) => {
+    // Cancelling the output side errors the input side and releases a write waiting on its
+    // backpressure (an abort of the input side would wait for that write, forever).
+    await reader.cancel(e).catch(() => {});
+    throw e;
+  });
+  try {
+    const rows = Math.max(1, Math.floor(PNG_PIECE / (row + 1)));
+    for (let y0 = 0; y0 < height; y0 += rows) {
+      const count = Math.min(rows, height - y0);
+      const raw = new Uint8Array((row + 1) * count);
+      for (let y = y0; y < y0 + count; y++) {
+        const o = (y - y0) * (row + 1); // filter byte 0 (None), then the row
+        if (depth === 8) raw.set(/** @type {Uint8Array} */ (data).subarray(y * width * 4, (y + 1) * width * 4), o + 1);
+        else {
+          for (let i = 0; i < width * 4; i++) {
+            const v = data[y * width * 4 + i];
+            raw[o + 1 + 2 * i] = v >> 8; // PNG samples are big-endian
+            raw[o + 2 + 2 * i] = v & 255;
+          }
+        }
+      }
+      await writer.write(raw);
+    }
+    await writer.close();
+  } catch (e) {
+    await pumped; // the output side's error, if it was that
+    throw e;
+  }
+  await pumped;
+  await emit(chunk('IEND', new Uint8Array(0)));
+}
+
+/**
+ * PNG of RGBA texels as one Blob (its pieces go to the browser's blob store as they come).
+ * @param {number} width @param {number} height @param {import('../types').Pixels} data
+ */
+export async function encodePng(width, height, data) {
+  /** @type {Blob[]} */
+  const parts = [];
+  await streamPng(width, height, data, (piece) => { parts.push(new Blob([/** @type {BlobPart} */ (piece)])); });
   return new Blob(parts, { type: 'image/png' });
 }
 
@@ -138,12 +194,51 @@ export class ZipWriter {
     this.offset = 0;
   }
 
-  /** Appends `data` as `name`. @param {string} name @param {Uint8Array} data */
+  /**
+   * Throws a RangeError if an entry of `size` bytes cannot be added (the archive's limits);
+   * nothing is written.
+   * @param {number} size
+   */
+  check(size) {
+    if (this.central.length >= 0xffff) throw new RangeError('a ZIP holds at most 65535 files (no ZIP64 here): export fewer textures');
+    if (this.offset + size > 0xfffffff0) throw new RangeError('the ZIP would pass 4 GiB (no ZIP64 here): export fewer textures');
+  }
+
+  /**
+   * Appends `data` as `name`. A failing sink (a full disk) rejects with its error; a RangeError
+   * (see `check`) means nothing was written.
+   * @param {string} name @param {Uint8Array} data
+   */
   async add(name, data) {
-    if (this.central.length >= 0xffff) throw new Error('a ZIP holds at most 65535 files (no ZIP64 here): export fewer textures');
-    if (this.offset + data.length > 0xfffffff0) throw new Error('the ZIP would pass 4 GiB (no ZIP64 here): export fewer textures');
+    this.check(data.length);
+    await this.entry(name, crc32(data), data.length, data);
+  }
+
+  /**
+   * Appends as `name` the bytes `produce` hands to its `emit`, as they come: each piece goes to the
+   * browser's blob store at once (the page keeps none), and the entry is written when the last one
+   * is in, its size and CRC-32 known, so its local header is exact (no data descriptor: every
+   * ZIP reader takes a plain stored entry). Rejects like `add`.
+   * @param {string} name @param {(emit: (piece: Uint8Array) => void) => Promise<void>} produce
+   */
+  async addStream(name, produce) {
+    this.check(0);
+    /** @type {Blob[]} */
+    const parts = [];
+    let crc = 0;
+    let size = 0;
+    await produce((piece) => {
+      crc = crc32(piece, crc);
+      size += piece.length;
+      parts.push(new Blob([/** @type {BlobPart} */ (piece)]));
+    });
+    this.check(size);
+    await this.entry(name, crc, size, new Blob(parts));
+  }
+
+  /** @param {string} name @param {number} crc @param {number} size @param {Uint8Array | Blob} data */
+  async entry(name, crc, size, data) {
     const nm = new TextEncoder().encode(name);
-    const crc = crc32(data);
     const local = new Uint8Array(30 + nm.length);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, 0x04034b50, true);
@@ -152,8 +247,8 @@ export class ZipWriter {
     lv.setUint16(8, 0, true); // stored
     lv.setUint16(12, 0x21, true); // date 1980-01-01
     lv.setUint32(14, crc, true);
-    lv.setUint32(18, data.length, true);
-    lv.setUint32(22, data.length, true);
+    lv.setUint32(18, size, true);
+    lv.setUint32(22, size, true);
     lv.setUint16(26, nm.length, true);
     local.set(nm, 30);
     const cd = new Uint8Array(46 + nm.length);
@@ -164,15 +259,15 @@ export class ZipWriter {
     cv.setUint16(8, 0x0800, true);
     cv.setUint16(14, 0x21, true);
     cv.setUint32(16, crc, true);
-    cv.setUint32(20, data.length, true);
-    cv.setUint32(24, data.length, true);
+    cv.setUint32(20, size, true);
+    cv.setUint32(24, size, true);
     cv.setUint16(28, nm.length, true);
     cv.setUint32(42, this.offset, true);
     cd.set(nm, 46);
-    await this.sink.write(local);
-    await this.sink.write(data);
+    // One Blob a entry: its bytes go to the browser's blob store now, and the sink moves a Blob.
+    await this.sink.write(new Blob([local, /** @type {BlobPart} */ (data)]));
     this.central.push(cd);
-    this.offset += local.length + data.length;
+    this.offset += local.length + size;
   }
 
   /** Writes the central directory and the end record. */
@@ -206,6 +301,59 @@ export class BlobSink {
   /** @param {string} type */
   blob(type) {
     return new Blob(this.parts, { type });
+  }
+  /** Downloads the parts as one file `name`. @param {string} name */
+  async close(name) {
+    download(this.blob('application/zip'), name);
+    this.parts = [];
+  }
+  async abort() {
+    this.parts = [];
+  }
+}
+
+/**
+ * A sink writing straight to a file on disk (File System Access: a FileSystemWritableFileStream,
+ * which Chromium writes to a temporary file beside the target and moves into place on close):
+ * nothing of what was written stays in the page or the browser.
+ */
+export class FileSink {
+  /** @param {FileSystemWritableFileStream} writable */
+  constructor(writable) {
+    this.writable = writable;
+  }
+  /** @param {Uint8Array | Blob} part */
+  async write(part) {
+    await this.writable.write(/** @type {any} */ (part));
+  }
+  async close() {
+    await this.writable.close();
+  }
+  /** Drops what was written (the target file is left as it was). */
+  async abort() {
+    await this.writable.abort();
+  }
+}
+
+/**
+ * Where a ZIP named `name` goes. Where the browser lets the page write a file the person picks
+ * (showSaveFilePicker: Chromium-based browsers), it asks for the file first and streams into it;
+ * elsewhere the entries become Blob parts, which the browser keeps in its blob store (outside the
+ * tab, paged to disk when large), downloaded as one file at the end. The picker needs the click's
+ * user activation: call this before anything slow. A cancelled picker rejects with AbortError;
+ * a refused one (a cross-origin frame) falls back to the download.
+ * @param {string} name @returns {Promise<BlobSink | FileSink>}
+ */
+export async function openZipSink(name) {
+  const pick = /** @type {any} */ (globalThis).showSaveFilePicker;
+  if (typeof pick !== 'function') return new BlobSink();
+  try {
+    const handle = await pick({ suggestedName: name, types: [{ description: 'ZIP archive', accept: { 'application/zip': ['.zip'] } }] });
+    return new FileSink(await handle.createWritable());
+  } catch (e) {
+    if (/** @type {Error} */ (e).name === 'AbortError') throw e;
+    // Refused (a cross-origin frame, a policy): the download path works everywhere.
+    return new BlobSink();
   }
 }
 

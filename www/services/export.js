@@ -3,7 +3,7 @@
 // with a progress bar and Cancel (lib/encoders.js writes the files). The ZIP's paths are the
 // CLI's (`texscope export`): src/export.rs names them, through the full wasm module's
 // ExportNamer (loaded on the first ZIP export; the core module has no room for it).
-import { encodePng, encodeExr, ZipWriter, BlobSink, download } from '../lib/encoders.js';
+import { encodePng, encodeExr, streamPng, ZipWriter, openZipSink, download } from '../lib/encoders.js';
 import { probe } from '../probe.js';
 import { sleep } from '../util.js';
 
@@ -49,6 +49,8 @@ export function createExports(app) {
     const s = store.state;
     const c = s.current;
     if (!c || !s.image) return;
+    // First, while the click's user activation lasts: the ZIP may ask where to save (openZipSink).
+    if (kind === 'zip' || kind === 'zip-png') return exportZip(s.listed.slice(), kind === 'zip' ? 'dds' : 'png');
     // A streamed or preview view holds no full mip: decode it now (the core's limits refuse sizes
     // that cannot fit).
     const img = s.image.data ? s.image : await client.call({ op: 'decode', texture: c.index, mip: c.mip, slice: c.slice });
@@ -72,17 +74,14 @@ export function createExports(app) {
     } else if (kind === 'dds') {
       const bytes = await client.call({ op: 'exportDds', texture: c.index });
       download(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/octet-stream' }), `${safeName(t.census.name)}.dds`);
-    } else if (kind === 'zip' || kind === 'zip-png') {
-      await exportZip(s.listed.slice(), kind === 'zip' ? 'dds' : 'png');
-      return;
     }
     actions.setStatus(`Exported ${t.census.name}`);
   }
 
   /**
-   * Every texture of `indices` in one store-only ZIP, written as it goes (each entry becomes a
-   * Blob part at once, so the page holds one texture at a time): `dds` = its original blocks,
-   * every mip and slice; `png` = mip 0, slice 0 (8- or 16-bit, floats clamped to 0..1), as
+   * Every texture of `indices` in one store-only ZIP, written as it goes (each entry goes to the
+   * sink at once: a file the person picked, or Blob parts; the page holds one texture at a time):
+   * `dds` = its original blocks, every mip and slice; `png` = mip 0, slice 0 (8- or 16-bit, floats clamped to 0..1), as
    * `texscope export` does. Entries are named and written in census order (folders, then files,
    * then each file's own order) so the names are the CLI's. Textures that cannot be written, and
    * names that were taken, are listed in errors.txt.
@@ -90,15 +89,23 @@ export function createExports(app) {
    */
   async function exportZip(indices, format) {
     if (!indices.length) return;
+    let sink;
+    try {
+      sink = await openZipSink('texscope-export.zip');
+    } catch (e) {
+      if (/** @type {Error} */ (e).name !== 'AbortError') throw e;
+      actions.setStatus('Export cancelled');
+      return;
+    }
     const aborter = new AbortController();
     abort = aborter;
     const errors = [];
     const textures = store.state.textures;
     const order = indices.slice().sort((a, b) => censusOrder(textures[a].census.file, textures[b].census.file) || a - b);
-    const sink = new BlobSink();
     const zip = new ZipWriter(sink);
     let written = 0;
     let namer = null;
+    let done = false;
     try {
       actions.progress(0, order.length, 'Preparing the export…');
       const ExportNamer = await loadNamer();
@@ -115,37 +122,61 @@ export function createExports(app) {
         actions.progress(k, order.length, `Exporting ${k + 1} of ${order.length}…`);
         const t = textures[order[k]];
         const c = t.census;
+        /** @type {((zip: ZipWriter) => Promise<void>) | null} */
+        let write = null;
         try {
-          let data;
           let ending;
+          /** @type {(zip: ZipWriter, path: string) => Promise<void>} */
+          let entry;
           if (format === 'dds') {
-            data = await client.call({ op: 'exportDds', texture: order[k] });
+            const bytes = await client.call({ op: 'exportDds', texture: order[k] });
             ending = '.dds';
+            zip.check(bytes.length);
+            entry = (z, path) => z.add(path, bytes);
           } else {
             const img = await client.call({ op: 'decode', texture: order[k], mip: 0, slice: 0 });
             let px = img.data;
             if (img.precision === 'float') px = Uint8Array.from(px, (v) => Math.min(255, Math.max(0, v * 255 + 0.5)) | 0);
-            data = new Uint8Array(await (await encodePng(img.width, img.height, px)).arrayBuffer());
             ending = (c.kind === 'volume' ? c.depth : c.slices) > 1 ? '__s0.png' : '.png';
+            zip.check(0);
+            // Streamed: the page holds the texels and a few hundred KiB, never the whole PNG.
+            entry = (z, path) => z.addStream(path, (emit) => streamPng(img.width, img.height, px, emit));
           }
-          const { path, warning } = namer.place(order[k], ending);
-          if (warning) errors.push(`${c.file}: ${c.name}: name taken: ${warning}`);
-          await zip.add(path, data);
-          written++;
+          const placed = namer.place(order[k], ending);
+          if (placed.warning) errors.push(`${c.file}: ${c.name}: name taken: ${placed.warning}`);
+          write = (z) => entry(z, placed.path);
         } catch (e) {
           errors.push(`${c.name} (${c.file}): ${/** @type {Error} */ (e).message}`);
         }
+        // Outside the texture's own try: a write that fails (a full disk) ends the export; one
+        // past the archive's limits (RangeError, nothing written) only skips the texture.
+        if (write) {
+          try {
+            await write(zip);
+            written++;
+          } catch (e) {
+            if (!(e instanceof RangeError)) throw e;
+            errors.push(`${c.name} (${c.file}): ${e.message}`);
+          }
+        }
         if (probe.exportDelay) await sleep(probe.exportDelay); // test hook
       }
-      if (errors.length) await zip.add('errors.txt', new TextEncoder().encode(`${errors.join('\n')}\n`));
+      if (errors.length) {
+        // A full archive (RangeError, nothing written) keeps its textures without the list.
+        await zip.add('errors.txt', new TextEncoder().encode(`${errors.join('\n')}\n`)).catch((e) => {
+          if (!(e instanceof RangeError)) throw e;
+        });
+      }
       await zip.finish();
-      download(sink.blob('application/zip'), 'texscope-export.zip');
+      await sink.close('texscope-export.zip');
+      done = true;
       const failed = order.length - written;
       actions.setStatus(`Exported ${written} of ${order.length} textures as ${format.toUpperCase()} in a ZIP${failed ? ` (${failed} failed: see errors.txt)` : ''}`);
     } catch (e) {
       if (/** @type {Error} */ (e).name === 'AbortError') actions.setStatus('Export cancelled');
       else throw e;
     } finally {
+      if (!done) await sink.abort().catch(() => {});
       namer?.free();
       abort = null;
       actions.endProgress();
