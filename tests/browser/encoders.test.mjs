@@ -46,21 +46,45 @@ test('a streamed PNG is exact, split into IDAT chunks of at most 256 KiB, emitte
   assert.ok(Buffer.from(await (await encodePng(w, h, px)).arrayBuffer()).equals(png));
 });
 
-test('a streamed 16-bit PNG holds big-endian samples', async () => {
+/** `px` (RGBA8) with every alpha 255. */
+const opaque = (px) => px.map((v, i) => (i % 4 === 3 ? 255 : v));
+
+test('a PNG of opaque texels is RGB, as the command line writes it', async () => {
   const [w, h] = [300, 200];
-  const px = new Uint16Array(noise(w * h * 8, 3).buffer);
-  const pieces = [];
-  await streamPng(w, h, px, (p) => { pieces.push(Buffer.from(p)); });
-  const png = Buffer.concat(pieces);
-  assert.equal(png[24], 16, 'IHDR bit depth');
+  const px = opaque(noise(w * h * 4, 9));
+  const p = parsePng(Buffer.from(await (await encodePng(w, h, px)).arrayBuffer()));
+  assert.deepEqual([p.depth, p.colour], [8, 2]);
+  const rgb = Buffer.from(px.filter((_, i) => i % 4 !== 3));
+  assert.ok(p.pixels.equals(rgb), 'every texel\'s RGB as given');
+  // One alpha below full keeps RGBA.
+  px[4 * 1234 + 3] = 254;
+  assert.equal(parsePng(Buffer.from(await (await encodePng(w, h, px)).arrayBuffer())).colour, 6);
+});
+
+/** The IHDR and the inflated rows of a PNG (any depth). */
+function pngRows(png) {
   let o = 8;
   const idat = [];
   for (const [t, len] of chunks(png)) {
     if (t === 'IDAT') idat.push(png.subarray(o + 8, o + 8 + len));
     o += 12 + len;
   }
-  const raw = inflateSync(Buffer.concat(idat));
-  assert.equal(raw.length, (w * 8 + 1) * h);
+  return { depth: png[24], colour: png[25], raw: inflateSync(Buffer.concat(idat)) };
+}
+
+test('a streamed 16-bit PNG holds big-endian samples (RGB when every alpha is 65535)', async () => {
+  const [w, h] = [300, 200];
+  const rgba = new Uint16Array(noise(w * h * 8, 3).buffer);
+  const flat = rgba.map((v, i) => (i % 4 === 3 ? 65535 : v));
+  const png16 = async (px) => { const pieces = []; await streamPng(w, h, px, (p) => { pieces.push(Buffer.from(p)); }); return pngRows(Buffer.concat(pieces)); };
+  const r = await png16(flat);
+  assert.deepEqual([r.depth, r.colour, r.raw.length], [16, 2, (w * 6 + 1) * h]);
+  for (const [x, y, c] of [[0, 0, 0], [17, 5, 2], [w - 1, h - 1, 1]]) {
+    assert.equal(r.raw.readUInt16BE(y * (w * 6 + 1) + 1 + (x * 3 + c) * 2), flat[(y * w + x) * 4 + c], `RGB (${x}, ${y}) channel ${c}`);
+  }
+  const px = rgba;
+  const { depth, colour, raw } = await png16(px);
+  assert.deepEqual([depth, colour, raw.length], [16, 6, (w * 8 + 1) * h]);
   for (const [x, y, c] of [[0, 0, 0], [17, 5, 3], [w - 1, h - 1, 2], [150, 100, 1]]) {
     const at = y * (w * 8 + 1) + 1 + (x * 4 + c) * 2;
     assert.equal(raw.readUInt16BE(at), px[(y * w + x) * 4 + c], `(${x}, ${y}) channel ${c}`);

@@ -1,7 +1,7 @@
-// File writers for the page's exports: PNG (8- or 16-bit RGBA), OpenEXR (uncompressed scanline,
-// 32-bit float RGBA) and a store-only ZIP written as it goes. Written here in JS rather than in
-// the wasm core to keep the module small (the native CLI's `png`/`exr` crates would add to the
-// wasm size, issue 7).
+// File writers for the page's exports: PNG (8- or 16-bit, RGB or RGBA), OpenEXR (uncompressed
+// scanline, 32-bit float RGBA) and a store-only ZIP written as it goes. Written here in JS rather
+// than in the wasm core to keep the module small (the native CLI's `png`/`exr` crates would add to
+// the wasm size, issue 7).
 // Formats from their specifications: PNG (W3C PNG 3rd ed., chunks, CRC-32, zlib IDAT), OpenEXR
 // ("OpenEXR File Layout": magic 20000630, version 2, header attributes, line offset table) and ZIP
 // (PKWARE APPNOTE 6.3.x sections 4.3.7, 4.3.12, 4.3.16; method 0 = stored).
@@ -41,7 +41,7 @@ const PNG_PIECE = 256 * 1024;
 /**
  * Writes a PNG of RGBA texels to `emit` piece by piece, so a texture's PNG is never whole in the
  * page: `data` Uint8Array (8-bit) or Uint16Array (16-bit, written big-endian), rows top first,
- * filter None. Rows go through CompressionStream('deflate') (zlib-wrapped deflate, RFC 1950,
+ * filter None; RGB when every alpha is full. Rows go through CompressionStream('deflate') (zlib-wrapped deflate, RFC 1950,
  * exactly what the IDAT chunks hold together) PNG_PIECE bytes at a time, and each PNG_PIECE of
  * its output becomes an IDAT chunk (a PNG may split its zlib stream across any number of them).
  * Apart from `data`, the page holds at most about 2 x PNG_PIECE (issue 19: a 2048x2048 entry
@@ -51,13 +51,18 @@ const PNG_PIECE = 256 * 1024;
  */
 export async function streamPng(width, height, data, emit) {
   const depth = data instanceof Uint16Array ? 16 : 8;
-  const row = (width * depth) / 2; // 4 channels x depth/8 bytes
+  // RGB when every alpha is full, as `texscope export` writes (src/bin/texscope/write.rs).
+  const full = depth === 8 ? 255 : 65535;
+  let opaque = true;
+  for (let i = 3; i < data.length && opaque; i += 4) opaque = data[i] === full;
+  const channels = opaque ? 3 : 4;
+  const row = (width * channels * depth) / 8;
   const ihdr = new Uint8Array(13);
   const dv = new DataView(ihdr.buffer);
   dv.setUint32(0, width);
   dv.setUint32(4, height);
   ihdr[8] = depth;
-  ihdr[9] = 6; // colour type 6: RGBA
+  ihdr[9] = opaque ? 2 : 6; // colour type 2: RGB, 6: RGBA
   await emit(new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]));
   await emit(chunk('IHDR', ihdr));
   const deflate = new CompressionStream('deflate');
@@ -98,13 +103,22 @@ export async function streamPng(width, height, data, emit) {
       const count = Math.min(rows, height - y0);
       const raw = new Uint8Array((row + 1) * count);
       for (let y = y0; y < y0 + count; y++) {
-        const o = (y - y0) * (row + 1); // filter byte 0 (None), then the row
-        if (depth === 8) raw.set(/** @type {Uint8Array} */ (data).subarray(y * width * 4, (y + 1) * width * 4), o + 1);
-        else {
-          for (let i = 0; i < width * 4; i++) {
-            const v = data[y * width * 4 + i];
-            raw[o + 1 + 2 * i] = v >> 8; // PNG samples are big-endian
-            raw[o + 2 + 2 * i] = v & 255;
+        const o = (y - y0) * (row + 1) + 1; // filter byte 0 (None), then the row
+        const src = y * width * 4;
+        if (depth === 8 && !opaque) raw.set(/** @type {Uint8Array} */ (data).subarray(src, src + width * 4), o);
+        else if (depth === 8) {
+          for (let x = 0; x < width; x++) {
+            raw[o + 3 * x] = data[src + 4 * x];
+            raw[o + 3 * x + 1] = data[src + 4 * x + 1];
+            raw[o + 3 * x + 2] = data[src + 4 * x + 2];
+          }
+        } else {
+          for (let x = 0, d = o; x < width; x++) {
+            for (let c = 0; c < channels; c++, d += 2) {
+              const v = data[src + 4 * x + c];
+              raw[d] = v >> 8; // PNG samples are big-endian
+              raw[d + 1] = v & 255;
+            }
           }
         }
       }
