@@ -463,58 +463,61 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
-/// ETC colour blocks (etc.rs, the scalar reference): the individual and differential modes as
-/// BC1's rows are, each half-block's 4 colours one vector (base + modifier on i16 lanes, narrowed
-/// with saturation, which is the specification's clamp to 0..255) and each row one swizzle of it
-/// by the row's index byte (PALETTE_MASKS); a row crossing both halves (no flip) takes bytes 8-15
-/// from the second half's swizzle. T, H and planar blocks (1/32 of random ones each) go through the
-/// scalar code. Scalar in wasm, ETC ran at ~0.35x native (node, issue 22).
-/// `etc2`: the T, H and planar modes; `punch`: ETC2 RGB A1 (run-time flags: one kernel for the
-/// three 8-byte formats, each a copy measured ~1 KB more of the core module).
+/// ETC colour blocks (etc.rs, the scalar reference), and ETC2 RGBA8's EAC alpha: the individual and
+/// differential modes of a block decoded without branches, in vectors (`Etc::colour`): the two
+/// half-blocks' base colours from bytes 0-2 (both modes computed, one selected), each half's 4
+/// colours one vector (base + modifier on i16 lanes, narrowed with saturation, which is the
+/// specification's clamp to 0..255; punch-through's transparent index 2 a modifier that saturates
+/// every channel to 0), the 16 texels' 2-bit indices tested out of bytes 4-7 into one vector, and
+/// each row one swizzle of each half's colours by them. T and H blocks take their 4 colours from
+/// etc.rs and the same index path; planar blocks (1/32 of random ETC2 blocks, 1/16 of punch-through
+/// ones) come from etc.rs whole. EAC alpha (`Etc::alpha`): the 8 values a vector, the 3-bit indices
+/// moved to the top of u16 lanes by multiplies, each row one swizzle. One kernel, run-time flags,
+/// for the four 8-bit formats (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8).
+///
+/// Speed (issue 22, `node --no-liftoff scripts/bench-node.mjs FORMAT 5 PKG`, 2048x2048 random
+/// blocks, MB/s): the previous kernel (etc.rs's mode decision on the byte-swapped word, scalar
+/// index gathering per row, a call-free but branchy path) and scalar ETC2 RGBA8 ran at 0.60-0.67x
+/// native (RGBA8 0.45x); see docs/benchmarks.md, "ETC in wasm after the kernel work", for this
+/// kernel's figures in Chromium.
 struct Etc {
     etc2: bool,
     punch: bool,
+    /// ETC2 RGBA8: 16-byte blocks, EAC alpha then the colour block.
+    alpha: bool,
 }
 
 /// Per table: the modifiers (a, b) and (-a, -b) on i16 lanes (R, G, B, A = 0 for each colour), for
-/// opaque blocks and for punch-through blocks that are not (index 0 adds 0 there).
+/// opaque blocks and for punch-through blocks that are not (index 0 adds 0 there, and index 2 adds
+/// -1024 to every channel, alpha too: transparent black after the saturating narrow).
 static ETC_MODS: [[[[i16; 8]; 2]; 2]; 8] = {
     let mut m = [[[[0i16; 8]; 2]; 2]; 8];
     let mut t = 0;
     while t < 8 {
         let [a, b] = super::etc::ETC1_MODIFIERS[t];
         let (a, b) = (a as i16, b as i16);
-        let mut o = 0;
-        while o < 2 {
-            let a0 = if o == 0 { a } else { 0 };
-            m[t][o] = [[a0, a0, a0, 0, b, b, b, 0], [-a, -a, -a, 0, -b, -b, -b, 0]];
-            o += 1;
-        }
+        m[t][0] = [[a, a, a, 0, b, b, b, 0], [-a, -a, -a, 0, -b, -b, -b, 0]];
+        let x = -1024;
+        m[t][1] = [[0, 0, 0, 0, b, b, b, 0], [x, x, x, x, -b, -b, -b, 0]];
         t += 1;
     }
     m
 };
 
-/// The 4 colours of a half-block (base 8-bit RGB, modifier table, opaque) as one vector.
-#[inline]
-#[target_feature(enable = "simd128")]
-fn etc_half(c: [i32; 3], table: usize, opaque: bool) -> v128 {
-    let base = c[0] as u64 & 0xffff
-        | (c[1] as u64 & 0xffff) << 16
-        | (c[2] as u64 & 0xffff) << 32
-        | 255 << 48;
-    let base = u64x2_splat(base);
-    let [plus, minus] = &ETC_MODS[table & 7][!opaque as usize];
-    let lo = i16x8_add(base, load_i16(plus));
-    let hi = i16x8_add(base, load_i16(minus));
-    let pal = u8x16_narrow_i16x8(lo, hi);
-    if opaque {
-        pal
-    } else {
-        // Index 2 (bytes 8-11) transparent black.
-        v128_and(pal, u32x4(u32::MAX, u32::MAX, 0, u32::MAX))
+/// etc::EAC_MODIFIERS as i16 lanes.
+static EAC_MODS: [[i16; 8]; 16] = {
+    let mut m = [[0i16; 8]; 16];
+    let mut t = 0;
+    while t < 16 {
+        let mut k = 0;
+        while k < 8 {
+            m[t][k] = super::etc::EAC_MODIFIERS[t][k] as i16;
+            k += 1;
+        }
+        t += 1;
     }
-}
+    m
+};
 
 #[inline]
 #[target_feature(enable = "simd128")]
@@ -522,76 +525,296 @@ fn load_i16(v: &[i16; 8]) -> v128 {
     i16x8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 }
 
-/// The index bytes of a block's 4 rows: texel x's 2-bit index at bits 2x (PALETTE_MASKS's
-/// order), from ETC's column-major bit planes (texel (x, y) at bit x * 4 + y, high bit 16 up).
-#[inline(always)]
-fn etc_rows(b: u64) -> [usize; 4] {
-    // Bits y, 4 + y, 8 + y, 12 + y gathered to bits 0..3 by one multiply (no carries: every
-    // product bit lands on its own position), then spread to the even bits.
-    let gather = |v: u64| (((v & 0x1111) * 0x1248) >> 12) & 15;
-    let spread = |v: u64| {
-        let v = (v | v << 2) & 0x33;
-        (v | v << 1) & 0x55
+/// What etc.rs gives for a T, H or planar block ([`etc_special`]).
+enum Special {
+    /// T and H: the 4 colours (index 2 already transparent black in a punch-through block that
+    /// is not opaque).
+    Palette([u32; 4]),
+    /// Planar: the texels, row-major.
+    Texels([u32; 16]),
+}
+
+/// A T (`mode` bit 0: red overflowed), H (bit 1: green) or planar (bit 2: blue) block through
+/// etc.rs; `b` the block's big-endian word. Out of line: 3-6% of random blocks (T and H 1/32 of
+/// ETC2 blocks each, 1/16 of punch-through ones).
+#[inline(never)]
+fn etc_special(b: u64, mode: u32, opaque: bool) -> Special {
+    let mut pal = if mode & 1 != 0 {
+        super::etc::t_mode(b)
+    } else if mode & 2 != 0 {
+        super::etc::h_mode(b)
+    } else {
+        return Special::Texels(super::etc::planar(b));
     };
-    four(|y| (spread(gather(b >> y)) | spread(gather(b >> (16 + y))) << 1) as usize)
+    if !opaque {
+        pal[2] = 0;
+    }
+    Special::Palette(pal)
 }
 
 impl Etc {
+    /// The rows of a colour block (`w`: its 8 bytes read little-endian).
     #[inline(always)]
-    fn rows(&self, b: u64) -> [v128; 4] {
-        match super::etc::halves(b, self.etc2, self.punch) {
-            super::etc::Halves::Texels(px) => {
-                use super::bc::BlockRows;
-                four(|r| load(&px.row(r)))
-            }
-            super::etc::Halves::Palette {
-                base,
-                tables,
-                opaque,
-                flip,
-            } => {
-                let pal = [
-                    etc_half(base[0], tables[0], opaque),
-                    etc_half(base[1], tables[1], opaque),
-                ];
-                let idx = etc_rows(b);
-                if flip {
-                    four(|r| u8x16_swizzle(pal[r / 2], load(&PALETTE_MASKS[idx[r]])))
-                } else {
-                    let right = u64x2(0, u64::MAX);
-                    four(|r| {
-                        let m = load(&PALETTE_MASKS[idx[r]]);
-                        v128_bitselect(u8x16_swizzle(pal[1], m), u8x16_swizzle(pal[0], m), right)
-                    })
+    fn colour(&self, w: u64) -> [v128; 4] {
+        let v = u64x2_splat(w);
+        let ctl = (w >> 24) as u8;
+        let diff = ctl & 2 != 0;
+        let opaque = !self.punch || diff;
+        // Punch-through has no individual mode (bit 33 is the opacity flag).
+        let differential = diff || self.punch;
+        // Bytes 0-2 (R, G, B) in u16 lanes 0-2 and again 4-6.
+        let x = i8x16_shuffle::<0, 16, 1, 16, 2, 16, 16, 16, 0, 16, 1, 16, 2, 16, 16, 16>(
+            v,
+            u64x2_splat(0),
+        );
+        // Individual: 4-bit bases, the first half's in the high nibbles; widened by 17.
+        let ind = v128_bitselect(
+            u16x8_shr(x, 4),
+            v128_and(x, u16x8_splat(15)),
+            u64x2(u64::MAX, 0),
+        );
+        let ind = i16x8_mul(ind, i16x8_splat(17));
+        // Differential: 5-bit bases, the second half's plus a signed 3-bit delta.
+        let delta = i16x8_sub(
+            v128_xor(v128_and(x, u16x8_splat(7)), u16x8_splat(4)),
+            u16x8_splat(4),
+        );
+        let sum = i16x8_add(u16x8_shr(x, 3), v128_and(delta, u64x2(0, u64::MAX)));
+        let five = v128_and(sum, u16x8_splat(31));
+        let dif = v128_or(i16x8_shl(five, 3), u16x8_shr(five, 2));
+        let base = v128_bitselect(dif, ind, i16x8_splat(-(differential as i16)));
+        let base = v128_or(base, u64x2_splat(255 << 48));
+        let mods = |t: u8| &ETC_MODS[(t & 7) as usize][!opaque as usize];
+        let half = |c: v128, [plus, minus]: &[[i16; 8]; 2]| {
+            u8x16_narrow_i16x8(i16x8_add(c, load_i16(plus)), i16x8_add(c, load_i16(minus)))
+        };
+        let mut pal = [
+            half(
+                i16x8_shuffle::<0, 1, 2, 3, 0, 1, 2, 3>(base, base),
+                mods(ctl >> 5),
+            ),
+            half(
+                i16x8_shuffle::<4, 5, 6, 7, 4, 5, 6, 7>(base, base),
+                mods(ctl >> 2),
+            ),
+        ];
+        // ETC2: a second half's red, green or blue out of 0..31 selects T, H or planar mode.
+        if self.etc2 && differential {
+            let over = (i16x8_bitmask(u16x8_gt(sum, u16x8_splat(31))) >> 4) as u32 & 7;
+            if over != 0 {
+                match etc_special(w.swap_bytes(), over, opaque) {
+                    Special::Palette(p) => pal = [u32x4(p[0], p[1], p[2], p[3]); 2],
+                    Special::Texels(t) => {
+                        return four(|r| u32x4(t[4 * r], t[4 * r + 1], t[4 * r + 2], t[4 * r + 3]))
+                    }
                 }
             }
         }
+        // Texel (x, y) (lane 4y + x here) has its index's low bit at bit 4x + y of bytes 7, 6
+        // (little-endian order: byte 7 holds bits 0-7) and its high bit 16 above (bytes 5, 4).
+        let bit = u8x16(1, 16, 1, 16, 2, 32, 2, 32, 4, 64, 4, 64, 8, 128, 8, 128);
+        let set = |bytes: v128| i8x16_eq(v128_and(bytes, bit), bit);
+        let lo = set(i8x16_shuffle::<
+            7,
+            7,
+            6,
+            6,
+            7,
+            7,
+            6,
+            6,
+            7,
+            7,
+            6,
+            6,
+            7,
+            7,
+            6,
+            6,
+        >(v, v));
+        let hi = set(i8x16_shuffle::<
+            5,
+            5,
+            4,
+            4,
+            5,
+            5,
+            4,
+            4,
+            5,
+            5,
+            4,
+            4,
+            5,
+            5,
+            4,
+            4,
+        >(v, v));
+        // Each texel's byte offset in its half's 4 colours, plus 16 in the second half (flipped:
+        // rows 2-3; not: columns 2-3).
+        let second = v128_bitselect(
+            u64x2(0, u64::MAX),
+            u32x4_splat(0xffff_0000),
+            u8x16_splat(0u8.wrapping_sub(ctl & 1)),
+        );
+        let idx = v128_or(
+            v128_or(v128_and(lo, u8x16_splat(4)), v128_and(hi, u8x16_splat(8))),
+            v128_and(second, u8x16_splat(16)),
+        );
+        let rgba = u32x4_splat(0x0302_0100);
+        let row = |m: v128| {
+            let m = v128_or(m, rgba);
+            v128_or(
+                u8x16_swizzle(pal[0], m),
+                u8x16_swizzle(pal[1], v128_xor(m, u8x16_splat(16))),
+            )
+        };
+        // Row r: texels 4r..4r + 3, each index in the texel's 4 bytes.
+        #[rustfmt::skip]
+        let rows = [
+            row(i8x16_shuffle::<0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3>(idx, idx)),
+            row(i8x16_shuffle::<4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7>(idx, idx)),
+            row(i8x16_shuffle::<8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11>(idx, idx)),
+            row(i8x16_shuffle::<12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15>(idx, idx)),
+        ];
+        rows
     }
-}
 
-impl super::bc::Block<8> for Etc {
-    type Rows = [[u8; 16]; 4];
+    /// The rows of an EAC alpha block (`w`: its 8 bytes read little-endian), each texel's alpha
+    /// in all four of its bytes.
     #[inline(always)]
-    fn decode(&self, b: &[u8; 8]) -> Self::Rows {
-        let r = self.rows(u64::from_be_bytes(*b));
-        four(|k| bytes(r[k]))
+    fn alpha(&self, w: u64) -> [v128; 4] {
+        let (base, mult, table) = (w as u8, (w >> 12) as u8 & 15, (w >> 8) as u8 & 15);
+        let pal = i16x8_add(
+            u16x8_splat(base as u16),
+            i16x8_mul(
+                load_i16(&EAC_MODS[table as usize]),
+                u16x8_splat(mult as u16),
+            ),
+        );
+        let pal = u8x16_narrow_i16x8(pal, pal);
+        // The 48 index bits (bytes 2-7, big-endian; texel (x, y)'s 3 bits the (4x + y)-th from
+        // the top): each texel's index within the u16 of its first byte (high) and the next
+        // (low), moved to the top 3 bits by a multiply (no per-lane shifts in simd128).
+        let v = u64x2_splat(w);
+        let top = |u: v128| u16x8_shr(i16x8_mul(u, u16x8(1, 8, 64, 2, 16, 128, 4, 32)), 13);
+        let first = top(i8x16_shuffle::<
+            3,
+            2,
+            3,
+            2,
+            3,
+            2,
+            4,
+            3,
+            4,
+            3,
+            4,
+            3,
+            5,
+            4,
+            5,
+            4,
+        >(v, v));
+        let last = top(i8x16_shuffle::<
+            6,
+            5,
+            6,
+            5,
+            6,
+            5,
+            7,
+            6,
+            7,
+            6,
+            7,
+            6,
+            7,
+            7,
+            7,
+            7,
+        >(v, v));
+        // Column-major (texel (x, y) at lane 4x + y).
+        let idx = u8x16_narrow_i16x8(first, last);
+        let row = |m: v128| u8x16_swizzle(pal, m);
+        // Row r: texels (x, r), lanes 4x + r.
+        #[rustfmt::skip]
+        let rows = [
+            row(i8x16_shuffle::<0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12>(idx, idx)),
+            row(i8x16_shuffle::<1, 1, 1, 1, 5, 5, 5, 5, 9, 9, 9, 9, 13, 13, 13, 13>(idx, idx)),
+            row(i8x16_shuffle::<2, 2, 2, 2, 6, 6, 6, 6, 10, 10, 10, 10, 14, 14, 14, 14>(idx, idx)),
+            row(i8x16_shuffle::<3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15>(idx, idx)),
+        ];
+        rows
+    }
+
+    /// A block's rows (8 bytes, or 16 with alpha).
+    #[inline(always)]
+    fn block(&self, b: &[u8]) -> [v128; 4] {
+        let word = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let c = self.colour(word(b.len() - 8));
+        if !self.alpha {
+            return c;
+        }
+        let a = self.alpha(word(0));
+        let mask = u32x4_splat(0xff00_0000);
+        four(|r| v128_bitselect(a[r], c[r], mask))
     }
 }
 
-/// Decodes a surface of an 8-bit ETC colour format (ETC1, ETC2 RGB, RGBA1) into `out`. (ETC2
-/// RGBA8 stays scalar in wasm: its kernel, 1.4x in node, took the core module over 300 KB.)
+/// One row of blocks (`src`) into 4 lines of whole blocks.
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+fn etc_strip(k: &Etc, src: &[u8], lines: [&mut [u8]; 4]) {
+    let n = if k.alpha { 16 } else { 8 };
+    let [d0, d1, d2, d3] = lines;
+    let dsts = d0
+        .chunks_exact_mut(16)
+        .zip(d1.chunks_exact_mut(16))
+        .zip(d2.chunks_exact_mut(16))
+        .zip(d3.chunks_exact_mut(16));
+    for (b, (((d0, d1), d2), d3)) in src.chunks_exact(n).zip(dsts) {
+        let r = k.block(b);
+        d0.copy_from_slice(&bytes(r[0]));
+        d1.copy_from_slice(&bytes(r[1]));
+        d2.copy_from_slice(&bytes(r[2]));
+        d3.copy_from_slice(&bytes(r[3]));
+    }
+}
+
+/// Decodes a surface of an 8-bit ETC format (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8) into
+/// `out`, a row of blocks at a time ([`etc_strip`], its only call site of the block code); a row
+/// clipped at the right or bottom goes through a buffer of whole blocks.
 #[target_feature(enable = "simd128")]
 pub(super) fn etc(format: super::PixelFormat, w: usize, data: &[u8], out: &mut [u8]) {
     use super::PixelFormat::*;
-    kernel::<8, _>(
-        w,
-        data,
-        out,
-        Etc {
-            etc2: format != ETC1,
-            punch: format == ETC2RGBA1,
-        },
-    );
+    let k = Etc {
+        etc2: format != ETC1,
+        punch: format == ETC2RGBA1,
+        alpha: format == ETC2RGBA8,
+    };
+    let n = if k.alpha { 16 } else { 8 };
+    let (bw, pitch) = (w.div_ceil(4), w * 4);
+    let mut buf = Vec::new();
+    for (src, dst) in data.chunks_exact(bw * n).zip(out.chunks_mut(pitch * 4)) {
+        let whole = w % 4 == 0 && dst.len() == pitch * 4;
+        let lines = if whole {
+            &mut *dst
+        } else {
+            buf.resize(bw * 64, 0);
+            &mut buf[..]
+        };
+        let line = lines.len() / 4;
+        let (l0, rest) = lines.split_at_mut(line);
+        let (l1, rest) = rest.split_at_mut(line);
+        let (l2, l3) = rest.split_at_mut(line);
+        etc_strip(&k, src, [l0, l1, l2, l3]);
+        if !whole {
+            for (d, s) in dst.chunks_mut(pitch).zip(buf.chunks_exact(bw * 16)) {
+                d.copy_from_slice(&s[..pitch]);
+            }
+        }
+    }
 }
 
 /// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
