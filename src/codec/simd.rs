@@ -485,20 +485,40 @@ struct Etc {
     punch: bool,
     /// ETC2 RGBA8: 16-byte blocks, EAC alpha then the colour block.
     alpha: bool,
+    /// Constants LLVM must not see (through `black_box`): `eac_shifts`, the multipliers of
+    /// [`Etc::alpha`], which it turned into per-lane shifts, which simd128 lacks, so 8 lanes
+    /// extracted, shifted and replaced one by one; `zero`, 0, or-ed into one of the two addends of
+    /// `hi + hi` in [`Etc::colour`], which it made a shift by 1 (V8: 16-bit shift and a mask).
+    eac_shifts: v128,
+    zero: v128,
+    /// ETC_MODS and EAC_MODS as vectors, also through `black_box`: from the static tables LLVM
+    /// loaded only the bytes that are not 0 in every entry, one lane insert each (28 a block).
+    mods: [[[v128; 2]; 2]; 8],
+    eac_mods: [v128; 16],
 }
 
-/// Per table: the modifiers (a, b) and (-a, -b) on i16 lanes (R, G, B, A = 0 for each colour), for
-/// opaque blocks and for punch-through blocks that are not (index 0 adds 0 there, and index 2 adds
-/// -1024 to every channel, alpha too: transparent black after the saturating narrow).
-static ETC_MODS: [[[[i16; 8]; 2]; 2]; 8] = {
-    let mut m = [[[[0i16; 8]; 2]; 2]; 8];
+/// Per table, channel-major (byte 4c + i: channel c of colour i): what colours 0-3 add and what
+/// they subtract, with saturation (the specification's clamp to 0..255): + a, + b, - a, - b on R, G
+/// and B; for opaque blocks and for punch-through blocks that are not (colour 0 adds 0, colour 2
+/// subtracts 255 from every channel, alpha too: transparent black).
+static ETC_MODS: [[[[u8; 16]; 2]; 2]; 8] = {
+    let mut m = [[[[0u8; 16]; 2]; 2]; 8];
     let mut t = 0;
     while t < 8 {
         let [a, b] = super::etc::ETC1_MODIFIERS[t];
-        let (a, b) = (a as i16, b as i16);
-        m[t][0] = [[a, a, a, 0, b, b, b, 0], [-a, -a, -a, 0, -b, -b, -b, 0]];
-        let x = -1024;
-        m[t][1] = [[0, 0, 0, 0, b, b, b, 0], [x, x, x, x, -b, -b, -b, 0]];
+        let (a, b) = (a as u8, b as u8);
+        let mut c = 0;
+        while c < 3 {
+            m[t][0][0][4 * c] = a;
+            m[t][0][0][4 * c + 1] = b;
+            m[t][0][1][4 * c + 2] = a;
+            m[t][0][1][4 * c + 3] = b;
+            m[t][1][0][4 * c + 1] = b;
+            m[t][1][1][4 * c + 2] = 255;
+            m[t][1][1][4 * c + 3] = b;
+            c += 1;
+        }
+        m[t][1][1][14] = 255;
         t += 1;
     }
     m
@@ -584,26 +604,27 @@ impl Etc {
         let dif = v128_or(i16x8_shl(five, 3), u16x8_shr(five, 2));
         let base = v128_bitselect(dif, ind, i16x8_splat(-(differential as i16)));
         let base = v128_or(base, u64x2_splat(255 << 48));
-        let mods = |t: u8| &ETC_MODS[(t & 7) as usize][!opaque as usize];
-        let half = |c: v128, [plus, minus]: &[[i16; 8]; 2]| {
-            u8x16_narrow_i16x8(i16x8_add(c, load_i16(plus)), i16x8_add(c, load_i16(minus)))
-        };
+        // Each half's base colour channel-major (each channel 4 times), plus and minus its
+        // modifiers.
+        let mods = |t: u8| self.mods[(t & 7) as usize][!opaque as usize];
+        let half = |c: v128, [plus, minus]: [v128; 2]| u8x16_sub_sat(u8x16_add_sat(c, plus), minus);
+        #[rustfmt::skip]
         let mut pal = [
-            half(
-                i16x8_shuffle::<0, 1, 2, 3, 0, 1, 2, 3>(base, base),
-                mods(ctl >> 5),
-            ),
-            half(
-                i16x8_shuffle::<4, 5, 6, 7, 4, 5, 6, 7>(base, base),
-                mods(ctl >> 2),
-            ),
+            half(i8x16_shuffle::<0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6>(base, base), mods(ctl >> 5)),
+            half(i8x16_shuffle::<8, 8, 8, 8, 10, 10, 10, 10, 12, 12, 12, 12, 14, 14, 14, 14>(base, base), mods(ctl >> 2)),
         ];
         // ETC2: a second half's red, green or blue out of 0..31 selects T, H or planar mode.
         if self.etc2 && differential {
             let over = (i16x8_bitmask(u16x8_gt(sum, u16x8_splat(31))) >> 4) as u32 & 7;
             if over != 0 {
                 match etc_special(w.swap_bytes(), over, opaque) {
-                    Special::Palette(p) => pal = [u32x4(p[0], p[1], p[2], p[3]); 2],
+                    Special::Palette(p) => {
+                        let p = u32x4(p[0], p[1], p[2], p[3]);
+                        let p = i8x16_shuffle::<0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15>(
+                            p, p,
+                        );
+                        pal = [p; 2];
+                    }
                     Special::Texels(t) => {
                         return four(|r| u32x4(t[4 * r], t[4 * r + 1], t[4 * r + 2], t[4 * r + 3]))
                     }
@@ -611,9 +632,11 @@ impl Etc {
             }
         }
         // Texel (x, y) (lane 4y + x here) has its index's low bit at bit 4x + y of bytes 7, 6
-        // (little-endian order: byte 7 holds bits 0-7) and its high bit 16 above (bytes 5, 4).
+        // (little-endian order: byte 7 holds bits 0-7) and its high bit 16 above (bytes 5, 4);
+        // a set bit minus (bit - 1), saturated, is 1, a clear one 0.
         let bit = u8x16(1, 16, 1, 16, 2, 32, 2, 32, 4, 64, 4, 64, 8, 128, 8, 128);
-        let set = |bytes: v128| i8x16_eq(v128_and(bytes, bit), bit);
+        let below = u8x16(0, 15, 0, 15, 1, 31, 1, 31, 3, 63, 3, 63, 7, 127, 7, 127);
+        let set = |bytes: v128| u8x16_sub_sat(v128_and(bytes, bit), below);
         let lo = set(i8x16_shuffle::<
             7,
             7,
@@ -650,18 +673,15 @@ impl Etc {
             4,
             4,
         >(v, v));
-        // Each texel's byte offset in its half's 4 colours, plus 16 in the second half (flipped:
-        // rows 2-3; not: columns 2-3).
+        // Each texel's index plus 16 in the second half (flipped: rows 2-3; not: columns 2-3).
         let second = v128_bitselect(
-            u64x2(0, u64::MAX),
-            u32x4_splat(0xffff_0000),
+            u64x2(0, 0x1010_1010_1010_1010),
+            u32x4_splat(0x1010_0000),
             u8x16_splat(0u8.wrapping_sub(ctl & 1)),
         );
-        let idx = v128_or(
-            v128_or(v128_and(lo, u8x16_splat(4)), v128_and(hi, u8x16_splat(8))),
-            v128_and(second, u8x16_splat(16)),
-        );
-        let rgba = u32x4_splat(0x0302_0100);
+        let idx = u8x16_add(u8x16_add(lo, second), u8x16_add(hi, v128_or(hi, self.zero)));
+        // Channel c of a texel: byte 4c + index of its half's colours.
+        let rgba = u32x4_splat(0x0c08_0400);
         let row = |m: v128| {
             let m = v128_or(m, rgba);
             v128_or(
@@ -687,17 +707,14 @@ impl Etc {
         let (base, mult, table) = (w as u8, (w >> 12) as u8 & 15, (w >> 8) as u8 & 15);
         let pal = i16x8_add(
             u16x8_splat(base as u16),
-            i16x8_mul(
-                load_i16(&EAC_MODS[table as usize]),
-                u16x8_splat(mult as u16),
-            ),
+            i16x8_mul(self.eac_mods[table as usize], u16x8_splat(mult as u16)),
         );
         let pal = u8x16_narrow_i16x8(pal, pal);
         // The 48 index bits (bytes 2-7, big-endian; texel (x, y)'s 3 bits the (4x + y)-th from
         // the top): each texel's index within the u16 of its first byte (high) and the next
         // (low), moved to the top 3 bits by a multiply (no per-lane shifts in simd128).
         let v = u64x2_splat(w);
-        let top = |u: v128| u16x8_shr(i16x8_mul(u, u16x8(1, 8, 64, 2, 16, 128, 4, 32)), 13);
+        let top = |u: v128| u16x8_shr(i16x8_mul(u, self.eac_shifts), 13);
         let first = top(i8x16_shuffle::<
             3,
             2,
@@ -734,16 +751,16 @@ impl Etc {
             7,
             7,
         >(v, v));
-        // Column-major (texel (x, y) at lane 4x + y).
-        let idx = u8x16_narrow_i16x8(first, last);
+        // Texel (x, y) (the (4x + y)-th) at byte 2(4x + y), or 2(4x + y - 8) + 1 from x = 2 on.
+        let idx = v128_or(first, i16x8_shl(last, 8));
         let row = |m: v128| u8x16_swizzle(pal, m);
-        // Row r: texels (x, r), lanes 4x + r.
+        // Row r: texels (x, r).
         #[rustfmt::skip]
         let rows = [
-            row(i8x16_shuffle::<0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12>(idx, idx)),
-            row(i8x16_shuffle::<1, 1, 1, 1, 5, 5, 5, 5, 9, 9, 9, 9, 13, 13, 13, 13>(idx, idx)),
-            row(i8x16_shuffle::<2, 2, 2, 2, 6, 6, 6, 6, 10, 10, 10, 10, 14, 14, 14, 14>(idx, idx)),
-            row(i8x16_shuffle::<3, 3, 3, 3, 7, 7, 7, 7, 11, 11, 11, 11, 15, 15, 15, 15>(idx, idx)),
+            row(i8x16_shuffle::<0, 0, 0, 0, 8, 8, 8, 8, 1, 1, 1, 1, 9, 9, 9, 9>(idx, idx)),
+            row(i8x16_shuffle::<2, 2, 2, 2, 10, 10, 10, 10, 3, 3, 3, 3, 11, 11, 11, 11>(idx, idx)),
+            row(i8x16_shuffle::<4, 4, 4, 4, 12, 12, 12, 12, 5, 5, 5, 5, 13, 13, 13, 13>(idx, idx)),
+            row(i8x16_shuffle::<6, 6, 6, 6, 14, 14, 14, 14, 7, 7, 7, 7, 15, 15, 15, 15>(idx, idx)),
         ];
         rows
     }
@@ -792,6 +809,10 @@ pub(super) fn etc(format: super::PixelFormat, w: usize, data: &[u8], out: &mut [
         etc2: format != ETC1,
         punch: format == ETC2RGBA1,
         alpha: format == ETC2RGBA8,
+        eac_shifts: std::hint::black_box(u16x8(1, 8, 64, 2, 16, 128, 4, 32)),
+        zero: std::hint::black_box(u64x2_splat(0)),
+        mods: std::hint::black_box(ETC_MODS.map(|t| t.map(|h| h.map(|m| load(&m))))),
+        eac_mods: std::hint::black_box(EAC_MODS.map(|m| load_i16(&m))),
     };
     let n = if k.alpha { 16 } else { 8 };
     let (bw, pitch) = (w.div_ceil(4), w * 4);
