@@ -372,28 +372,40 @@ pub(super) fn h_mode(b: u64) -> [u32; 4] {
 
 /// Planar mode: three colours (origin, horizontal, vertical) extrapolated over the block; always
 /// opaque, also in punch-through blocks.
+#[cfg_attr(
+    all(target_arch = "wasm32", not(feature = "codec-basis")),
+    allow(dead_code)
+)]
 #[inline(never)]
-pub(super) fn planar(b: u64) -> [u32; 16] {
-    let o = [
-        ext6(bits(b, 57, 6)),
-        ext7((bits(b, 56, 1) << 6) | bits(b, 49, 6)),
-        ext6((bits(b, 48, 1) << 5) | (bits(b, 43, 2) << 3) | bits(b, 39, 3)),
-    ];
-    let hz = [
-        ext6((bits(b, 34, 5) << 1) | bits(b, 32, 1)),
-        ext7(bits(b, 25, 7)),
-        ext6(bits(b, 19, 6)),
-    ];
-    let v = [
-        ext6(bits(b, 13, 6)),
-        ext7(bits(b, 6, 7)),
-        ext6(bits(b, 0, 6)),
-    ];
+fn planar(b: u64) -> [u32; 16] {
+    let [o, hz, v] = planar_colours(b);
     std::array::from_fn(|t| {
         let (x, y) = ((t % 4) as i32, (t / 4) as i32);
         let c = |k: usize| (x * (hz[k] - o[k]) + y * (v[k] - o[k]) + 4 * o[k] + 2) >> 2;
         rgb(c(0), c(1), c(2))
     })
+}
+
+/// A planar block's origin, horizontal and vertical colours (8-bit RGB).
+#[inline(always)]
+pub(super) fn planar_colours(b: u64) -> [[i32; 3]; 3] {
+    [
+        [
+            ext6(bits(b, 57, 6)),
+            ext7((bits(b, 56, 1) << 6) | bits(b, 49, 6)),
+            ext6((bits(b, 48, 1) << 5) | (bits(b, 43, 2) << 3) | bits(b, 39, 3)),
+        ],
+        [
+            ext6((bits(b, 34, 5) << 1) | bits(b, 32, 1)),
+            ext7(bits(b, 25, 7)),
+            ext6(bits(b, 19, 6)),
+        ],
+        [
+            ext6(bits(b, 13, 6)),
+            ext7(bits(b, 6, 7)),
+            ext6(bits(b, 0, 6)),
+        ],
+    ]
 }
 
 /// Texel `t`'s (row-major) 3-bit index in an EAC block: indices are stored from bit 47 down,

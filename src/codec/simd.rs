@@ -545,26 +545,49 @@ fn load_i16(v: &[i16; 8]) -> v128 {
     i16x8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 }
 
-/// What etc.rs gives for a T, H or planar block ([`etc_special`]).
+/// What [`etc_special`] gives for a T, H or planar block.
 enum Special {
     /// T and H: the 4 colours (index 2 already transparent black in a punch-through block that
     /// is not opaque).
     Palette([u32; 4]),
-    /// Planar: the texels, row-major.
-    Texels([u32; 16]),
+    /// Planar: the rows.
+    Rows([v128; 4]),
 }
 
-/// A T (`mode` bit 0: red overflowed), H (bit 1: green) or planar (bit 2: blue) block through
-/// etc.rs; `b` the block's big-endian word. Out of line: 3-6% of random blocks (T and H 1/32 of
-/// ETC2 blocks each, 1/16 of punch-through ones).
+/// A T (`mode` bit 0: red overflowed), H (bit 1: green) or planar (bit 2: blue) block, `b` its
+/// big-endian word: T and H colours from etc.rs; planar as etc.rs's (the reference) on i16 lanes,
+/// two texels a vector: (x (h - o) + y (v - o) + 4o + 2) >> 2, narrowed with saturation (the clamp).
+/// Out of line: 3-6% of random blocks (T and H 1/32 of ETC2 blocks each, 1/16 of punch-through
+/// ones). With etc.rs's scalar `planar` here instead, ETC2 RGB and RGBA1 ran 8% and 5% slower
+/// (Chromium, renderer CPU time, 2048x2048: 2104 vs 2271 and 1918 vs 2009 MB/s).
 #[inline(never)]
+#[target_feature(enable = "simd128")]
 fn etc_special(b: u64, mode: u32, opaque: bool) -> Special {
     let mut pal = if mode & 1 != 0 {
         super::etc::t_mode(b)
     } else if mode & 2 != 0 {
         super::etc::h_mode(b)
     } else {
-        return Special::Texels(super::etc::planar(b));
+        let [o, h, v] = super::etc::planar_colours(b);
+        let lanes = |c: [i32; 3], a: i16| {
+            let [r, g, b] = c.map(|c| c as i16);
+            i16x8(r, g, b, a, r, g, b, a)
+        };
+        let step = |k: usize| h[k] - o[k];
+        // Texels 0 and 1 of row 0, the step to texels 2 and 3, and from row to row.
+        let r0 = i16x8_add(
+            lanes(o.map(|c| 4 * c + 2), 4 * 255),
+            v128_and(lanes([step(0), step(1), step(2)], 0), u64x2(0, u64::MAX)),
+        );
+        let right = lanes([2 * step(0), 2 * step(1), 2 * step(2)], 0);
+        let down = lanes([v[0] - o[0], v[1] - o[1], v[2] - o[2]], 0);
+        let (r1, r2, r3) = (
+            i16x8_add(r0, down),
+            i16x8_add(r0, i16x8_add(down, down)),
+            i16x8_sub(i16x8_add(r0, i16x8_shl(down, 2)), down),
+        );
+        let row = |l: v128| u8x16_narrow_i16x8(i16x8_shr(l, 2), i16x8_shr(i16x8_add(l, right), 2));
+        return Special::Rows([row(r0), row(r1), row(r2), row(r3)]);
     };
     if !opaque {
         pal[2] = 0;
@@ -625,9 +648,7 @@ impl Etc {
                         );
                         pal = [p; 2];
                     }
-                    Special::Texels(t) => {
-                        return four(|r| u32x4(t[4 * r], t[4 * r + 1], t[4 * r + 2], t[4 * r + 3]))
-                    }
+                    Special::Rows(rows) => return rows,
                 }
             }
         }
