@@ -463,23 +463,28 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
-/// ETC colour blocks (etc.rs, the scalar reference), and ETC2 RGBA8's EAC alpha: the individual and
-/// differential modes of a block decoded without branches, in vectors (`Etc::colour`): the two
-/// half-blocks' base colours from bytes 0-2 (both modes computed, one selected), each half's 4
-/// colours one vector (base + modifier on i16 lanes, narrowed with saturation, which is the
-/// specification's clamp to 0..255; punch-through's transparent index 2 a modifier that saturates
-/// every channel to 0), the 16 texels' 2-bit indices tested out of bytes 4-7 into one vector, and
-/// each row one swizzle of each half's colours by them. T and H blocks take their 4 colours from
-/// etc.rs and the same index path; planar blocks (1/32 of random ETC2 blocks, 1/16 of punch-through
-/// ones) come from etc.rs whole. EAC alpha (`Etc::alpha`): the 8 values a vector, the 3-bit indices
-/// moved to the top of u16 lanes by multiplies, each row one swizzle. One kernel, run-time flags,
-/// for the four 8-bit formats (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8).
+/// ETC colour blocks (etc.rs, the scalar reference), and ETC2 RGBA8's EAC alpha. `Etc::colour`:
+/// the individual and differential modes decoded without branches, in vectors, from the block read
+/// little-endian (no byte swap, which wasm lacks): the two half-blocks' base colours from bytes 0-2
+/// (both modes computed, one selected); each half's 4 colours one channel-major vector, the base
+/// plus and minus the table's modifiers with saturating byte arithmetic (the specification's clamp
+/// to 0..255; punch-through's transparent index 2 subtracts 255 from every channel); the 16 texels'
+/// 2-bit indices tested out of bytes 4-7 at once into one vector; each row two swizzles of the
+/// halves' colours (out-of-range lanes give 0). T and H blocks take their 4 colours from etc.rs and
+/// the same index path; planar blocks are computed in vectors ([`etc_special`], out of line).
+/// `Etc::alpha`: the 8 EAC values one vector, the 3-bit indices moved to the top of u16 lanes by
+/// multiplies, each row one swizzle. One kernel with run-time flags for the four 8-bit formats
+/// (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8), one call site of its block code ([`etc_strip`]):
+/// the core module went from 295,780 to 291,588 bytes gzipped with ETC2 RGBA8 added.
 ///
-/// Speed (issue 22, `node --no-liftoff scripts/bench-node.mjs FORMAT 5 PKG`, 2048x2048 random
-/// blocks, MB/s): the previous kernel (etc.rs's mode decision on the byte-swapped word, scalar
-/// index gathering per row, a call-free but branchy path) and scalar ETC2 RGBA8 ran at 0.60-0.67x
-/// native (RGBA8 0.45x); see docs/benchmarks.md, "ETC in wasm after the kernel work", for this
-/// kernel's figures in Chromium.
+/// Speed (issue 22): the previous kernel (etc.rs's mode decision on the byte-swapped word, indices
+/// gathered a row at a time with scalar multiplies, etc.rs's texel loops for T/H/planar) and scalar
+/// ETC2 RGBA8 ran at 0.64 / 0.64 / 0.76 / 0.39 of native in Chromium on a quiet machine. This one,
+/// against it in Chromium (renderer CPU time, 2048x2048 random blocks, alternating builds, loaded
+/// host, /tmp harness): ETC1 1528 -> 2609 MB/s (1.7x), ETC2 RGB 1454 -> 2171 (1.5x), RGBA1 1471 ->
+/// 2164 (1.5x), RGBA8 784 -> 1831 (2.3x); wasm/native in docs/benchmarks.md, "ETC in wasm after the
+/// kernel work". Writing whole rows of blocks to a buffer and appending its lines
+/// (as plain::append, no zero-filled image) measured slower (node CPU time, ETC1 3633 vs 3279 MB/s).
 struct Etc {
     etc2: bool,
     punch: bool,
