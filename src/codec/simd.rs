@@ -479,12 +479,14 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
 ///
 /// Speed (issue 22): the previous kernel (etc.rs's mode decision on the byte-swapped word, indices
 /// gathered a row at a time with scalar multiplies, etc.rs's texel loops for T/H/planar) and scalar
-/// ETC2 RGBA8 ran at 0.64 / 0.64 / 0.76 / 0.39 of native in Chromium on a quiet machine. This one,
-/// against it in Chromium (renderer CPU time, 2048x2048 random blocks, alternating builds, loaded
-/// host, /tmp harness): ETC1 1528 -> 2609 MB/s (1.7x), ETC2 RGB 1454 -> 2171 (1.5x), RGBA1 1471 ->
-/// 2164 (1.5x), RGBA8 784 -> 1831 (2.3x); wasm/native in docs/benchmarks.md, "ETC in wasm after the
-/// kernel work". Writing whole rows of blocks to a buffer and appending its lines
-/// (as plain::append, no zero-filled image) measured slower (node CPU time, ETC1 3633 vs 3279 MB/s).
+/// ETC2 RGBA8 ran at 0.64 / 0.64 / 0.76 / 0.39 of native in Chromium on a quiet machine. Against it
+/// (`node scripts/bench-cpu.mjs --a DIST_BEFORE --b DIST_AFTER --formats
+/// ETC1,ETC2RGB,ETC2RGBA1,ETC2RGBA8 --rounds 3 --runs 5`, Chromium, renderer CPU time, 2048x2048
+/// random blocks, loaded host): ETC1 1724 -> 2920 MB/s (1.69x), ETC2 RGB 1629 -> 2348 (1.44x),
+/// RGBA1 1534 -> 2505 (1.63x), RGBA8 844 -> 2043 (2.42x); wasm/native in docs/benchmarks.md, "ETC in
+/// wasm after the kernel work". Writing whole rows of blocks to a buffer and appending its lines
+/// (as plain::append, no zero-filled image) measured slower (scripts/bench-node.mjs timed with
+/// process.cpuUsage(): ETC1 3279 vs 3633 MB/s, ETC2 RGB and RGBA8 within 3%).
 struct Etc {
     etc2: bool,
     punch: bool,
