@@ -665,42 +665,11 @@ impl Etc {
         let bit = u8x16(1, 16, 1, 16, 2, 32, 2, 32, 4, 64, 4, 64, 8, 128, 8, 128);
         let below = u8x16(0, 15, 0, 15, 1, 31, 1, 31, 3, 63, 3, 63, 7, 127, 7, 127);
         let set = |bytes: v128| u8x16_sub_sat(v128_and(bytes, bit), below);
-        let lo = set(i8x16_shuffle::<
-            7,
-            7,
-            6,
-            6,
-            7,
-            7,
-            6,
-            6,
-            7,
-            7,
-            6,
-            6,
-            7,
-            7,
-            6,
-            6,
-        >(v, v));
-        let hi = set(i8x16_shuffle::<
-            5,
-            5,
-            4,
-            4,
-            5,
-            5,
-            4,
-            4,
-            5,
-            5,
-            4,
-            4,
-            5,
-            5,
-            4,
-            4,
-        >(v, v));
+        #[rustfmt::skip]
+        let (lo, hi) = (
+            set(i8x16_shuffle::<7, 7, 6, 6, 7, 7, 6, 6, 7, 7, 6, 6, 7, 7, 6, 6>(v, v)),
+            set(i8x16_shuffle::<5, 5, 4, 4, 5, 5, 4, 4, 5, 5, 4, 4, 5, 5, 4, 4>(v, v)),
+        );
         // Each texel's index plus 16 in the second half (flipped: rows 2-3; not: columns 2-3).
         let second = v128_bitselect(
             u64x2(0, 0x1010_1010_1010_1010),
@@ -743,42 +712,11 @@ impl Etc {
         // (low), moved to the top 3 bits by a multiply (no per-lane shifts in simd128).
         let v = u64x2_splat(w);
         let top = |u: v128| u16x8_shr(i16x8_mul(u, self.eac_shifts), 13);
-        let first = top(i8x16_shuffle::<
-            3,
-            2,
-            3,
-            2,
-            3,
-            2,
-            4,
-            3,
-            4,
-            3,
-            4,
-            3,
-            5,
-            4,
-            5,
-            4,
-        >(v, v));
-        let last = top(i8x16_shuffle::<
-            6,
-            5,
-            6,
-            5,
-            6,
-            5,
-            7,
-            6,
-            7,
-            6,
-            7,
-            6,
-            7,
-            7,
-            7,
-            7,
-        >(v, v));
+        #[rustfmt::skip]
+        let (first, last) = (
+            top(i8x16_shuffle::<3, 2, 3, 2, 3, 2, 4, 3, 4, 3, 4, 3, 5, 4, 5, 4>(v, v)),
+            top(i8x16_shuffle::<6, 5, 6, 5, 6, 5, 7, 6, 7, 6, 7, 6, 7, 7, 7, 7>(v, v)),
+        );
         // Texel (x, y) (the (4x + y)-th) at byte 2(4x + y), or 2(4x + y - 8) + 1 from x = 2 on.
         let idx = v128_or(first, i16x8_shl(last, 8));
         let row = |m: v128| u8x16_swizzle(pal, m);
