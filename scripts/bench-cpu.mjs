@@ -51,8 +51,10 @@ for (let round = 0; round < rounds; round++) {
       const page = browser.pages()[0] ?? await browser.newPage();
       await page.goto(`${server.url}bench.html?formats=none`);
       await page.waitForFunction(() => document.body.dataset.state === 'done');
-      // The full module's bindings: the chunk of dist/assets that the worker imports.
-      const glue = readdirSync(`${dists[k]}/assets`).find((f) => /^texscope-.*\.js$/.test(f));
+      // The full module's bindings: the chunk of dist/assets with the bench API (the core module's
+      // chunk is also texscope-*.js, and which sorts first depends on the hashes).
+      const glue = readdirSync(`${dists[k]}/assets`).find((f) => /^texscope-.*\.js$/.test(f)
+        && readFileSync(`${dists[k]}/assets/${f}`, 'utf8').includes('BenchSurface'));
       await page.evaluate(async (glue) => {
         const m = await import(`/assets/${glue}`);
         await m.default();

@@ -27,7 +27,7 @@ pub(super) const ETC1_MODIFIERS: [[i32; 2]; 8] = [
 const ETC2_DISTANCES: [i32; 8] = [3, 6, 11, 16, 23, 32, 41, 64];
 
 /// EAC modifier tables (spec table "Intensity modifier sets for the EAC alpha component").
-const EAC_MODIFIERS: [[i32; 8]; 16] = [
+pub(super) const EAC_MODIFIERS: [[i32; 8]; 16] = [
     [-3, -6, -9, -15, 2, 5, 8, 14],
     [-3, -7, -10, -13, 2, 6, 9, 12],
     [-2, -5, -8, -13, 1, 4, 7, 12],
@@ -70,7 +70,7 @@ pub(super) fn decode(
             ETC1 => etc1(w, data, out),
             // wasm: simd kernels (src/codec/simd.rs), this file's scalar code their reference.
             #[cfg(target_arch = "wasm32")]
-            ETC2RGB | ETC2RGBA1 => super::simd::etc(format, w, data, out),
+            ETC2RGB | ETC2RGBA1 | ETC2RGBA8 => super::simd::etc(format, w, data, out),
             #[cfg(not(target_arch = "wasm32"))]
             ETC2RGB => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
                 colour::<true, false>(u64::from_be_bytes(*b))
@@ -79,6 +79,7 @@ pub(super) fn decode(
             ETC2RGBA1 => rgba8::<8, _>(w, data, out, |b: &[u8; 8]| {
                 colour::<true, true>(u64::from_be_bytes(*b))
             }),
+            #[cfg(not(target_arch = "wasm32"))]
             ETC2RGBA8 => rgba8::<16, _>(w, data, out, |b: &[u8; 16]| {
                 let (a, c) = words(b);
                 let alpha = eac_palette(a, EacKind::Alpha8);
@@ -152,6 +153,10 @@ fn etc1(w: usize, data: &[u8], out: &mut [u8]) {
 }
 
 /// The two big-endian 64-bit words of a 16-byte block.
+#[cfg_attr(
+    all(target_arch = "wasm32", not(feature = "codec-basis")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn words(b: &[u8; 16]) -> (u64, u64) {
     (
@@ -340,7 +345,7 @@ fn paint(mut colours: [u32; 4], opaque: bool, b: u64) -> [u32; 16] {
 }
 
 #[inline(never)]
-fn t_mode(b: u64) -> [u32; 4] {
+pub(super) fn t_mode(b: u64) -> [u32; 4] {
     let r1 = (bits(b, 59, 2) << 2) | bits(b, 56, 2);
     let c1 = [ext4(r1), ext4(b >> 52), ext4(b >> 48)];
     let c2 = [ext4(b >> 44), ext4(b >> 40), ext4(b >> 36)];
@@ -350,7 +355,7 @@ fn t_mode(b: u64) -> [u32; 4] {
 }
 
 #[inline(never)]
-fn h_mode(b: u64) -> [u32; 4] {
+pub(super) fn h_mode(b: u64) -> [u32; 4] {
     let r1 = bits(b, 59, 4);
     let g1 = (bits(b, 56, 3) << 1) | bits(b, 52, 1);
     let b1 = (bits(b, 51, 1) << 3) | bits(b, 47, 3);
@@ -367,28 +372,40 @@ fn h_mode(b: u64) -> [u32; 4] {
 
 /// Planar mode: three colours (origin, horizontal, vertical) extrapolated over the block; always
 /// opaque, also in punch-through blocks.
+#[cfg_attr(
+    all(target_arch = "wasm32", not(feature = "codec-basis")),
+    allow(dead_code)
+)]
 #[inline(never)]
 fn planar(b: u64) -> [u32; 16] {
-    let o = [
-        ext6(bits(b, 57, 6)),
-        ext7((bits(b, 56, 1) << 6) | bits(b, 49, 6)),
-        ext6((bits(b, 48, 1) << 5) | (bits(b, 43, 2) << 3) | bits(b, 39, 3)),
-    ];
-    let hz = [
-        ext6((bits(b, 34, 5) << 1) | bits(b, 32, 1)),
-        ext7(bits(b, 25, 7)),
-        ext6(bits(b, 19, 6)),
-    ];
-    let v = [
-        ext6(bits(b, 13, 6)),
-        ext7(bits(b, 6, 7)),
-        ext6(bits(b, 0, 6)),
-    ];
+    let [o, hz, v] = planar_colours(b);
     std::array::from_fn(|t| {
         let (x, y) = ((t % 4) as i32, (t / 4) as i32);
         let c = |k: usize| (x * (hz[k] - o[k]) + y * (v[k] - o[k]) + 4 * o[k] + 2) >> 2;
         rgb(c(0), c(1), c(2))
     })
+}
+
+/// A planar block's origin, horizontal and vertical colours (8-bit RGB).
+#[inline(always)]
+pub(super) fn planar_colours(b: u64) -> [[i32; 3]; 3] {
+    [
+        [
+            ext6(bits(b, 57, 6)),
+            ext7((bits(b, 56, 1) << 6) | bits(b, 49, 6)),
+            ext6((bits(b, 48, 1) << 5) | (bits(b, 43, 2) << 3) | bits(b, 39, 3)),
+        ],
+        [
+            ext6((bits(b, 34, 5) << 1) | bits(b, 32, 1)),
+            ext7(bits(b, 25, 7)),
+            ext6(bits(b, 19, 6)),
+        ],
+        [
+            ext6(bits(b, 13, 6)),
+            ext7(bits(b, 6, 7)),
+            ext6(bits(b, 0, 6)),
+        ],
+    ]
 }
 
 /// Texel `t`'s (row-major) 3-bit index in an EAC block: indices are stored from bit 47 down,
@@ -444,7 +461,8 @@ fn eac_palette(b: u64, kind: EacKind) -> [i32; 8] {
 
 #[derive(Clone, Copy, PartialEq)]
 enum EacKind {
-    /// ETC2 RGBA8's alpha: 8-bit result.
+    /// ETC2 RGBA8's alpha: 8-bit result (wasm: simd.rs's kernel).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Alpha8,
     /// R11/RG11 unsigned: 0..2047.
     Unsigned11,

@@ -463,58 +463,88 @@ fn kernel<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &m
     super::bc::rows::<B, _>(w, data, out, k);
 }
 
-/// ETC colour blocks (etc.rs, the scalar reference): the individual and differential modes as
-/// BC1's rows are, each half-block's 4 colours one vector (base + modifier on i16 lanes, narrowed
-/// with saturation, which is the specification's clamp to 0..255) and each row one swizzle of it
-/// by the row's index byte (PALETTE_MASKS); a row crossing both halves (no flip) takes bytes 8-15
-/// from the second half's swizzle. T, H and planar blocks (1/32 of random ones each) go through the
-/// scalar code. Scalar in wasm, ETC ran at ~0.35x native (node, issue 22).
-/// `etc2`: the T, H and planar modes; `punch`: ETC2 RGB A1 (run-time flags: one kernel for the
-/// three 8-byte formats, each a copy measured ~1 KB more of the core module).
+/// ETC colour blocks (etc.rs, the scalar reference), and ETC2 RGBA8's EAC alpha. `Etc::colour`:
+/// the individual and differential modes decoded without branches, in vectors, from the block read
+/// little-endian (no byte swap, which wasm lacks): the two half-blocks' base colours from bytes 0-2
+/// (both modes computed, one selected); each half's 4 colours one channel-major vector, the base
+/// plus and minus the table's modifiers with saturating byte arithmetic (the specification's clamp
+/// to 0..255; punch-through's transparent index 2 subtracts 255 from every channel); the 16 texels'
+/// 2-bit indices tested out of bytes 4-7 at once into one vector; each row two swizzles of the
+/// halves' colours (out-of-range lanes give 0). T and H blocks take their 4 colours from etc.rs and
+/// the same index path; planar blocks are computed in vectors ([`etc_special`], out of line).
+/// `Etc::alpha`: the 8 EAC values one vector, the 3-bit indices moved to the top of u16 lanes by
+/// multiplies, each row one swizzle. One kernel with run-time flags for the four 8-bit formats
+/// (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8), one call site of its block code ([`etc_strip`]):
+/// the core module went from 295,780 to 291,588 bytes gzipped with ETC2 RGBA8 added.
+///
+/// Speed (issue 22): the previous kernel (etc.rs's mode decision on the byte-swapped word, indices
+/// gathered a row at a time with scalar multiplies, etc.rs's texel loops for T/H/planar) and scalar
+/// ETC2 RGBA8 ran at 0.64 / 0.64 / 0.76 / 0.39 of native in Chromium on a quiet machine. Against it
+/// (`node scripts/bench-cpu.mjs --a DIST_BEFORE --b DIST_AFTER --formats
+/// ETC1,ETC2RGB,ETC2RGBA1,ETC2RGBA8 --rounds 3 --runs 5`, Chromium, renderer CPU time, 2048x2048
+/// random blocks, loaded host): ETC1 1724 -> 2920 MB/s (1.69x), ETC2 RGB 1629 -> 2348 (1.44x),
+/// RGBA1 1534 -> 2505 (1.63x), RGBA8 844 -> 2043 (2.42x); wasm/native in docs/benchmarks.md, "ETC in
+/// wasm after the kernel work". Writing whole rows of blocks to a buffer and appending its lines
+/// (as plain::append, no zero-filled image) measured slower (scripts/bench-node.mjs timed with
+/// process.cpuUsage(): ETC1 3279 vs 3633 MB/s, ETC2 RGB and RGBA8 within 3%).
 struct Etc {
     etc2: bool,
     punch: bool,
+    /// ETC2 RGBA8: 16-byte blocks, EAC alpha then the colour block.
+    alpha: bool,
+    /// Constants LLVM must not see (through `black_box`): `eac_shifts`, the multipliers of
+    /// [`Etc::alpha`], which it turned into per-lane shifts, which simd128 lacks, so 8 lanes
+    /// extracted, shifted and replaced one by one; `zero`, 0, or-ed into one of the two addends of
+    /// `hi + hi` in [`Etc::colour`], which it made a shift by 1 (V8: 16-bit shift and a mask).
+    eac_shifts: v128,
+    zero: v128,
+    /// ETC_MODS and EAC_MODS as vectors, also through `black_box`: from the static tables LLVM
+    /// loaded only the bytes that are not 0 in every entry, one lane insert each (28 a block).
+    mods: [[[v128; 2]; 2]; 8],
+    eac_mods: [v128; 16],
 }
 
-/// Per table: the modifiers (a, b) and (-a, -b) on i16 lanes (R, G, B, A = 0 for each colour), for
-/// opaque blocks and for punch-through blocks that are not (index 0 adds 0 there).
-static ETC_MODS: [[[[i16; 8]; 2]; 2]; 8] = {
-    let mut m = [[[[0i16; 8]; 2]; 2]; 8];
+/// Per table, channel-major (byte 4c + i: channel c of colour i): what colours 0-3 add and what
+/// they subtract, with saturation (the specification's clamp to 0..255): + a, + b, - a, - b on R, G
+/// and B; for opaque blocks and for punch-through blocks that are not (colour 0 adds 0, colour 2
+/// subtracts 255 from every channel, alpha too: transparent black).
+static ETC_MODS: [[[[u8; 16]; 2]; 2]; 8] = {
+    let mut m = [[[[0u8; 16]; 2]; 2]; 8];
     let mut t = 0;
     while t < 8 {
         let [a, b] = super::etc::ETC1_MODIFIERS[t];
-        let (a, b) = (a as i16, b as i16);
-        let mut o = 0;
-        while o < 2 {
-            let a0 = if o == 0 { a } else { 0 };
-            m[t][o] = [[a0, a0, a0, 0, b, b, b, 0], [-a, -a, -a, 0, -b, -b, -b, 0]];
-            o += 1;
+        let (a, b) = (a as u8, b as u8);
+        let mut c = 0;
+        while c < 3 {
+            m[t][0][0][4 * c] = a;
+            m[t][0][0][4 * c + 1] = b;
+            m[t][0][1][4 * c + 2] = a;
+            m[t][0][1][4 * c + 3] = b;
+            m[t][1][0][4 * c + 1] = b;
+            m[t][1][1][4 * c + 2] = 255;
+            m[t][1][1][4 * c + 3] = b;
+            c += 1;
         }
+        m[t][1][1][14] = 255;
         t += 1;
     }
     m
 };
 
-/// The 4 colours of a half-block (base 8-bit RGB, modifier table, opaque) as one vector.
-#[inline]
-#[target_feature(enable = "simd128")]
-fn etc_half(c: [i32; 3], table: usize, opaque: bool) -> v128 {
-    let base = c[0] as u64 & 0xffff
-        | (c[1] as u64 & 0xffff) << 16
-        | (c[2] as u64 & 0xffff) << 32
-        | 255 << 48;
-    let base = u64x2_splat(base);
-    let [plus, minus] = &ETC_MODS[table & 7][!opaque as usize];
-    let lo = i16x8_add(base, load_i16(plus));
-    let hi = i16x8_add(base, load_i16(minus));
-    let pal = u8x16_narrow_i16x8(lo, hi);
-    if opaque {
-        pal
-    } else {
-        // Index 2 (bytes 8-11) transparent black.
-        v128_and(pal, u32x4(u32::MAX, u32::MAX, 0, u32::MAX))
+/// etc::EAC_MODIFIERS as i16 lanes.
+static EAC_MODS: [[i16; 8]; 16] = {
+    let mut m = [[0i16; 8]; 16];
+    let mut t = 0;
+    while t < 16 {
+        let mut k = 0;
+        while k < 8 {
+            m[t][k] = super::etc::EAC_MODIFIERS[t][k] as i16;
+            k += 1;
+        }
+        t += 1;
     }
-}
+    m
+};
 
 #[inline]
 #[target_feature(enable = "simd128")]
@@ -522,76 +552,256 @@ fn load_i16(v: &[i16; 8]) -> v128 {
     i16x8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 }
 
-/// The index bytes of a block's 4 rows: texel x's 2-bit index at bits 2x (PALETTE_MASKS's
-/// order), from ETC's column-major bit planes (texel (x, y) at bit x * 4 + y, high bit 16 up).
-#[inline(always)]
-fn etc_rows(b: u64) -> [usize; 4] {
-    // Bits y, 4 + y, 8 + y, 12 + y gathered to bits 0..3 by one multiply (no carries: every
-    // product bit lands on its own position), then spread to the even bits.
-    let gather = |v: u64| (((v & 0x1111) * 0x1248) >> 12) & 15;
-    let spread = |v: u64| {
-        let v = (v | v << 2) & 0x33;
-        (v | v << 1) & 0x55
+/// What [`etc_special`] gives for a T, H or planar block.
+enum Special {
+    /// T and H: the 4 colours (index 2 already transparent black in a punch-through block that
+    /// is not opaque).
+    Palette([u32; 4]),
+    /// Planar: the rows.
+    Rows([v128; 4]),
+}
+
+/// A T (`mode` bit 0: red overflowed), H (bit 1: green) or planar (bit 2: blue) block, `b` its
+/// big-endian word: T and H colours from etc.rs; planar as etc.rs's (the reference) on i16 lanes,
+/// two texels a vector: (x (h - o) + y (v - o) + 4o + 2) >> 2, narrowed with saturation (the clamp).
+/// Out of line: 3-6% of random blocks (T and H 1/32 of ETC2 blocks each, 1/16 of punch-through
+/// ones). With etc.rs's scalar `planar` here instead, ETC2 RGB and RGBA1 ran 8% and 5% slower
+/// (Chromium, renderer CPU time, 2048x2048: 2104 vs 2271 and 1918 vs 2009 MB/s).
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+fn etc_special(b: u64, mode: u32, opaque: bool) -> Special {
+    let mut pal = if mode & 1 != 0 {
+        super::etc::t_mode(b)
+    } else if mode & 2 != 0 {
+        super::etc::h_mode(b)
+    } else {
+        let [o, h, v] = super::etc::planar_colours(b);
+        let lanes = |c: [i32; 3], a: i16| {
+            let [r, g, b] = c.map(|c| c as i16);
+            i16x8(r, g, b, a, r, g, b, a)
+        };
+        let step = |k: usize| h[k] - o[k];
+        // Texels 0 and 1 of row 0, the step to texels 2 and 3, and from row to row.
+        let r0 = i16x8_add(
+            lanes(o.map(|c| 4 * c + 2), 4 * 255),
+            v128_and(lanes([step(0), step(1), step(2)], 0), u64x2(0, u64::MAX)),
+        );
+        let right = lanes([2 * step(0), 2 * step(1), 2 * step(2)], 0);
+        let down = lanes([v[0] - o[0], v[1] - o[1], v[2] - o[2]], 0);
+        let (r1, r2, r3) = (
+            i16x8_add(r0, down),
+            i16x8_add(r0, i16x8_add(down, down)),
+            i16x8_sub(i16x8_add(r0, i16x8_shl(down, 2)), down),
+        );
+        let row = |l: v128| u8x16_narrow_i16x8(i16x8_shr(l, 2), i16x8_shr(i16x8_add(l, right), 2));
+        return Special::Rows([row(r0), row(r1), row(r2), row(r3)]);
     };
-    four(|y| (spread(gather(b >> y)) | spread(gather(b >> (16 + y))) << 1) as usize)
+    if !opaque {
+        pal[2] = 0;
+    }
+    Special::Palette(pal)
 }
 
 impl Etc {
+    /// The rows of a colour block (`w`: its 8 bytes read little-endian).
     #[inline(always)]
-    fn rows(&self, b: u64) -> [v128; 4] {
-        match super::etc::halves(b, self.etc2, self.punch) {
-            super::etc::Halves::Texels(px) => {
-                use super::bc::BlockRows;
-                four(|r| load(&px.row(r)))
-            }
-            super::etc::Halves::Palette {
-                base,
-                tables,
-                opaque,
-                flip,
-            } => {
-                let pal = [
-                    etc_half(base[0], tables[0], opaque),
-                    etc_half(base[1], tables[1], opaque),
-                ];
-                let idx = etc_rows(b);
-                if flip {
-                    four(|r| u8x16_swizzle(pal[r / 2], load(&PALETTE_MASKS[idx[r]])))
-                } else {
-                    let right = u64x2(0, u64::MAX);
-                    four(|r| {
-                        let m = load(&PALETTE_MASKS[idx[r]]);
-                        v128_bitselect(u8x16_swizzle(pal[1], m), u8x16_swizzle(pal[0], m), right)
-                    })
+    fn colour(&self, w: u64) -> [v128; 4] {
+        let v = u64x2_splat(w);
+        let ctl = (w >> 24) as u8;
+        let diff = ctl & 2 != 0;
+        let opaque = !self.punch || diff;
+        // Punch-through has no individual mode (bit 33 is the opacity flag).
+        let differential = diff || self.punch;
+        // Bytes 0-2 (R, G, B) in u16 lanes 0-2 and again 4-6.
+        let x = i8x16_shuffle::<0, 16, 1, 16, 2, 16, 16, 16, 0, 16, 1, 16, 2, 16, 16, 16>(
+            v,
+            u64x2_splat(0),
+        );
+        // Individual: 4-bit bases, the first half's in the high nibbles; widened by 17.
+        let ind = v128_bitselect(
+            u16x8_shr(x, 4),
+            v128_and(x, u16x8_splat(15)),
+            u64x2(u64::MAX, 0),
+        );
+        let ind = i16x8_mul(ind, i16x8_splat(17));
+        // Differential: 5-bit bases, the second half's plus a signed 3-bit delta.
+        let delta = i16x8_sub(
+            v128_xor(v128_and(x, u16x8_splat(7)), u16x8_splat(4)),
+            u16x8_splat(4),
+        );
+        let sum = i16x8_add(u16x8_shr(x, 3), v128_and(delta, u64x2(0, u64::MAX)));
+        let five = v128_and(sum, u16x8_splat(31));
+        let dif = v128_or(i16x8_shl(five, 3), u16x8_shr(five, 2));
+        let base = v128_bitselect(dif, ind, i16x8_splat(-(differential as i16)));
+        let base = v128_or(base, u64x2_splat(255 << 48));
+        // Each half's base colour channel-major (each channel 4 times), plus and minus its
+        // modifiers.
+        let mods = |t: u8| self.mods[(t & 7) as usize][!opaque as usize];
+        let half = |c: v128, [plus, minus]: [v128; 2]| u8x16_sub_sat(u8x16_add_sat(c, plus), minus);
+        #[rustfmt::skip]
+        let mut pal = [
+            half(i8x16_shuffle::<0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6>(base, base), mods(ctl >> 5)),
+            half(i8x16_shuffle::<8, 8, 8, 8, 10, 10, 10, 10, 12, 12, 12, 12, 14, 14, 14, 14>(base, base), mods(ctl >> 2)),
+        ];
+        // ETC2: a second half's red, green or blue out of 0..31 selects T, H or planar mode.
+        if self.etc2 && differential {
+            let over = (i16x8_bitmask(u16x8_gt(sum, u16x8_splat(31))) >> 4) as u32 & 7;
+            if over != 0 {
+                match etc_special(w.swap_bytes(), over, opaque) {
+                    Special::Palette(p) => {
+                        let p = u32x4(p[0], p[1], p[2], p[3]);
+                        let p = i8x16_shuffle::<0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15>(
+                            p, p,
+                        );
+                        pal = [p; 2];
+                    }
+                    Special::Rows(rows) => return rows,
                 }
             }
         }
+        // Texel (x, y) (lane 4y + x here) has its index's low bit at bit 4x + y of bytes 7, 6
+        // (little-endian order: byte 7 holds bits 0-7) and its high bit 16 above (bytes 5, 4);
+        // a set bit minus (bit - 1), saturated, is 1, a clear one 0.
+        let bit = u8x16(1, 16, 1, 16, 2, 32, 2, 32, 4, 64, 4, 64, 8, 128, 8, 128);
+        let below = u8x16(0, 15, 0, 15, 1, 31, 1, 31, 3, 63, 3, 63, 7, 127, 7, 127);
+        let set = |bytes: v128| u8x16_sub_sat(v128_and(bytes, bit), below);
+        #[rustfmt::skip]
+        let (lo, hi) = (
+            set(i8x16_shuffle::<7, 7, 6, 6, 7, 7, 6, 6, 7, 7, 6, 6, 7, 7, 6, 6>(v, v)),
+            set(i8x16_shuffle::<5, 5, 4, 4, 5, 5, 4, 4, 5, 5, 4, 4, 5, 5, 4, 4>(v, v)),
+        );
+        // Each texel's index plus 16 in the second half (flipped: rows 2-3; not: columns 2-3).
+        let second = v128_bitselect(
+            u64x2(0, 0x1010_1010_1010_1010),
+            u32x4_splat(0x1010_0000),
+            u8x16_splat(0u8.wrapping_sub(ctl & 1)),
+        );
+        let idx = u8x16_add(u8x16_add(lo, second), u8x16_add(hi, v128_or(hi, self.zero)));
+        // Channel c of a texel: byte 4c + index of its half's colours.
+        let rgba = u32x4_splat(0x0c08_0400);
+        let row = |m: v128| {
+            let m = v128_or(m, rgba);
+            v128_or(
+                u8x16_swizzle(pal[0], m),
+                u8x16_swizzle(pal[1], v128_xor(m, u8x16_splat(16))),
+            )
+        };
+        // Row r: texels 4r..4r + 3, each index in the texel's 4 bytes.
+        #[rustfmt::skip]
+        let rows = [
+            row(i8x16_shuffle::<0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3>(idx, idx)),
+            row(i8x16_shuffle::<4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7>(idx, idx)),
+            row(i8x16_shuffle::<8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11>(idx, idx)),
+            row(i8x16_shuffle::<12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15>(idx, idx)),
+        ];
+        rows
     }
-}
 
-impl super::bc::Block<8> for Etc {
-    type Rows = [[u8; 16]; 4];
+    /// The rows of an EAC alpha block (`w`: its 8 bytes read little-endian), each texel's alpha
+    /// in all four of its bytes.
     #[inline(always)]
-    fn decode(&self, b: &[u8; 8]) -> Self::Rows {
-        let r = self.rows(u64::from_be_bytes(*b));
-        four(|k| bytes(r[k]))
+    fn alpha(&self, w: u64) -> [v128; 4] {
+        let (base, mult, table) = (w as u8, (w >> 12) as u8 & 15, (w >> 8) as u8 & 15);
+        let pal = i16x8_add(
+            u16x8_splat(base as u16),
+            i16x8_mul(self.eac_mods[table as usize], u16x8_splat(mult as u16)),
+        );
+        let pal = u8x16_narrow_i16x8(pal, pal);
+        // The 48 index bits (bytes 2-7, big-endian; texel (x, y)'s 3 bits the (4x + y)-th from
+        // the top): each texel's index within the u16 of its first byte (high) and the next
+        // (low), moved to the top 3 bits by a multiply (no per-lane shifts in simd128).
+        let v = u64x2_splat(w);
+        let top = |u: v128| u16x8_shr(i16x8_mul(u, self.eac_shifts), 13);
+        #[rustfmt::skip]
+        let (first, last) = (
+            top(i8x16_shuffle::<3, 2, 3, 2, 3, 2, 4, 3, 4, 3, 4, 3, 5, 4, 5, 4>(v, v)),
+            top(i8x16_shuffle::<6, 5, 6, 5, 6, 5, 7, 6, 7, 6, 7, 6, 7, 7, 7, 7>(v, v)),
+        );
+        // Texel (x, y) (the (4x + y)-th) at byte 2(4x + y), or 2(4x + y - 8) + 1 from x = 2 on.
+        let idx = v128_or(first, i16x8_shl(last, 8));
+        let row = |m: v128| u8x16_swizzle(pal, m);
+        // Row r: texels (x, r).
+        #[rustfmt::skip]
+        let rows = [
+            row(i8x16_shuffle::<0, 0, 0, 0, 8, 8, 8, 8, 1, 1, 1, 1, 9, 9, 9, 9>(idx, idx)),
+            row(i8x16_shuffle::<2, 2, 2, 2, 10, 10, 10, 10, 3, 3, 3, 3, 11, 11, 11, 11>(idx, idx)),
+            row(i8x16_shuffle::<4, 4, 4, 4, 12, 12, 12, 12, 5, 5, 5, 5, 13, 13, 13, 13>(idx, idx)),
+            row(i8x16_shuffle::<6, 6, 6, 6, 14, 14, 14, 14, 7, 7, 7, 7, 15, 15, 15, 15>(idx, idx)),
+        ];
+        rows
+    }
+
+    /// A block's rows (8 bytes, or 16 with alpha).
+    #[inline(always)]
+    fn block(&self, b: &[u8]) -> [v128; 4] {
+        let word = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let c = self.colour(word(b.len() - 8));
+        if !self.alpha {
+            return c;
+        }
+        let a = self.alpha(word(0));
+        let mask = u32x4_splat(0xff00_0000);
+        four(|r| v128_bitselect(a[r], c[r], mask))
     }
 }
 
-/// Decodes a surface of an 8-bit ETC colour format (ETC1, ETC2 RGB, RGBA1) into `out`. (ETC2
-/// RGBA8 stays scalar in wasm: its kernel, 1.4x in node, took the core module over 300 KB.)
+/// One row of blocks (`src`) into 4 lines of whole blocks.
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+fn etc_strip(k: &Etc, src: &[u8], lines: [&mut [u8]; 4]) {
+    let n = if k.alpha { 16 } else { 8 };
+    let [d0, d1, d2, d3] = lines;
+    let dsts = d0
+        .chunks_exact_mut(16)
+        .zip(d1.chunks_exact_mut(16))
+        .zip(d2.chunks_exact_mut(16))
+        .zip(d3.chunks_exact_mut(16));
+    for (b, (((d0, d1), d2), d3)) in src.chunks_exact(n).zip(dsts) {
+        let r = k.block(b);
+        d0.copy_from_slice(&bytes(r[0]));
+        d1.copy_from_slice(&bytes(r[1]));
+        d2.copy_from_slice(&bytes(r[2]));
+        d3.copy_from_slice(&bytes(r[3]));
+    }
+}
+
+/// Decodes a surface of an 8-bit ETC format (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8) into
+/// `out`, a row of blocks at a time ([`etc_strip`], its only call site of the block code); a row
+/// clipped at the right or bottom goes through a buffer of whole blocks.
 #[target_feature(enable = "simd128")]
 pub(super) fn etc(format: super::PixelFormat, w: usize, data: &[u8], out: &mut [u8]) {
     use super::PixelFormat::*;
-    kernel::<8, _>(
-        w,
-        data,
-        out,
-        Etc {
-            etc2: format != ETC1,
-            punch: format == ETC2RGBA1,
-        },
-    );
+    let k = Etc {
+        etc2: format != ETC1,
+        punch: format == ETC2RGBA1,
+        alpha: format == ETC2RGBA8,
+        eac_shifts: std::hint::black_box(u16x8(1, 8, 64, 2, 16, 128, 4, 32)),
+        zero: std::hint::black_box(u64x2_splat(0)),
+        mods: std::hint::black_box(ETC_MODS.map(|t| t.map(|h| h.map(|m| load(&m))))),
+        eac_mods: std::hint::black_box(EAC_MODS.map(|m| load_i16(&m))),
+    };
+    let n = if k.alpha { 16 } else { 8 };
+    let (bw, pitch) = (w.div_ceil(4), w * 4);
+    let mut buf = Vec::new();
+    for (src, dst) in data.chunks_exact(bw * n).zip(out.chunks_mut(pitch * 4)) {
+        let whole = w % 4 == 0 && dst.len() == pitch * 4;
+        let lines = if whole {
+            &mut *dst
+        } else {
+            buf.resize(bw * 64, 0);
+            &mut buf[..]
+        };
+        let line = lines.len() / 4;
+        let (l0, rest) = lines.split_at_mut(line);
+        let (l1, rest) = rest.split_at_mut(line);
+        let (l2, l3) = rest.split_at_mut(line);
+        etc_strip(&k, src, [l0, l1, l2, l3]);
+        if !whole {
+            for (d, s) in dst.chunks_mut(pitch).zip(buf.chunks_exact(bw * 16)) {
+                d.copy_from_slice(&s[..pitch]);
+            }
+        }
+    }
 }
 
 /// ASTC's interpolation of a block's texels (astc.rs, `Decoder::block`), a texel's four lanes in
