@@ -106,6 +106,9 @@ pub(super) fn decode(
         // EAC R11 / RG11: one loop a pixel type, the channel count a run-time value (four copies
         // of the loop took ~1 KB more of the core module's 300 KB).
         Pixels::Rgba16(out) => match format {
+            #[cfg(target_arch = "wasm32")]
+            EACR11 | EACRG11 => super::simd::eac16(format == EACRG11, (w, h), data, out),
+            #[cfg(not(target_arch = "wasm32"))]
             EACR11 | EACRG11 => {
                 let n = if format == EACR11 { 8 } else { 16 };
                 blocks(w, h, data, n, out, |b| {
@@ -116,6 +119,9 @@ pub(super) fn decode(
             _ => return Ok(false),
         },
         Pixels::Rgba32F(out) => match format {
+            #[cfg(target_arch = "wasm32")]
+            EACR11S | EACRG11S => super::simd::eac32(format == EACRG11S, (w, h), data, out),
+            #[cfg(not(target_arch = "wasm32"))]
             EACR11S | EACRG11S => {
                 let n = if format == EACR11S { 8 } else { 16 };
                 blocks(w, h, data, n, out, |b| {
@@ -130,6 +136,8 @@ pub(super) fn decode(
 }
 
 /// The values of an R11 block (8 bytes; green then 0) or an RG11 block (16 bytes).
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn eac_pair(b: &[u8], kind: EacKind) -> [[i32; 16]; 2] {
     let word = |o: usize| u64::from_be_bytes(b[o..o + 8].try_into().expect("8 bytes"));
@@ -166,6 +174,8 @@ fn words(b: &[u8; 16]) -> (u64, u64) {
 }
 
 /// An 11-bit EAC value widened to 16 bits by bit replication (the specification's conversion).
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn widen11(v: i32) -> u16 {
     let v = v as u16;
@@ -186,6 +196,8 @@ fn rgba8<const B: usize, K: super::bc::Block<B>>(w: usize, data: &[u8], out: &mu
 
 /// Decodes every `bytes`-byte block of a `w` x `h` surface with `block` (16 texels, row-major, 4
 /// channels of `T`) into `out`, clipping the last column and row of blocks.
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn blocks<T: Copy, F: Fn(&[u8]) -> [[T; 4]; 16]>(
     w: usize,
@@ -410,6 +422,8 @@ pub(super) fn planar_colours(b: u64) -> [[i32; 3]; 3] {
 
 /// Texel `t`'s (row-major) 3-bit index in an EAC block: indices are stored from bit 47 down,
 /// texel (x, y) at position x * 4 + y.
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn eac_index(b: u64, t: usize) -> usize {
     let i = (t % 4) * 4 + t / 4;
@@ -417,6 +431,8 @@ fn eac_index(b: u64, t: usize) -> usize {
 }
 
 /// One EAC block's 16 values (row-major).
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn eac_values(b: u64, kind: EacKind) -> [i32; 16] {
     let pal = eac_palette(b, kind);
@@ -426,6 +442,8 @@ fn eac_values(b: u64, kind: EacKind) -> [i32; 16] {
 }
 
 /// The 8 values an EAC block's indices select.
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[inline(always)]
 fn eac_palette(b: u64, kind: EacKind) -> [i32; 8] {
     let mult = bits(b, 52, 4) as i32;
@@ -459,6 +477,8 @@ fn eac_palette(b: u64, kind: EacKind) -> [i32; 8] {
     pal
 }
 
+// wasm: simd.rs's EAC kernel decodes the 11-bit formats.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 #[derive(Clone, Copy, PartialEq)]
 enum EacKind {
     /// ETC2 RGBA8's alpha: 8-bit result (wasm: simd.rs's kernel).

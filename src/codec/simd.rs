@@ -707,18 +707,7 @@ impl Etc {
             i16x8_mul(self.eac_mods[table as usize], u16x8_splat(mult as u16)),
         );
         let pal = u8x16_narrow_i16x8(pal, pal);
-        // The 48 index bits (bytes 2-7, big-endian; texel (x, y)'s 3 bits the (4x + y)-th from
-        // the top): each texel's index within the u16 of its first byte (high) and the next
-        // (low), moved to the top 3 bits by a multiply (no per-lane shifts in simd128).
-        let v = u64x2_splat(w);
-        let top = |u: v128| u16x8_shr(i16x8_mul(u, self.eac_shifts), 13);
-        #[rustfmt::skip]
-        let (first, last) = (
-            top(i8x16_shuffle::<3, 2, 3, 2, 3, 2, 4, 3, 4, 3, 4, 3, 5, 4, 5, 4>(v, v)),
-            top(i8x16_shuffle::<6, 5, 6, 5, 6, 5, 7, 6, 7, 6, 7, 6, 7, 7, 7, 7>(v, v)),
-        );
-        // Texel (x, y) (the (4x + y)-th) at byte 2(4x + y), or 2(4x + y - 8) + 1 from x = 2 on.
-        let idx = v128_or(first, i16x8_shl(last, 8));
+        let idx = eac_indices(self.eac_shifts, w);
         let row = |m: v128| u8x16_swizzle(pal, m);
         // Row r: texels (x, r).
         #[rustfmt::skip]
@@ -742,6 +731,188 @@ impl Etc {
         let a = self.alpha(word(0));
         let mask = u32x4_splat(0xff00_0000);
         four(|r| v128_bitselect(a[r], c[r], mask))
+    }
+}
+
+/// An EAC block's 16 3-bit indices (`w`: its 8 bytes read little-endian), texel (x, y) (the
+/// (4x + y)-th) at byte 2(4x + y), or 2(4x + y - 8) + 1 from x = 2 on. The 48 index bits (bytes
+/// 2-7, big-endian; texel (x, y)'s 3 bits the (4x + y)-th from the top): each texel's index within
+/// the u16 of its first byte (high) and the next (low), moved to the top 3 bits by a multiply (no
+/// per-lane shifts in simd128; `shifts`: [`Etc::eac_shifts`]).
+#[inline(always)]
+fn eac_indices(shifts: v128, w: u64) -> v128 {
+    let v = u64x2_splat(w);
+    let top = |u: v128| u16x8_shr(i16x8_mul(u, shifts), 13);
+    #[rustfmt::skip]
+    let (first, last) = (
+        top(i8x16_shuffle::<3, 2, 3, 2, 3, 2, 4, 3, 4, 3, 4, 3, 5, 4, 5, 4>(v, v)),
+        top(i8x16_shuffle::<6, 5, 6, 5, 6, 5, 7, 6, 7, 6, 7, 6, 7, 7, 7, 7>(v, v)),
+    );
+    v128_or(first, i16x8_shl(last, 8))
+}
+
+/// EAC R11 / RG11 (RGBA16) and their signed forms (RGBA32F), etc.rs's `decode` the scalar
+/// reference: per block each channel's 8 values one i16 vector (computed as etc::eac_palette,
+/// unsigned ones widened to 16 bits there), the indices as ETC2 RGBA8's alpha ([`eac_indices`]),
+/// each row of 4 texels' (R, G) pairs two swizzles (R's palette, G's; G's a zero vector for R11),
+/// then 2 (RGBA16) or 4 (RGBA32F, `v as f32 / 1023.0` per value as the scalar code) v128 of
+/// output. One routine for both channel counts.
+struct Eac {
+    two: bool,
+    signed: bool,
+    shifts: v128,
+    mods: [v128; 16],
+}
+
+impl Eac {
+    #[inline(always)]
+    fn palette(&self, w: u64) -> v128 {
+        let (base, mult, table) = (w as u8, (w >> 12) as u8 & 15, (w >> 8) as usize & 15);
+        // A zero multiplier means 1/8: the modifier is added at 11-bit precision.
+        let mult = if mult == 0 { 1 } else { mult as i16 * 8 };
+        let step = i16x8_mul(self.mods[table], i16x8_splat(mult));
+        let (off, lo, hi) = if self.signed {
+            ((base as i8).max(-127) as i16 * 8, -1023, 1023)
+        } else {
+            (base as i16 * 8 + 4, 0, 2047)
+        };
+        let v = i16x8_add(i16x8_splat(off), step);
+        let v = i16x8_min(i16x8_max(v, i16x8_splat(lo)), i16x8_splat(hi));
+        if self.signed {
+            v
+        } else {
+            v128_or(i16x8_shl(v, 5), u16x8_shr(v, 6))
+        }
+    }
+
+    /// A block's 4 rows, each [R0, G0, R1, G1, R2, G2, R3, G3] as i16.
+    #[inline(always)]
+    fn rows(&self, b: &[u8]) -> [v128; 4] {
+        let word = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let r = word(0);
+        let (g, pg) = if self.two {
+            let g = word(8);
+            (g, self.palette(g))
+        } else {
+            (r, u64x2_splat(0))
+        };
+        let pr = self.palette(r);
+        // Byte offsets of the values in the palettes: 2i (R), 2i + 16 (G) and +1 for high bytes;
+        // R's swizzle gives 0 for G's offsets (>= 16), G's (offset - 16) 0 for R's (wrapped).
+        let (ir, ig) = (eac_indices(self.shifts, r), eac_indices(self.shifts, g));
+        let (ir, ig) = (i8x16_add(ir, ir), i8x16_add(ig, ig));
+        let add = i8x16(0, 1, 16, 17, 0, 1, 16, 17, 0, 1, 16, 17, 0, 1, 16, 17);
+        let row = |m: v128| {
+            let m = i8x16_add(m, add);
+            v128_or(
+                u8x16_swizzle(pr, m),
+                u8x16_swizzle(pg, i8x16_sub(m, i8x16_splat(16))),
+            )
+        };
+        #[rustfmt::skip]
+        let rows = [
+            row(i8x16_shuffle::<0, 0, 16, 16, 8, 8, 24, 24, 1, 1, 17, 17, 9, 9, 25, 25>(ir, ig)),
+            row(i8x16_shuffle::<2, 2, 18, 18, 10, 10, 26, 26, 3, 3, 19, 19, 11, 11, 27, 27>(ir, ig)),
+            row(i8x16_shuffle::<4, 4, 20, 20, 12, 12, 28, 28, 5, 5, 21, 21, 13, 13, 29, 29>(ir, ig)),
+            row(i8x16_shuffle::<6, 6, 22, 22, 14, 14, 30, 30, 7, 7, 23, 23, 15, 15, 31, 31>(ir, ig)),
+        ];
+        rows
+    }
+}
+
+/// Decodes a `w` x `h` surface of EAC blocks into `out` (4 channels of `T` a texel), `texels`
+/// writing a row of [`Eac::rows`] as its 4 texels; clips the last column and row of blocks.
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+fn eac_surface<T: Copy + Default>(
+    k: &Eac,
+    (w, h): (usize, usize),
+    data: &[u8],
+    out: &mut [T],
+    texels: impl Fn(v128, &mut [T; 16]),
+) {
+    let (bw, n) = (w.div_ceil(4), if k.two { 16 } else { 8 });
+    let mut part = [T::default(); 16];
+    for (by, src) in data.chunks_exact(bw * n).take(h.div_ceil(4)).enumerate() {
+        let lines = (h - by * 4).min(4);
+        for (bx, b) in src.chunks_exact(n).enumerate() {
+            let rows = k.rows(b);
+            let cols = (w - bx * 4).min(4) * 4;
+            for (r, &row) in rows.iter().enumerate().take(lines) {
+                let o = ((by * 4 + r) * w + bx * 4) * 4;
+                // Whole rows written in place (v128 stores); a slice's copy_from_slice was a
+                // memory.copy a row, slower in V8.
+                match <&mut [T; 16]>::try_from(&mut out[o..o + cols]) {
+                    Ok(d) => texels(row, d),
+                    Err(_) => {
+                        texels(row, &mut part);
+                        out[o..o + cols].copy_from_slice(&part[..cols]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// EAC R11 / RG11 (`two`: RG11) into RGBA16 ([`Eac`]).
+#[target_feature(enable = "simd128")]
+pub(super) fn eac16(two: bool, wh: (usize, usize), data: &[u8], out: &mut [u16]) {
+    let k = eac(two, false);
+    let fill = u16x8(0, u16::MAX, 0, u16::MAX, 0, u16::MAX, 0, u16::MAX);
+    eac_surface(&k, wh, data, out, |row, d| {
+        #[rustfmt::skip]
+        let v = [
+            i8x16_shuffle::<0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 16, 17, 18, 19>(row, fill),
+            i8x16_shuffle::<8, 9, 10, 11, 16, 17, 18, 19, 12, 13, 14, 15, 16, 17, 18, 19>(row, fill),
+        ];
+        for (d, v) in d.chunks_exact_mut(8).zip(v) {
+            d[0] = u16x8_extract_lane::<0>(v);
+            d[1] = u16x8_extract_lane::<1>(v);
+            d[2] = u16x8_extract_lane::<2>(v);
+            d[3] = u16x8_extract_lane::<3>(v);
+            d[4] = u16x8_extract_lane::<4>(v);
+            d[5] = u16x8_extract_lane::<5>(v);
+            d[6] = u16x8_extract_lane::<6>(v);
+            d[7] = u16x8_extract_lane::<7>(v);
+        }
+    });
+}
+
+/// EAC R11 / RG11 signed (`two`: RG11) into RGBA32F ([`Eac`]).
+#[target_feature(enable = "simd128")]
+pub(super) fn eac32(two: bool, wh: (usize, usize), data: &[u8], out: &mut [f32]) {
+    let k = eac(two, true);
+    let fill = f32x4(0.0, 0.0, 0.0, 1.0);
+    let scale = f32x4_splat(1023.0);
+    eac_surface(&k, wh, data, out, |row, d| {
+        let f = |v: v128| f32x4_div(f32x4_convert_i32x4(v), scale);
+        let (lo, hi) = (
+            f(i32x4_extend_low_i16x8(row)),
+            f(i32x4_extend_high_i16x8(row)),
+        );
+        let v = [
+            i32x4_shuffle::<0, 1, 6, 7>(lo, fill),
+            i32x4_shuffle::<2, 3, 6, 7>(lo, fill),
+            i32x4_shuffle::<0, 1, 6, 7>(hi, fill),
+            i32x4_shuffle::<2, 3, 6, 7>(hi, fill),
+        ];
+        for (d, v) in d.chunks_exact_mut(4).zip(v) {
+            d[0] = f32::from_bits(u32x4_extract_lane::<0>(v));
+            d[1] = f32::from_bits(u32x4_extract_lane::<1>(v));
+            d[2] = f32::from_bits(u32x4_extract_lane::<2>(v));
+            d[3] = f32::from_bits(u32x4_extract_lane::<3>(v));
+        }
+    });
+}
+
+#[inline]
+#[target_feature(enable = "simd128")]
+fn eac(two: bool, signed: bool) -> Eac {
+    Eac {
+        two,
+        signed,
+        shifts: std::hint::black_box(u16x8(1, 8, 64, 2, 16, 128, 4, 32)),
+        mods: std::hint::black_box(EAC_MODS.map(|m| load_i16(&m))),
     }
 }
 
