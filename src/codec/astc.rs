@@ -602,6 +602,12 @@ struct Grid {
     /// (simd::astc_infill).
     #[cfg(target_arch = "wasm32")]
     quads: Vec<[[u8; 16]; 2]>,
+    /// The same taps for [`Decoder::block_ldr`]: per texel its first tap's weight index (the
+    /// others are +1, +gw, +gw + 1, or have a zero factor), and the four factors as 16-bit lanes in
+    /// reverse order, so that one multiply by the four weights as lanes ([`Decoder::block_ldr`]'s
+    /// `quads`) gives their dot product in the top lane (every partial sum is under 2^16).
+    cell: Box<[u8; 144]>,
+    factors: Box<[u64; 144]>,
 }
 
 /// Every texel's weights (`planes` of them) from the weight grid `wq` through `grid`'s taps.
@@ -643,9 +649,16 @@ fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
             ]);
         }
     }
+    let (mut cell, mut factors) = (Box::new([0u8; 144]), Box::new([0u64; 144]));
+    for (i, t) in taps.iter().enumerate() {
+        cell[i] = t[0].0;
+        factors[i] = (0..4).fold(0, |a, k| a | (t[3 - k].1 as u64) << (16 * k));
+    }
     Grid {
         gw,
         gh,
+        cell,
+        factors,
         #[cfg(target_arch = "wasm32")]
         quads: taps
             .chunks(4)
@@ -1246,7 +1259,13 @@ impl Seq {
 /// bits, at most 38) or quint block (7 + 3b, at most 22) is one [`Seq::window`]: the bit reads of
 /// [`decode_ise`] (its reference) clamped each field to the sequence's end.
 #[inline(always)]
-fn decode_ise_tab(range: usize, seq: &Seq, n: usize, tab: &[u8; 256], out: &mut [u8; 72]) {
+fn decode_ise_tab<const N: usize>(
+    range: usize,
+    seq: &Seq,
+    n: usize,
+    tab: &[u8; 256],
+    out: &mut [u8; N],
+) {
     let (t, q, b) = RANGES[range.min(RANGES.len() - 1)];
     let b = b as u32;
     let mb = (1u64 << b) - 1;
@@ -1315,11 +1334,33 @@ struct Parsed {
     cems: [u32; 4],
     /// Unquantised colour values, all partitions' in order.
     vals: [u8; 72],
-    /// Unquantised weights (planes interleaved), in grid order.
-    wq: [u8; 72],
+    /// Unquantised weights (planes interleaved), in grid order, and room past them: `block_ldr`'s
+    /// `quads` read up to 2 * (gw + 1) entries past the grid (with zero factors, so any byte does).
+    wq: [u8; 96],
     /// The lane plane 1 weights (4: one plane).
     ccs: usize,
     seed: u32,
+}
+
+impl Parsed {
+    fn new() -> Parsed {
+        Parsed {
+            mode: Mode {
+                gw: 0,
+                gh: 0,
+                dual: false,
+                range: 0,
+                weight_bits: 0,
+                grid: 0,
+            },
+            parts: 0,
+            cems: [0; 4],
+            vals: [0; 72],
+            wq: [0; 96],
+            ccs: 0,
+            seed: 0,
+        }
+    }
 }
 
 /// An RGBA8 texel of four 8-bit lanes spread to 16 bits each (lane k at bit 16k).
@@ -1418,11 +1459,13 @@ impl Decoder {
     /// A block's mode, partitions, endpoint modes, unquantised colour values and weights; None for
     /// an illegal block. `v` is `block`'s bits; `mode_bits` its low 11 bits (not a void extent).
     #[inline(always)]
-    fn parse(&self, block: u128, v: &Bits, mode_bits: u32) -> Option<Parsed> {
-        let mode = self.modes[mode_bits as usize & 2047]?;
+    fn parse(&self, block: u128, v: &Bits, mode_bits: u32, p: &mut Parsed) -> bool {
+        let Some(mode) = self.modes[mode_bits as usize & 2047] else {
+            return false;
+        };
         let parts = bits(v, 11, 2) as usize + 1;
         if mode.dual && parts == 4 {
-            return None;
+            return false;
         }
         let weight_count = mode.gw as usize * mode.gh as usize * if mode.dual { 2 } else { 1 };
         let mut below = 128 - mode.weight_bits as usize;
@@ -1454,7 +1497,7 @@ impl Decoder {
             .map(|c| 2 * ((c >> 2) as usize + 1))
             .sum();
         if ints > 18 {
-            return None;
+            return false;
         }
         let avail = (if parts == 1 { 111 } else { 99 } as isize)
             - mode.weight_bits as isize
@@ -1463,7 +1506,7 @@ impl Decoder {
         let avail = avail.clamp(0, 111) as usize;
         let crange = self.colour_range[ints / 2][avail];
         if crange == COLOUR_NONE {
-            return None;
+            return false;
         }
         let crange = crange as usize;
         // The colour values start at bit 17 (one partition) or 29.
@@ -1472,13 +1515,12 @@ impl Decoder {
         } else {
             block >> 29
         };
-        let mut vals = [0u8; 72];
         decode_ise_tab(
             crange,
             &Seq::new(colour, ise_bits(crange, ints)),
             ints,
             &self.colour_tab[crange],
-            &mut vals,
+            &mut p.vals,
         );
         let ccs = if mode.dual {
             bits(v, below - 2, 2) as usize
@@ -1486,23 +1528,15 @@ impl Decoder {
             4
         };
         // Weights: read from the top of the block downwards.
-        let mut wq = [0u8; 72];
         decode_ise_tab(
             mode.range as usize,
             &Seq::new(block.reverse_bits(), mode.weight_bits as usize),
             weight_count,
             &self.weight_tab[mode.range as usize % 12],
-            &mut wq,
+            &mut p.wq,
         );
-        Some(Parsed {
-            mode,
-            parts,
-            cems,
-            vals,
-            wq,
-            ccs,
-            seed: bits(v, 13, 10),
-        })
+        (p.mode, p.parts, p.cems, p.ccs, p.seed) = (mode, parts, cems, ccs, bits(v, 13, 10));
+        true
     }
 
     /// Builds the partition map of (`parts`, `seed`) if it is not cached yet; returns its key.
@@ -1560,10 +1594,11 @@ impl Decoder {
             out[..n].fill(if ok { colour } else { MAGENTA });
             return;
         }
-        let Some(p) = self.parse(block, v, mode_bits) else {
+        let p = &mut Parsed::new();
+        if !self.parse(block, v, mode_bits, p) {
             out[..n].fill(MAGENTA);
             return;
-        };
+        }
         // Endpoints per partition, lanes spread to 16 bits (`spread`).
         let (mut a, mut b) = ([0u64; 4], [0u64; 4]);
         let mut at = 0;
@@ -1578,26 +1613,61 @@ impl Decoder {
             at += k;
         }
         let key = (p.parts > 1).then(|| self.cache_partitions(p.parts, p.seed));
-        self.texel_weights(&p);
         let part: &[u8; 144] = key
             .and_then(|k| self.partitions[k].as_deref())
             .unwrap_or(&ONE_PARTITION);
-        let tw = &self.tw;
-        if p.ccs == 4 {
-            for ((o, w), &pi) in out.iter_mut().zip(&tw[..n]).zip(part) {
-                let pi = pi as usize & 3;
-                let w = w[0] as u64;
-                *o = pack_ldr((64 - w) * a[pi] + w * b[pi]);
+        let grid = &self.grids[p.mode.grid as usize];
+        let wq = &p.wq;
+        // One texel from its weights (of plane 0 and 1) and partition.
+        let texel = |w0: u64, w1: u64, pi: u8| {
+            let (a, b) = (a[pi as usize & 3], b[pi as usize & 3]);
+            if p.ccs == 4 {
+                pack_ldr((64 - w0) * a + w0 * b)
+            } else {
+                // Two planes: the `ccs` lane weighted by plane 1.
+                let c = 0xFFFF << (16 * p.ccs);
+                pack_ldr((64 - w0) * (a & !c) + w0 * (b & !c) + (64 - w1) * (a & c) + w1 * (b & c))
+            }
+        };
+        let out = &mut out[..n];
+        if grid.gw == self.bw && grid.gh == self.bh {
+            // Identity grid (no infill): the weights are the texels'.
+            if p.mode.dual {
+                for ((o, w), &pi) in out.iter_mut().zip(wq.chunks_exact(2)).zip(part) {
+                    *o = texel(w[0] as u64, w[1] as u64, pi);
+                }
+            } else {
+                for ((o, &w), &pi) in out.iter_mut().zip(wq).zip(part) {
+                    *o = texel(w as u64, 0, pi);
+                }
+            }
+            return;
+        }
+        // Infill: per grid cell its four weights (the cell's, right, below, below right) as
+        // 16-bit lanes, so a texel's weight is one multiply by its reversed factors, the sum in
+        // the top lane (see `Grid::factors`), rounded as `infill_weights` does.
+        let (gw, cells) = (grid.gw, grid.gw * grid.gh);
+        let planes = if p.mode.dual { 2 } else { 1 };
+        let quads = |pl: usize| -> [u64; 64] {
+            let mut q = [0u64; 64];
+            for (c, q) in q.iter_mut().enumerate().take(cells) {
+                let at = |j: usize| wq[((c + j) * planes + pl).min(95)] as u64;
+                *q = at(0) | at(1) << 16 | at(gw) << 32 | at(gw + 1) << 48;
+            }
+            q
+        };
+        let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
+        let texels = out.iter_mut().zip(part).zip(grid.cell.iter().zip(grid.factors.iter()));
+        if p.mode.dual {
+            let (q0, q1) = (quads(0), quads(1));
+            for ((o, &pi), (&c, &f)) in texels {
+                let c = c as usize & 63;
+                *o = texel(dot(q0[c], f), dot(q1[c], f), pi);
             }
         } else {
-            // Two planes: the `ccs` lane weighted by plane 1.
-            let c = 0xFFFF << (16 * p.ccs);
-            for ((o, w), &pi) in out.iter_mut().zip(&tw[..n]).zip(part) {
-                let pi = pi as usize & 3;
-                let (w0, w1) = (w[0] as u64, w[1] as u64);
-                let (a, b) = (a[pi], b[pi]);
-                let s = (64 - w0) * (a & !c) + w0 * (b & !c) + (64 - w1) * (a & c) + w1 * (b & c);
-                *o = pack_ldr(s);
+            let q0 = quads(0);
+            for ((o, &pi), (&c, &f)) in texels {
+                *o = texel(dot(q0[c as usize & 63], f), 0, pi);
             }
         }
     }
@@ -1613,9 +1683,10 @@ impl Decoder {
             lns[..n].fill([false; 4]);
             return self.void_extent(v, out, n);
         }
-        let Some(p) = self.parse(block, v, mode_bits) else {
+        let p = &mut Parsed::new();
+        if !self.parse(block, v, mode_bits, p) {
             return Kind::Error;
-        };
+        }
         // Endpoints per partition.
         let mut e0 = [[0i32; 4]; 4];
         let mut e1 = [[0i32; 4]; 4];
@@ -1632,7 +1703,7 @@ impl Decoder {
             at += k;
         }
         let key = (p.parts > 1).then(|| self.cache_partitions(p.parts, p.seed));
-        self.texel_weights(&p);
+        self.texel_weights(p);
         let part_map: Option<&[u8]> = key
             .and_then(|k| self.partitions[k].as_deref())
             .map(|m| &m[..]);
