@@ -1184,11 +1184,28 @@ struct Decoder {
     bw: usize,
     bh: usize,
     hdr: bool,
-    /// Block mode table for this footprint (None: illegal).
-    modes: Vec<Option<Mode>>,
+    /// Block modes and the unquantisation tables.
+    tables: Tables,
     grids: Vec<Grid>,
     /// Partition index of every texel per (count - 2) * 1024 + seed, built on first use.
     partitions: Vec<Option<Box<[u8; 144]>>>,
+    /// Scratch: the block being decoded, and per plane and grid cell its four weights
+    /// ([`Decoder::block_ldr`]'s infill). Locals were zeroed for every block (and the quads copied
+    /// out of a closure): memory.fill / memory.copy calls in wasm, 5% of an ASTC_4x4 decode in node
+    /// (perf, node --perf-basic-prof, scripts/bench-node.mjs).
+    parsed: Parsed,
+    quads: [[u64; 64]; 2],
+    /// Per-texel weights of both planes, scratch for [`Decoder::block`] (which writes the first
+    /// `bw * bh` before reading them). Kept here instead of a local array zeroed (1152 bytes) for
+    /// every block: measured 1.03x / 1.02x / 1.00x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
+    /// scripts/bench-cpu.mjs, same run).
+    tw: [[i32; 2]; 144],
+}
+
+/// What [`Decoder::parse`] reads: tables per footprint.
+struct Tables {
+    /// Block mode table for this footprint (None: illegal).
+    modes: Vec<Option<Mode>>,
     /// Unquantised colour values per range (from QUANT_6 on) and weights per range (up to 32
     /// levels): tables, since every block needs up to 18 + 64 of them (measured: this loop was the
     /// second-largest cost of a 4x4 decode). 256 entries each, so a u8 index needs no bounds check.
@@ -1197,14 +1214,9 @@ struct Decoder {
     /// The colour endpoints' range per (number of colour values / 2, bits available): the largest
     /// range whose encoding fits (`COLOUR_NONE`: none does), instead of a search per block.
     colour_range: [[u8; 112]; 10],
-    /// Per-texel weights of both planes, scratch for [`Decoder::block`] (which writes the first
-    /// `bw * bh` before reading them). Kept here instead of a local array zeroed (1152 bytes) for
-    /// every block: measured 1.03x / 1.02x / 1.00x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
-    /// scripts/bench-cpu.mjs, same run).
-    tw: [[i32; 2]; 144],
 }
 
-/// No colour range fits (in [`Decoder::colour_range`]).
+/// No colour range fits (in [`Tables::colour_range`]).
 const COLOUR_NONE: u8 = 0xFF;
 
 /// The partition map of one-partition blocks.
@@ -1428,10 +1440,9 @@ impl Decoder {
             bw,
             bh,
             hdr,
-            modes,
-            grids,
-            partitions: vec![None; 3 * 1024],
-            colour_tab: (0..RANGES.len())
+            tables: Tables {
+                modes,
+                colour_tab: (0..RANGES.len())
                 .map(|r| {
                     let mut t = [0u8; 256];
                     if r >= QUANT_6 {
@@ -1451,16 +1462,21 @@ impl Decoder {
                     t
                 })
                 .collect(),
-            colour_range,
+                colour_range,
+            },
+            grids,
+            partitions: vec![None; 3 * 1024],
             tw: [[0; 2]; 144],
+            parsed: Parsed::new(),
+            quads: [[0; 64]; 2],
         }
     }
 
     /// A block's mode, partitions, endpoint modes, unquantised colour values and weights; None for
     /// an illegal block. `v` is `block`'s bits; `mode_bits` its low 11 bits (not a void extent).
     #[inline(always)]
-    fn parse(&self, block: u128, v: &Bits, mode_bits: u32, p: &mut Parsed) -> bool {
-        let Some(mode) = self.modes[mode_bits as usize & 2047] else {
+    fn parse(t: &Tables, block: u128, v: &Bits, mode_bits: u32, p: &mut Parsed) -> bool {
+        let Some(mode) = t.modes[mode_bits as usize & 2047] else {
             return false;
         };
         let parts = bits(v, 11, 2) as usize + 1;
@@ -1504,7 +1520,7 @@ impl Decoder {
             - extra as isize
             - if mode.dual { 2 } else { 0 };
         let avail = avail.clamp(0, 111) as usize;
-        let crange = self.colour_range[ints / 2][avail];
+        let crange = t.colour_range[ints / 2][avail];
         if crange == COLOUR_NONE {
             return false;
         }
@@ -1519,7 +1535,7 @@ impl Decoder {
             crange,
             &Seq::new(colour, ise_bits(crange, ints)),
             ints,
-            &self.colour_tab[crange],
+            &t.colour_tab[crange],
             &mut p.vals,
         );
         let ccs = if mode.dual {
@@ -1532,7 +1548,7 @@ impl Decoder {
             mode.range as usize,
             &Seq::new(block.reverse_bits(), mode.weight_bits as usize),
             weight_count,
-            &self.weight_tab[mode.range as usize % 12],
+            &t.weight_tab[mode.range as usize % 12],
             &mut p.wq,
         );
         (p.mode, p.parts, p.cems, p.ccs, p.seed) = (mode, parts, cems, ccs, bits(v, 13, 10));
@@ -1594,11 +1610,13 @@ impl Decoder {
             out[..n].fill(if ok { colour } else { MAGENTA });
             return;
         }
-        let p = &mut Parsed::new();
-        if !self.parse(block, v, mode_bits, p) {
+        if !Decoder::parse(&self.tables, block, v, mode_bits, &mut self.parsed) {
             out[..n].fill(MAGENTA);
             return;
         }
+        let (parts, seed) = (self.parsed.parts, self.parsed.seed);
+        let key = (parts > 1).then(|| self.cache_partitions(parts, seed));
+        let p = &self.parsed;
         // Endpoints per partition, lanes spread to 16 bits (`spread`).
         let (mut a, mut b) = ([0u64; 4], [0u64; 4]);
         let mut at = 0;
@@ -1612,7 +1630,6 @@ impl Decoder {
             (a[i], b[i]) = (spread(e0), spread(e1));
             at += k;
         }
-        let key = (p.parts > 1).then(|| self.cache_partitions(p.parts, p.seed));
         let part: &[u8; 144] = key
             .and_then(|k| self.partitions[k].as_deref())
             .unwrap_or(&ONE_PARTITION);
@@ -1646,26 +1663,24 @@ impl Decoder {
         // Infill: per grid cell its four weights (the cell's, right, below, below right) as
         // 16-bit lanes, so a texel's weight is one multiply by its reversed factors, the sum in
         // the top lane (see `Grid::factors`), rounded as `infill_weights` does.
-        let (gw, cells) = (grid.gw, grid.gw * grid.gh);
+        let (gw, cells) = (grid.gw, (grid.gw * grid.gh).min(64));
         let planes = if p.mode.dual { 2 } else { 1 };
-        let quads = |pl: usize| -> [u64; 64] {
-            let mut q = [0u64; 64];
+        let q = &mut self.quads;
+        for (pl, q) in q.iter_mut().enumerate().take(planes) {
             for (c, q) in q.iter_mut().enumerate().take(cells) {
                 let at = |j: usize| wq[((c + j) * planes + pl).min(95)] as u64;
                 *q = at(0) | at(1) << 16 | at(gw) << 32 | at(gw + 1) << 48;
             }
-            q
-        };
+        }
         let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
         let texels = out.iter_mut().zip(part).zip(grid.cell.iter().zip(grid.factors.iter()));
+        let [q0, q1] = &*q;
         if p.mode.dual {
-            let (q0, q1) = (quads(0), quads(1));
             for ((o, &pi), (&c, &f)) in texels {
                 let c = c as usize & 63;
                 *o = texel(dot(q0[c], f), dot(q1[c], f), pi);
             }
         } else {
-            let q0 = quads(0);
             for ((o, &pi), (&c, &f)) in texels {
                 *o = texel(dot(q0[c as usize & 63], f), 0, pi);
             }
@@ -1683,10 +1698,11 @@ impl Decoder {
             lns[..n].fill([false; 4]);
             return self.void_extent(v, out, n);
         }
-        let p = &mut Parsed::new();
-        if !self.parse(block, v, mode_bits, p) {
+        let mut p = Parsed::new();
+        if !Decoder::parse(&self.tables, block, v, mode_bits, &mut p) {
             return Kind::Error;
         }
+        let p = &p;
         // Endpoints per partition.
         let mut e0 = [[0i32; 4]; 4];
         let mut e1 = [[0i32; 4]; 4];
