@@ -1798,3 +1798,56 @@ impl Decoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `pack_ldr` against the 16-bit pipeline it stands for, for every sum a lane can hold.
+    #[test]
+    fn ldr_pack_matches_16_bit_interpolation() {
+        for s in 0..=255u64 * 64 {
+            let want = ((257 * s + 32) >> 6) >> 8;
+            let lanes = s | (255 * 64 - s) << 16 | (s / 2) << 32 | (s / 3) << 48;
+            let got = pack_ldr(lanes).to_le_bytes();
+            assert_eq!(got[0] as u64, want, "s = {s}");
+            for (k, v) in [(1, 255 * 64 - s), (2, s / 2), (3, s / 3)] {
+                assert_eq!(
+                    got[k] as u64,
+                    ((257 * v + 32) >> 6) >> 8,
+                    "lane {k}, s = {v}"
+                );
+            }
+        }
+    }
+
+    /// `decode_ise_tab` against `decode_ise` (bit reads clamped to the sequence's end) for every
+    /// range and count, on pseudo-random bits.
+    #[test]
+    fn ise_tab_matches_reference() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let identity: [u8; 256] = std::array::from_fn(|i| i as u8);
+        for _ in 0..200 {
+            let v = (next() as u128) << 64 | next() as u128;
+            for range in 0..RANGES.len() {
+                for n in 1..=64 {
+                    let len = ise_bits(range, n);
+                    if len > 128 {
+                        break;
+                    }
+                    let mut want = [0u8; 64];
+                    decode_ise(range, &Bits::new(v), 0, &mut want[..n]);
+                    let mut got = [0u8; 72];
+                    decode_ise_tab(range, &Seq::new(v, len), n, &identity, &mut got);
+                    assert_eq!(got[..n], want[..n], "range {range}, {n} values");
+                }
+            }
+        }
+    }
+}
