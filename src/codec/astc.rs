@@ -1682,13 +1682,13 @@ impl Decoder {
                     *q1 = quad(&|j| wq[(2 * (c + j) + 1) & 127] as u64);
                 }
             }
-            let q = &self.quads;
+
             let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
             let texels = sums
                 .iter_mut()
                 .zip(part)
                 .zip(grid.cell.iter().zip(grid.factors.iter()));
-            let [q0, q1] = &*q;
+            let [q0, q1] = &self.quads;
             if p.mode.dual {
                 for ((o, &pi), (&c, &f)) in texels {
                     let c = c as usize & 63;
