@@ -38,10 +38,10 @@ pub(super) fn decode(
     Ok(decode_blocks(&mut dec, w, h, data, img))
 }
 
-/// wasm: [`decode_blocks`] (and the inlined [`Decoder::block`]) compiled with simd128 enabled, so
-/// the compiler can vectorise the per-texel loops there as it does natively with SSE2. Measured
-/// 1.00x / 1.05x / 1.09x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3, scripts/bench-cpu.mjs,
-/// same run).
+/// wasm: [`decode_blocks`] (and the inlined [`Decoder::block`] and [`Decoder::block_ldr`]) compiled
+/// with simd128 enabled, so the compiler can vectorise the per-texel loops there as it does natively
+/// with SSE2. Measured 1.00x / 1.05x / 1.09x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
+/// scripts/bench-cpu.mjs, same run; before block_ldr).
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
 fn decode_blocks_simd(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image) -> bool {
@@ -702,8 +702,8 @@ pub(super) fn select_partition(seed: u32, x: u32, y: u32, count: u32, small: boo
 }
 
 /// The parts of the partition selection function that depend on the seed and count only, so a
-/// partition map hashes once per seed instead of once per texel (the map of a 12x12 block was 144
-/// hashes; all the maps of a 2048x2048 ASTC_12x12 bench surface about a tenth of its decode).
+/// partition map hashes once per seed instead of once per texel (144 hashes for a 12x12 map). Part
+/// of the LDR rewrite measured in [`Decoder::block_ldr`], not measured on its own.
 struct PartitionHash {
     /// The seeds' squares shifted (s1..s8 of the specification; z's s9..s12 are unused in 2D).
     s: [u32; 8],
@@ -1595,6 +1595,10 @@ impl Decoder {
 
     /// Decodes one block of an LDR texture into `out` as RGBA8 texels (the error colour for an
     /// illegal block): [`Decoder::block`]'s 16-bit pipeline in 8-bit endpoints, see [`pack_ldr`].
+    /// With [`decode_ise_tab`], [`PartitionHash`] and `Tables::colour_range`, measured against
+    /// [`Decoder::block`] on the same blocks: 1.61x / 1.77x / 1.97x / 1.92x natively and 1.27x /
+    /// 1.24x / 1.39x / 1.33x in Chromium on ASTC 4x4 / 6x6 / 8x8 / 12x12 (scripts/bench.sh, the
+    /// branch then main minutes apart; docs/benchmarks.md, "ASTC after the rewrite").
     #[cfg_attr(target_arch = "wasm32", inline(always))]
     fn block_ldr(&mut self, block: u128, out: &mut [u32; 144]) {
         let n = self.bw * self.bh;
