@@ -1071,20 +1071,3 @@ pub(super) fn astc_infill(
         }
     }
 }
-
-/// ASTC texels (astc.rs: four unorm16 lanes in a u64) to RGBA8, 4 texels a vector: the top byte
-/// of every lane, as astc::unorm16_to_u8 (the reference, which does the texels left over).
-/// Returns how many texels it did.
-#[cfg(feature = "codec-astc")]
-#[inline]
-#[target_feature(enable = "simd128")]
-pub(super) fn astc_rgba8(texels: &[u64], dst: &mut [u8]) -> usize {
-    let quads = texels.chunks_exact(4);
-    let done = quads.len() * 4;
-    for (t, d) in quads.zip(dst.chunks_exact_mut(16)) {
-        let (a, b) = (u64x2(t[0], t[1]), u64x2(t[2], t[3]));
-        let v = i8x16_shuffle::<1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31>(a, b);
-        store(d, v);
-    }
-    done
-}
