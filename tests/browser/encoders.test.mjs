@@ -114,6 +114,12 @@ test('a sink that fails ends the entry with its error, and does not hang', async
   // The emit side failing mid-PNG (the page's sink refusing a piece) aborts the deflate input.
   let n = 0;
   await assert.rejects(streamPng(400, 300, noise(400 * 300 * 4, 1), () => { if (++n === 3) throw new Error('refused'); }), /refused/);
+  // The input side failing (texels whose rows cannot be read: subarray throws, after the header
+  // is out) ends the output side too, with the input side's error.
+  const texels = new Proxy(new Uint8Array(64), {
+    get: (t, k) => (k === 'subarray' ? () => { throw new TypeError('no rows'); } : t[k]),
+  });
+  await assert.rejects(streamPng(4, 4, texels, () => {}), /no rows/);
 });
 
 test('an entry past 4 GiB is refused whole (RangeError), nothing written', async () => {

@@ -41,9 +41,10 @@ const PNG_PIECE = 256 * 1024;
 /**
  * Writes a PNG of RGBA texels to `emit` piece by piece, so a texture's PNG is never whole in the
  * page: `data` Uint8Array (8-bit) or Uint16Array (16-bit, written big-endian), rows top first,
- * filter None; RGB when every alpha is full. Rows go through CompressionStream('deflate') (zlib-wrapped deflate, RFC 1950,
- * exactly what the IDAT chunks hold together) PNG_PIECE bytes at a time, and each PNG_PIECE of
- * its output becomes an IDAT chunk (a PNG may split its zlib stream across any number of them).
+ * filter None; RGB when every alpha is full. Rows go through CompressionStream('deflate')
+ * (zlib-wrapped deflate, RFC 1950, exactly what the IDAT chunks hold together) PNG_PIECE bytes at
+ * a time, and each PNG_PIECE of its output becomes an IDAT chunk (a PNG may split its zlib stream
+ * across any number of them).
  * Apart from `data`, the page holds at most about 2 x PNG_PIECE (issue 19: a 2048x2048 entry
  * used to hold its rows, the zlib stream and a copy of it, 4 x its texels, at once).
  * @param {number} width @param {number} height @param {import('../types').Pixels} data
@@ -97,6 +98,7 @@ export async function streamPng(width, height, data, emit) {
     await reader.cancel(e).catch(() => {});
     throw e;
   });
+  pumped.catch(() => {}); // handled below (awaited); not an unhandled rejection meanwhile
   try {
     const rows = Math.max(1, Math.floor(PNG_PIECE / (row + 1)));
     for (let y0 = 0; y0 < height; y0 += rows) {
@@ -126,8 +128,9 @@ export async function streamPng(width, height, data, emit) {
     }
     await writer.close();
   } catch (e) {
-    await pumped; // the output side's error, if it was that
-    throw e;
+    // The output side's error if it was the cause; else end the output side with this one.
+    writer.abort(e).catch(() => {});
+    throw await pumped.then(() => e, (cause) => cause);
   }
   await pumped;
   await emit(chunk('IEND', new Uint8Array(0)));
