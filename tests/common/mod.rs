@@ -30,8 +30,20 @@ pub fn psnr(a: &[u8], b: &[u8], channels: &[usize]) -> f64 {
 
 /// Decodes the PNG at `path` as stored (no transformations): its frame info and pixel bytes.
 pub fn read_png(path: &std::path::Path) -> (png::OutputInfo, Vec<u8>) {
+    decode_png(path, None)
+}
+
+/// The first frame of the PNG at `path` with `transformations` (None: the decoder's default).
+fn decode_png(
+    path: &std::path::Path,
+    transformations: Option<png::Transformations>,
+) -> (png::OutputInfo, Vec<u8>) {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    if let Some(t) = transformations {
+        decoder.set_transformations(t);
+    }
+    let mut reader = decoder
         .read_info()
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
@@ -76,17 +88,7 @@ pub fn ferris_512(dir: &std::path::Path) -> Vec<u8> {
 /// Any PNG as 8-bit RGBA (palette and grey expanded, opaque when it has no alpha): width, height and
 /// texels. For source images, whose colour types vary (the UE 5.8 set's grayscale.png is a palette).
 pub fn read_png_rgba8(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut d = png::Decoder::new(std::io::BufReader::new(file));
-    d.set_transformations(png::Transformations::normalize_to_color8());
-    let mut r = d
-        .read_info()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut buf = vec![0; r.output_buffer_size().unwrap()];
-    let info = r
-        .next_frame(&mut buf)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    buf.truncate(info.buffer_size());
+    let (info, buf) = decode_png(path, Some(png::Transformations::normalize_to_color8()));
     let ch = info.color_type.samples();
     let px = buf
         .chunks_exact(ch)
