@@ -56,7 +56,7 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
     let (w, h) = (w as usize, h as usize);
     let blocks_x = w.div_ceil(bw);
     if let (Pixels::Rgba8(out), false) = (&mut img.pixels, dec.hdr) {
-        let mut texels = [0u32; 144];
+        let mut texels = [0u8; 576];
         for by in 0..h.div_ceil(bh) {
             for bx in 0..blocks_x {
                 let i = (by * blocks_x + bx) * 16;
@@ -66,10 +66,11 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
                 let cols = (w - x0).min(bw);
                 for r in 0..(h - y0).min(bh) {
                     let o = ((y0 + r) * w + x0) * 4;
-                    let row = &texels[r * bw..r * bw + cols];
-                    for (px, t) in out[o..o + cols * 4].chunks_exact_mut(4).zip(row) {
-                        px.copy_from_slice(&t.to_le_bytes());
-                    }
+                    let (dst, src) = (&mut out[o..o + cols * 4], &texels[r * bw * 4..][..cols * 4]);
+                    #[cfg(target_arch = "wasm32")]
+                    super::simd::copy_texels(dst, src);
+                    #[cfg(not(target_arch = "wasm32"))]
+                    copy_row(dst, src);
                 }
             }
         }
@@ -115,6 +116,35 @@ fn decode_blocks(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image
         }
     }
     true
+}
+
+/// Copies a row of texels (`dst` and `src` of one length): rows of the footprints' widths as copies
+/// of a constant size, which the compiler makes a few moves, where a length known only at run time
+/// is a call to memcpy (4% of an ASTC_4x4 decode, perf).
+#[cfg(not(target_arch = "wasm32"))]
+#[inline(always)]
+fn copy_row(dst: &mut [u8], src: &[u8]) {
+    fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) -> bool {
+        match (<&mut [u8; N]>::try_from(dst), <&[u8; N]>::try_from(src)) {
+            (Ok(d), Ok(s)) => {
+                *d = *s;
+                true
+            }
+            _ => false,
+        }
+    }
+    let done = match dst.len() {
+        16 => fixed::<16>(dst, src),
+        20 => fixed::<20>(dst, src),
+        24 => fixed::<24>(dst, src),
+        32 => fixed::<32>(dst, src),
+        40 => fixed::<40>(dst, src),
+        48 => fixed::<48>(dst, src),
+        _ => false,
+    };
+    if !done {
+        dst.copy_from_slice(src);
+    }
 }
 
 /// Lane `k` of a decoded texel: [`Decoder::block`] writes a texel's four 16-bit lanes (R, G, B, A
@@ -606,7 +636,9 @@ struct Grid {
     /// others are +1, +gw, +gw + 1, or have a zero factor), and the four factors as 16-bit lanes in
     /// reverse order, so that one multiply by the four weights as lanes ([`Decoder::block_ldr`]'s
     /// `quads`) gives their dot product in the top lane (every partial sum is under 2^16).
+    #[cfg(not(target_arch = "wasm32"))]
     cell: Box<[u8; 144]>,
+    #[cfg(not(target_arch = "wasm32"))]
     factors: Box<[u64; 144]>,
 }
 
@@ -649,7 +681,9 @@ fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
             ]);
         }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     let (mut cell, mut factors) = (Box::new([0u8; 144]), Box::new([0u64; 144]));
+    #[cfg(not(target_arch = "wasm32"))]
     for (i, t) in taps.iter().enumerate() {
         cell[i] = t[0].0;
         factors[i] = (0..4).fold(0, |a, k| a | (t[3 - k].1 as u64) << (16 * k));
@@ -657,7 +691,9 @@ fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
     Grid {
         gw,
         gh,
+        #[cfg(not(target_arch = "wasm32"))]
         cell,
+        #[cfg(not(target_arch = "wasm32"))]
         factors,
         #[cfg(target_arch = "wasm32")]
         quads: taps
@@ -1194,8 +1230,11 @@ struct Decoder {
     /// out of a closure): memory.fill / memory.copy calls in wasm, 5% of an ASTC_4x4 decode in node
     /// (perf, node --perf-basic-prof, scripts/bench-node.mjs).
     parsed: Parsed,
+    #[cfg(not(target_arch = "wasm32"))]
     quads: [[u64; 64]; 2],
-    /// Scratch: [`Decoder::block_ldr`]'s interpolation sums per texel.
+    /// Scratch: [`Decoder::block_ldr`]'s interpolation sums per texel (native; wasm:
+    /// simd::astc_ldr_texels).
+    #[cfg(not(target_arch = "wasm32"))]
     sums: [u64; 144],
     /// Per-texel weights of both planes, scratch for [`Decoder::block`] (which writes the first
     /// `bw * bh` before reading them). Kept here instead of a local array zeroed (1152 bytes) for
@@ -1378,9 +1417,13 @@ impl Parsed {
 }
 
 /// An RGBA8 texel of four 8-bit lanes spread to 16 bits each (lane k at bit 16k).
+#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
-fn spread(c: [i32; 4]) -> u64 {
-    (0..4).fold(0, |t, k| t | (c[k] as u64 & 0xFF) << (16 * k))
+fn spread(c: &[u8]) -> u64 {
+    c.iter()
+        .take(4)
+        .enumerate()
+        .fold(0, |t, (k, &c)| t | (c as u64) << (16 * k))
 }
 
 /// The RGBA8 texel of four interpolated sums `s` = e0 * (64 - w) + e1 * w of 8-bit endpoints
@@ -1391,6 +1434,7 @@ fn spread(c: [i32; 4]) -> u64 {
 /// `(s + ((s + 32) >> 8)) >> 6` (write 257s + 32 = 256 (s + q) + r with q = (s + 32) >> 8 and
 /// r < 256), which keeps every lane under 2^14, so the four lanes are computed in one u64 with no
 /// carry between them (test `ldr_pack_matches_16_bit_interpolation` checks every s).
+#[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
 fn pack_ldr(s: u64) -> u32 {
     const L: u64 = 0x0001_0001_0001_0001;
@@ -1470,7 +1514,9 @@ impl Decoder {
             partitions: vec![None; 3 * 1024],
             tw: [[0; 2]; 144],
             parsed: Parsed::new(),
+            #[cfg(not(target_arch = "wasm32"))]
             quads: [[0; 64]; 2],
+            #[cfg(not(target_arch = "wasm32"))]
             sums: [0; 144],
         }
     }
@@ -1599,29 +1645,34 @@ impl Decoder {
     /// [`Decoder::block`] on the same blocks: 1.61x / 1.77x / 1.97x / 1.92x natively and 1.27x /
     /// 1.24x / 1.39x / 1.33x in Chromium on ASTC 4x4 / 6x6 / 8x8 / 12x12 (scripts/bench.sh, the
     /// branch then main minutes apart; docs/benchmarks.md, "ASTC after the rewrite").
-    #[cfg_attr(target_arch = "wasm32", inline(always))]
-    fn block_ldr(&mut self, block: u128, out: &mut [u32; 144]) {
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn block_ldr(&mut self, block: u128, out: &mut [u8; 576]) {
         let n = self.bw * self.bh;
         let v = &Bits::new(block);
         let mode_bits = bits(v, 0, 11);
+        let fill = |out: &mut [u8; 576], c: u32| {
+            for t in out.chunks_exact_mut(4).take(n) {
+                t.copy_from_slice(&c.to_le_bytes());
+            }
+        };
         if mode_bits & 0x1FF == 0x1FC {
             // Void extent: an LDR colour's 16-bit lanes (the block's top 64 bits) to their top
             // bytes; FP16 colour (bit 9) is an error in LDR.
             let ok = self.void_extent_kind(v) == Kind::Normal;
             let b = block.to_le_bytes();
             let colour = u32::from_le_bytes([b[9], b[11], b[13], b[15]]);
-            out[..n].fill(if ok { colour } else { MAGENTA });
+            fill(out, if ok { colour } else { MAGENTA });
             return;
         }
         if !Decoder::parse(&self.tables, block, v, mode_bits, &mut self.parsed) {
-            out[..n].fill(MAGENTA);
+            fill(out, MAGENTA);
             return;
         }
         let (parts, seed) = (self.parsed.parts, self.parsed.seed);
         let key = (parts > 1).then(|| self.cache_partitions(parts, seed));
         let p = &self.parsed;
-        // Endpoints per partition, lanes spread to 16 bits (`spread`).
-        let (mut a, mut b) = ([0u64; 4], [0u64; 4]);
+        // Endpoints of partition i at bytes 4i..4i + 4 (e0, then e1).
+        let mut ends = [[0u8; 16]; 2];
         let mut at = 0;
         for i in 0..p.parts {
             let k = 2 * ((p.cems[i] >> 2) as usize + 1);
@@ -1630,82 +1681,102 @@ impl Decoder {
                 *d = s as i32;
             }
             let (e0, e1) = endpoints_ldr(p.cems[i], &vals[..k]);
-            (a[i], b[i]) = (spread(e0), spread(e1));
+            for c in 0..4 {
+                (ends[0][4 * i + c], ends[1][4 * i + c]) = (e0[c] as u8, e1[c] as u8);
+            }
             at += k;
         }
         let part: &[u8; 144] = key
             .and_then(|k| self.partitions[k].as_deref())
             .unwrap_or(&ONE_PARTITION);
         let grid = &self.grids[p.mode.grid as usize];
-        let wq = &p.wq;
-        // One texel from its weights (of plane 0 and 1) and partition.
-        let texel = |w0: u64, w1: u64, pi: u8| {
-            let (a, b) = (a[pi as usize & 3], b[pi as usize & 3]);
-            if p.ccs == 4 {
-                (64 - w0) * a + w0 * b
-            } else {
-                // Two planes: the `ccs` lane weighted by plane 1.
-                let c = 0xFFFF << (16 * p.ccs);
-                (64 - w0) * (a & !c) + w0 * (b & !c) + (64 - w1) * (a & c) + w1 * (b & c)
-            }
-        };
-        // The texels' sums first, then their RGBA8 in a loop of its own, which the compiler
-        // vectorises (two texels a vector): measured 1.06x / 1.12x on ASTC 4x4 / 12x12 natively
-        // (CPU time of `texscope bench`, alternating builds).
-        let sums = &mut self.sums[..n];
-        if grid.gw == self.bw && grid.gh == self.bh {
-            // Identity grid (no infill): the weights are the texels'.
-            if p.mode.dual {
-                for ((o, w), &pi) in sums.iter_mut().zip(wq.chunks_exact(2)).zip(part) {
-                    *o = texel(w[0] as u64, w[1] as u64, pi);
+        let identity = grid.gw == self.bw && grid.gh == self.bh;
+        #[cfg(target_arch = "wasm32")]
+        super::simd::astc_ldr_texels(
+            &ends,
+            part,
+            &p.wq,
+            (!identity).then_some(&grid.quads[..]),
+            p.mode.dual,
+            p.ccs,
+            n,
+            out,
+        );
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            // The endpoints' lanes spread to 16 bits (`spread`).
+            let a: [u64; 4] = std::array::from_fn(|i| spread(&ends[0][4 * i..4 * i + 4]));
+            let b: [u64; 4] = std::array::from_fn(|i| spread(&ends[1][4 * i..4 * i + 4]));
+            let wq = &p.wq;
+            // One texel from its weights (of plane 0 and 1) and partition.
+            let texel = |w0: u64, w1: u64, pi: u8| {
+                let (a, b) = (a[pi as usize & 3], b[pi as usize & 3]);
+                if p.ccs == 4 {
+                    (64 - w0) * a + w0 * b
+                } else {
+                    // Two planes: the `ccs` lane weighted by plane 1.
+                    let c = 0xFFFF << (16 * p.ccs);
+                    (64 - w0) * (a & !c) + w0 * (b & !c) + (64 - w1) * (a & c) + w1 * (b & c)
+                }
+            };
+            // The texels' sums first, then their RGBA8 in a loop of its own, which the compiler
+            // vectorises (two texels a vector): measured 1.06x / 1.12x on ASTC 4x4 / 12x12
+            // natively (CPU time of `texscope bench`, alternating builds).
+            let sums = &mut self.sums[..n];
+            if identity {
+                // Identity grid (no infill): the weights are the texels'.
+                if p.mode.dual {
+                    for ((o, w), &pi) in sums.iter_mut().zip(wq.chunks_exact(2)).zip(part) {
+                        *o = texel(w[0] as u64, w[1] as u64, pi);
+                    }
+                } else {
+                    for ((o, &w), &pi) in sums.iter_mut().zip(wq).zip(part) {
+                        *o = texel(w as u64, 0, pi);
+                    }
                 }
             } else {
-                for ((o, &w), &pi) in sums.iter_mut().zip(wq).zip(part) {
-                    *o = texel(w as u64, 0, pi);
+                // Infill: per grid cell its four weights (the cell's, right, below, below right)
+                // as 16-bit lanes, so a texel's weight is one multiply by its reversed factors,
+                // the sum in the top lane (see `Grid::factors`), rounded as `infill_weights` does.
+                let (gw, cells) = (grid.gw, (grid.gw * grid.gh).min(64));
+                // Indices masked to `wq`'s 128 bytes, not clamped, and one loop per plane count:
+                // the clamps and the loop over planes were 14% of an ASTC_4x4 decode (perf,
+                // `texscope bench`); this measured 1.14x on ASTC_4x4 (CPU time, alternating
+                // builds).
+                let [q0, q1] = &mut self.quads;
+                let quad = |at: &dyn Fn(usize) -> u64| {
+                    at(0) | at(1) << 16 | at(gw) << 32 | at(gw + 1) << 48
+                };
+                if p.mode.dual {
+                    for (c, (q0, q1)) in q0.iter_mut().zip(q1.iter_mut()).enumerate().take(cells) {
+                        *q0 = quad(&|j| wq[(2 * (c + j)) & 127] as u64);
+                        *q1 = quad(&|j| wq[(2 * (c + j) + 1) & 127] as u64);
+                    }
+                } else {
+                    for (c, q) in q0.iter_mut().enumerate().take(cells) {
+                        *q = quad(&|j| wq[(c + j) & 127] as u64);
+                    }
+                }
+                let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
+                let texels = sums
+                    .iter_mut()
+                    .zip(part)
+                    .zip(grid.cell.iter().zip(grid.factors.iter()));
+                let [q0, q1] = &self.quads;
+                if p.mode.dual {
+                    for ((o, &pi), (&c, &f)) in texels {
+                        let c = c as usize & 63;
+                        *o = texel(dot(q0[c], f), dot(q1[c], f), pi);
+                    }
+                } else {
+                    for ((o, &pi), (&c, &f)) in texels {
+                        *o = texel(dot(q0[c as usize & 63], f), 0, pi);
+                    }
                 }
             }
-        } else {
-            // Infill: per grid cell its four weights (the cell's, right, below, below right) as
-            // 16-bit lanes, so a texel's weight is one multiply by its reversed factors, the sum in
-            // the top lane (see `Grid::factors`), rounded as `infill_weights` does.
-            let (gw, cells) = (grid.gw, (grid.gw * grid.gh).min(64));
-            let planes = if p.mode.dual { 2 } else { 1 };
-            // Indices masked to `wq`'s 128 bytes, not clamped, and one loop per plane count: the
-            // clamps and the loop over planes were 14% of an ASTC_4x4 decode (perf, `texscope
-            // bench`); this measured 1.14x on ASTC_4x4 (CPU time, alternating builds).
-            let [q0, q1] = &mut self.quads;
-            let quad =
-                |at: &dyn Fn(usize) -> u64| at(0) | at(1) << 16 | at(gw) << 32 | at(gw + 1) << 48;
-            if planes == 1 {
-                for (c, q) in q0.iter_mut().enumerate().take(cells) {
-                    *q = quad(&|j| wq[(c + j) & 127] as u64);
-                }
-            } else {
-                for (c, (q0, q1)) in q0.iter_mut().zip(q1.iter_mut()).enumerate().take(cells) {
-                    *q0 = quad(&|j| wq[(2 * (c + j)) & 127] as u64);
-                    *q1 = quad(&|j| wq[(2 * (c + j) + 1) & 127] as u64);
-                }
+            for (o, &s) in out.chunks_exact_mut(4).zip(&self.sums[..n]) {
+                o.copy_from_slice(&pack_ldr(s).to_le_bytes());
             }
-
-            let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
-            let texels = sums
-                .iter_mut()
-                .zip(part)
-                .zip(grid.cell.iter().zip(grid.factors.iter()));
-            let [q0, q1] = &self.quads;
-            if p.mode.dual {
-                for ((o, &pi), (&c, &f)) in texels {
-                    let c = c as usize & 63;
-                    *o = texel(dot(q0[c], f), dot(q1[c], f), pi);
-                }
-            } else {
-                for ((o, &pi), (&c, &f)) in texels {
-                    *o = texel(dot(q0[c as usize & 63], f), 0, pi);
-                }
-            }
-        }
-        for (o, &s) in out.iter_mut().zip(&self.sums[..n]) {
-            *o = pack_ldr(s);
         }
     }
 

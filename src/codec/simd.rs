@@ -1014,6 +1014,34 @@ pub(super) fn astc_texels(
     }
 }
 
+/// The infilled weights of plane `pl` of 4 texels as i32 lanes (at most 64), from the grid's
+/// weights (`grid`, 64 bytes, planes interleaved) and the texels' taps: `j` their 4 weight indices
+/// each, `f` the 4 factors (texel-major, as `Grid::quads`).
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+fn infill4(grid: &[v128; 4], j: v128, f: v128, planes: usize, pl: u8) -> v128 {
+    let j = match planes {
+        1 => j,
+        _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
+    };
+    // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
+    let mut w = u8x16_swizzle(grid[0], j);
+    for (k, g) in grid.iter().enumerate().skip(1) {
+        let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
+        w = v128_or(w, u8x16_swizzle(*g, i));
+    }
+    // Products under 64 * 16 + 1: i16 lanes; pair sums then texel sums in i32 lanes.
+    let ones = i16x8_splat(1);
+    let lo = i32x4_dot_i16x8(u16x8_extmul_low_u8x16(w, f), ones);
+    let hi = i32x4_dot_i16x8(u16x8_extmul_high_u8x16(w, f), ones);
+    let s = i32x4_add(
+        i32x4_shuffle::<0, 2, 4, 6>(lo, hi),
+        i32x4_shuffle::<1, 3, 5, 7>(lo, hi),
+    );
+    i32x4_shr(i32x4_add(s, i32x4_splat(8)), 4)
+}
+
 /// ASTC's weight infill (astc.rs, `infill_weights`, the reference) for 4 texels at a time: each
 /// texel's 4 weights picked from the 64-byte weight grid `wq` by 4 swizzles, multiplied by their
 /// factors, summed by pairs with a dot product and then across pairs, `(sum + 8) >> 4`. Scalar in
@@ -1029,29 +1057,11 @@ pub(super) fn astc_infill(
     planes: usize,
 ) {
     let grid: [v128; 4] = std::array::from_fn(|k| load(&wq[16 * k..]));
-    let ones = i16x8_splat(1);
     for (q, t) in quads.iter().zip(tw.chunks_exact_mut(4)) {
         let (j, f) = (load(&q[0]), load(&q[1]));
         // The 4 texels' weights of plane `pl`, which is wq[j * planes + pl] for weight j.
         let plane = |pl: u8| -> [i32; 4] {
-            let j = match planes {
-                1 => j,
-                _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
-            };
-            // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
-            let mut w = u8x16_swizzle(grid[0], j);
-            for (k, g) in grid.iter().enumerate().skip(1) {
-                let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
-                w = v128_or(w, u8x16_swizzle(*g, i));
-            }
-            // Products under 64 * 16 + 1: i16 lanes; pair sums then texel sums in i32 lanes.
-            let lo = i32x4_dot_i16x8(u16x8_extmul_low_u8x16(w, f), ones);
-            let hi = i32x4_dot_i16x8(u16x8_extmul_high_u8x16(w, f), ones);
-            let s = i32x4_add(
-                i32x4_shuffle::<0, 2, 4, 6>(lo, hi),
-                i32x4_shuffle::<1, 3, 5, 7>(lo, hi),
-            );
-            let s = i32x4_shr(i32x4_add(s, i32x4_splat(8)), 4);
+            let s = infill4(&grid, j, f, planes, pl);
             [
                 i32x4_extract_lane::<0>(s),
                 i32x4_extract_lane::<1>(s),
@@ -1069,5 +1079,114 @@ pub(super) fn astc_infill(
                 *t = [a, b];
             }
         }
+    }
+}
+
+/// Bytes 0, 1, 2, 3 of a vector, each four times: a texel's value into its four lanes.
+#[cfg(feature = "codec-astc")]
+const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
+
+/// ASTC's LDR texels (astc.rs, `Decoder::block_ldr`; its scalar path, native, is the reference),
+/// 4 texels a vector, straight to RGBA8: each texel's endpoints picked by its partition from
+/// `ends` (e0 then e1 of partition p at bytes 4p..4p + 4) with one swizzle each, its weight
+/// (plane 1's in lane `ccs` of a dual-plane block) in its four lanes, the sums
+/// e0 * (64 - w) + e1 * w in u16 lanes (at most 255 * 64), and astc.rs's `pack_ldr` rounding to
+/// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `quads` are the grid's taps
+/// for infill (as [`astc_infill`]); None when the weight grid is the block's texels. Writes
+/// `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
+/// 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
+#[cfg(feature = "codec-astc")]
+#[inline(never)]
+#[target_feature(enable = "simd128")]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn astc_ldr_texels(
+    ends: &[[u8; 16]; 2],
+    part: &[u8; 144],
+    wq: &[u8; 128],
+    quads: Option<&[[[u8; 16]; 2]]>,
+    dual: bool,
+    ccs: usize,
+    n: usize,
+    out: &mut [u8; 576],
+) {
+    let (e0, e1) = (load(&ends[0]), load(&ends[1]));
+    let rep = load(&ASTC_REP);
+    let channel = u32x4_splat(0x0302_0100);
+    // Lanes of channel `ccs` (none when ccs is 4, one plane).
+    let plane1 = u8x16_eq(channel, u8x16_splat(ccs as u8));
+    let six4 = u8x16_splat(64);
+    let mut group = |g: usize, w: v128| {
+        // Each texel's partition into its four lanes, times 4 plus the lane: the endpoints' bytes.
+        let p: [u8; 4] = part[4 * g..4 * g + 4].try_into().unwrap_or_default();
+        let p = u8x16_swizzle(u32x4_splat(u32::from_le_bytes(p)), rep);
+        let idx = v128_or(u8x16_shl(p, 2), channel);
+        let (a, b) = (u8x16_swizzle(e0, idx), u8x16_swizzle(e1, idx));
+        let iw = u8x16_sub(six4, w);
+        let sum = |s: v128| {
+            let q = u16x8_shr(u16x8_add(s, u16x8_splat(32)), 8);
+            u16x8_shr(u16x8_add(s, q), 6)
+        };
+        let lo = u16x8_add(u16x8_extmul_low_u8x16(a, iw), u16x8_extmul_low_u8x16(b, w));
+        let hi = u16x8_add(
+            u16x8_extmul_high_u8x16(a, iw),
+            u16x8_extmul_high_u8x16(b, w),
+        );
+        store(&mut out[16 * g..], u8x16_narrow_i16x8(sum(lo), sum(hi)));
+    };
+    let groups = n.div_ceil(4).min(36);
+    match quads {
+        None if dual => {
+            // Weights interleaved by plane: texel t's are bytes 2t and 2t + 1.
+            let idx = u8x16_add(u8x16_add(rep, rep), v128_and(plane1, u8x16_splat(1)));
+            for g in 0..groups.min(8) {
+                let w: [u8; 8] = wq[8 * g..8 * g + 8].try_into().unwrap_or_default();
+                group(g, u8x16_swizzle(u64x2_splat(u64::from_le_bytes(w)), idx));
+            }
+        }
+        None => {
+            for g in 0..groups.min(16) {
+                let w: [u8; 4] = wq[4 * g..4 * g + 4].try_into().unwrap_or_default();
+                group(g, u8x16_swizzle(u32x4_splat(u32::from_le_bytes(w)), rep));
+            }
+        }
+        Some(quads) => {
+            let grid: [v128; 4] = core::array::from_fn(|k| load(&wq[16 * k..]));
+            let planes = if dual { 2 } else { 1 };
+            // Bytes 0, 4, 8, 12 (the i32 lanes' low bytes), each four times.
+            let lanes = u8x16_shl(rep, 2);
+            for (g, q) in quads.iter().enumerate().take(groups) {
+                let (j, f) = (load(&q[0]), load(&q[1]));
+                // The 4 texels' weights of plane `pl` in their four lanes (as astc_infill).
+                let plane = |pl| u8x16_swizzle(infill4(&grid, j, f, planes, pl), lanes);
+                let w = if dual {
+                    v128_bitselect(plane(1), plane(0), plane1)
+                } else {
+                    plane(0)
+                };
+                group(g, w);
+            }
+        }
+    }
+}
+
+/// Copies `src` to `dst` (the same length, a multiple of 4: RGBA8 texels) a vector at a time. A
+/// plain copy_from_slice of a length only known at run time is a memory.copy, which V8 runs as a
+/// call out of the module (perf, node: 4.5% of an ASTC_4x4 decode in memmove and its wrapper for
+/// rows of 16 bytes).
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+pub(super) fn copy_texels(dst: &mut [u8], src: &[u8]) {
+    let mut d = dst.chunks_exact_mut(16);
+    let mut s = src.chunks_exact(16);
+    for (d, s) in (&mut d).zip(&mut s) {
+        store(d, load(s));
+    }
+    for (d, s) in d
+        .into_remainder()
+        .chunks_exact_mut(4)
+        .zip(s.remainder().chunks_exact(4))
+    {
+        d.copy_from_slice(s);
     }
 }
