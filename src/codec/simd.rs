@@ -492,6 +492,9 @@ struct Etc {
     punch: bool,
     /// ETC2 RGBA8: 16-byte blocks, EAC alpha then the colour block.
     alpha: bool,
+    /// Basis ETC1S with alpha: 16-byte blocks, the colour block then an ETC1S block whose green
+    /// is the alpha (etc.rs's scalar `BasisETC1SA`, the reference).
+    basis_alpha: bool,
     /// Constants LLVM must not see (through `black_box`): `eac_shifts`, the multipliers of
     /// [`Etc::alpha`], which it turned into per-lane shifts, which simd128 lacks, so 8 lanes
     /// extracted, shifted and replaced one by one; `zero`, 0, or-ed into one of the two addends of
@@ -724,12 +727,17 @@ impl Etc {
     #[inline(always)]
     fn block(&self, b: &[u8]) -> [v128; 4] {
         let word = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+        let mask = u32x4_splat(0xff00_0000);
+        if self.basis_alpha {
+            let (c, a) = (self.colour(word(0)), self.colour(word(8)));
+            // Each texel's green (byte 1) to its alpha (byte 3).
+            return four(|r| v128_bitselect(u32x4_shl(a[r], 16), c[r], mask));
+        }
         let c = self.colour(word(b.len() - 8));
         if !self.alpha {
             return c;
         }
         let a = self.alpha(word(0));
-        let mask = u32x4_splat(0xff00_0000);
         four(|r| v128_bitselect(a[r], c[r], mask))
     }
 }
@@ -925,7 +933,7 @@ fn eac(two: bool, signed: bool) -> Eac {
 #[inline(never)]
 #[target_feature(enable = "simd128")]
 fn etc_strip(k: &Etc, src: &[u8], lines: [&mut [u8]; 4]) {
-    let n = if k.alpha { 16 } else { 8 };
+    let n = if k.alpha || k.basis_alpha { 16 } else { 8 };
     let [d0, d1, d2, d3] = lines;
     let dsts = d0
         .chunks_exact_mut(16)
@@ -941,22 +949,24 @@ fn etc_strip(k: &Etc, src: &[u8], lines: [&mut [u8]; 4]) {
     }
 }
 
-/// Decodes a surface of an 8-bit ETC format (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8) into
+/// Decodes a surface of an 8-bit ETC format (ETC1 / Basis ETC1S, ETC2 RGB, RGBA1, RGBA8, Basis
+/// ETC1S with alpha) into
 /// `out`, a row of blocks at a time ([`etc_strip`], its only call site of the block code); a row
 /// clipped at the right or bottom goes through a buffer of whole blocks.
 #[target_feature(enable = "simd128")]
 pub(super) fn etc(format: super::PixelFormat, w: usize, data: &[u8], out: &mut [u8]) {
     use super::PixelFormat::*;
     let k = Etc {
-        etc2: format != ETC1,
+        etc2: !matches!(format, ETC1 | BasisETC1SA),
         punch: format == ETC2RGBA1,
         alpha: format == ETC2RGBA8,
+        basis_alpha: format == BasisETC1SA,
         eac_shifts: std::hint::black_box(u16x8(1, 8, 64, 2, 16, 128, 4, 32)),
         zero: std::hint::black_box(u64x2_splat(0)),
         mods: std::hint::black_box(ETC_MODS.map(|t| t.map(|h| h.map(|m| load(&m))))),
         eac_mods: std::hint::black_box(EAC_MODS.map(|m| load_i16(&m))),
     };
-    let n = if k.alpha { 16 } else { 8 };
+    let n = if k.alpha || k.basis_alpha { 16 } else { 8 };
     let (bw, pitch) = (w.div_ceil(4), w * 4);
     let mut buf = Vec::new();
     for (src, dst) in data.chunks_exact(bw * n).zip(out.chunks_mut(pitch * 4)) {
