@@ -1,8 +1,9 @@
 // wasm32 decodes exactly like native: the built www/pkg-full module (the page's full wasm, every codec, loaded here in
 // node) and the native `texscope fingerprints` (debug build, as `cargo test` leaves it) digest every
 // format of codec::sample::formats() — ALL_FIXED plus every ASTC footprint, so formats other work
-// adds are included — from the same seeded random blocks at 64x32, 13x7 and 1x1, and the blocks of
-// every reference-vector file in tests/vectors (.bin blocks, and .crn crunch cube maps from the test-only
+// adds are included — from the same seeded random blocks at 64x32, 13x7 and 1x1 (for ASTC legal
+// blocks at the two larger sizes: random bytes are mostly illegal ASTC blocks), and the blocks of
+// every reference-vector file in tests/vectors (.bin blocks, the astcenc ones included, and .crn crunch cube maps from the test-only
 // writer, every level of every face unpacked and decoded; .ktx PVRTC2 files) and tests/basis (Basis
 // Universal .ktx2 / .basis, every level and slice opened and decoded as the page does). The expected
 // value is the native build's output.
