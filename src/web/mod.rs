@@ -667,19 +667,12 @@ impl Session {
     }
 
     /// Texture `tex` as a .dds holding its original blocks, every mip and every slice
-    /// (`crate::formats::dds::export`, lossless).
+    /// (`crate::formats::dds::export`, lossless). In the core module too (2,679 B gzipped): a DDS
+    /// export used to restart the worker with the full module, which re-opens every dropped file
+    /// (14 s for 10,001 files, docs/benchmarks.md).
     #[wasm_bindgen(js_name = exportDds)]
     pub fn export_dds(&self, tex: usize) -> std::result::Result<js_sys::Uint8Array, JsValue> {
-        // The DDS writer is left out of the core module (its 300 KB budget): an export loads the
-        // full module, as the ZIP's names already do.
-        #[cfg(feature = "full")]
-        let bytes = crate::formats::dds::export(&self.catalog, tex);
-        #[cfg(not(feature = "full"))]
-        let bytes: Result<Vec<u8>> = Err({
-            let _ = tex;
-            Error::not_in_build("the DDS writer", "full")
-        });
-        let bytes = bytes.map_err(decode_error)?;
+        let bytes = crate::formats::dds::export(&self.catalog, tex).map_err(decode_error)?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 

@@ -42,6 +42,25 @@ test('a BC1 demo is shown with the core module only', async (t) => {
   assert.deepEqual(problems, []);
 });
 
+test('a BC1 demo exports as DDS with the core module only', async (t) => {
+  // The DDS writer is in the core module: the export must not restart the worker with the full
+  // one (which re-opens every dropped file). Expected header: Microsoft's DDS_HEADER ('DDS ', size
+  // 124) and the demo's own size and BC1 FourCC as the viewer reports them.
+  const { page: p, problems, wasm } = await page(t);
+  await p.click('[data-testid=demo-gallery] [data-testid=demo-ue-classic]');
+  await waitState(p, 'ready');
+  const view = await p.evaluate(() => window.texscope.view());
+  await p.click('[data-testid=export-button]');
+  const [dl] = await Promise.all([p.waitForEvent('download', { timeout: 30000 }), p.click('[data-testid=export-dds]')]);
+  const dds = readFileSync(await dl.path());
+  assert.equal(dds.toString('latin1', 0, 4), 'DDS ');
+  assert.equal(dds.readUInt32LE(4), 124);
+  assert.deepEqual([dds.readUInt32LE(16), dds.readUInt32LE(12)], [view.width, view.height]);
+  assert.equal(dds.toString('latin1', 84, 88), 'DXT1');
+  assert.equal(wasm.size, 1, `fetched ${[...wasm].join(', ')}`);
+  assert.deepEqual(problems, []);
+});
+
 test('an ASTC 4x4 .dds loads the full module once and equals astcenc', async (t) => {
   // tests/vectors/astc_4x4.bin, first record: u32 width, u32 height, blocks, astcenc RGBA8.
   const all = readFileSync(join(ROOT, 'tests/vectors/astc_4x4.bin'));
