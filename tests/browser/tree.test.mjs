@@ -116,6 +116,16 @@ test('tree: folders of a drop and containers by mount path; keyboard; search and
   await waitState(page, 'ready');
   assert.equal(await page.getAttribute('[data-testid=texture-list] .tex.selected', 'aria-selected'), 'true');
   assert.deepEqual(await page.evaluate(() => window.texscope.view()).then((v) => [v.width, v.height, v.format]), [64, 64, 'BC1']);
+  // The search also finds a package's path, as stored in the container and as the rows show it
+  // (/Game/...): the IoStore's map holds 2 textures (the outline above: Maps (2)), the Android pak
+  // textures of the pak (its census, above) under PlatformFixtures/Android; neither string is in
+  // any texture's name.
+  const listed = async () => (await page.evaluate(() => window.texscope.list().listed)).sort();
+  await page.fill('[data-testid=filter-name]', 'Fixtures/Maps/');
+  assert.deepEqual(await listed(), inIo.filter((c) => c.path.includes('/Maps/')).map((c) => c.name).sort());
+  assert.equal((await listed()).length, 2);
+  await page.fill('[data-testid=filter-name]', '/Game/PlatformFixtures/Android/');
+  assert.deepEqual(await listed(), inPak.map((c) => c.name).sort());
   // Clearing the search gives the folders back as the user left them (the IoStore closed).
   await page.fill('[data-testid=filter-name]', '');
   rows = await outline(page);

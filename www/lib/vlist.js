@@ -1,4 +1,4 @@
-// The texture list: filter (name substring or /regex/, engine, format, size), sort (name, size,
+// The texture list: filter (name or package path: substring or /regex/; engine, format, size), sort (name, size,
 // estimated GPU memory) and a virtualised view that builds DOM rows only for what is on screen, so
 // 10,000 entries scroll as smoothly as ten. Entries are the Session's texture records.
 
@@ -38,6 +38,20 @@ export function nameMatcher(q) {
   return { test: (s) => s.toLowerCase().includes(low), error: '' };
 }
 
+/**
+ * The folder of a package inside an Unreal container as Unreal users write it, for the list's rows
+ * (the name is above it) and the search: `Project/Content/Fixtures/T_A.uasset` -> `/Game/Fixtures/`.
+ * @param {string} path
+ */
+export const packageFolder = (path) => path.replace(/^[^/]+\/Content\//, '/Game/').replace(/[^/]*$/, '');
+
+/**
+ * What a search is matched against: the name, and for a package inside a container its path there
+ * and its path as Unreal users write it (`/Game/Fixtures/T_A`), so a folder finds its textures.
+ * @param {import('../types').Census} c @returns {string[]}
+ */
+const searchable = (c) => (c.path ? [c.name, c.path, packageFolder(c.path) + c.name] : [c.name]);
+
 const texels = (/** @type {import('../types').Census} */ c) => c.width * c.height * Math.max(1, c.depth) * Math.max(1, c.slices);
 
 /**
@@ -50,7 +64,7 @@ export function filterSort(textures, f) {
   const out = [];
   for (let i = 0; i < textures.length; i++) {
     const c = textures[i].census;
-    if (f.name && !match.test(c.name)) continue;
+    if (f.name && !searchable(c).some(match.test)) continue;
     if (f.engine && c.engine !== f.engine) continue;
     if (f.format && c.format !== f.format) continue;
     if (f.minSize && Math.max(c.width, c.height) < f.minSize) continue;

@@ -1,6 +1,6 @@
 // The sidebar: the textures as a virtualised list or a grid of thumbnails (the same entries,
 // filters and states), the filters and sort, and the files that opened nothing.
-import { ROW_HEIGHT, VirtualList, entryState } from '../lib/vlist.js';
+import { ROW_HEIGHT, VirtualList, entryState, packageFolder } from '../lib/vlist.js';
 import { ancestors, buildTree, rowDepth, treeRows } from '../lib/tree.js';
 import { ThumbLoader, thumbMip } from '../lib/thumbs.js';
 import { $, firstPresentMip, fmtBytes, rowName } from '../util.js';
@@ -15,12 +15,6 @@ const MAX_INDENT = 5;
 /** The left padding of a row at `depth`. @param {number} depth */
 const indent = (depth) => `${8 + Math.min(depth, MAX_INDENT) * INDENT}px`;
 
-/**
- * The folder of a package inside an Unreal container as Unreal users write it, for the row (the
- * name is above it): `Project/Content/Fixtures/T_A.uasset` -> `/Game/Fixtures/`.
- * @param {string} path
- */
-export const packageFolder = (path) => path.replace(/^[^/]+\/Content\//, '/Game/').replace(/[^/]*$/, '');
 
 /** @param {HTMLElement} box @param {string} text @param {string} [cls] */
 function thumbPlaceholder(box, text, cls = '') {
