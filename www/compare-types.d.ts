@@ -76,6 +76,8 @@ export interface Classified {
 export interface Builds {
   pairs: BuildPair[];
   problems: { old: Problem[]; new: Problem[] };
+  /** The encrypted containers of each build that no key given opens (file names). */
+  needsKey: { old: string[]; new: string[] };
   /** Pairs classified so far. */
   classified: number;
   /** What the user named each build (the folder, or the count of files). */

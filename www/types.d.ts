@@ -248,7 +248,7 @@ export interface WorkerCalls {
     req: { a: number; aMip: number; aSlice: number; b: number; bMip: number | null; bSlice: number };
     res: CompareResult;
   };
-  builds: { req: { old: File[]; oldNames: string[]; new: File[]; newNames: string[] }; res: { pairs: BuildPair[]; problems: { old: Problem[]; new: Problem[] } } };
+  builds: { req: { old: File[]; oldNames: string[]; new: File[]; newNames: string[]; keys: string[] }; res: { pairs: BuildPair[]; problems: { old: Problem[]; new: Problem[] }; needsKey: { old: string[]; new: string[] } } };
   classify: { req: { from: number; count: number }; res: Classified[] };
   comparePair: { req: { pair: number; mip: number; slice: number }; res: CompareResult };
   diffRamp: { req: object; res: Uint8Array };

@@ -206,8 +206,8 @@ async function run(req) {
       const { mod } = await needFull();
       builds?.free();
       builds = null;
-      builds = new mod.Builds(req.old, req.oldNames, req.new, req.newNames);
-      return { value: { pairs: builds.pairs(), problems: builds.problems() } };
+      builds = new mod.Builds(req.old, req.oldNames, req.new, req.newNames, req.keys);
+      return { value: { pairs: builds.pairs(), problems: builds.problems(), needsKey: builds.needsKey() } };
     }
     case 'classify': {
       // Pairs from..from+count, each from its stored bytes (no decode).

@@ -159,16 +159,26 @@ fn sources(files: Vec<File>, names: Vec<String>) -> std::result::Result<Vec<Sour
 impl Builds {
     /// Opens the OLD and the NEW files (each set on its own, as the CLI opens two folders) and
     /// pairs their textures. `old_names` and `new_names` name the files by their paths inside
-    /// their build (what textures are keyed by; "" keeps a file's own name).
+    /// their build (what textures are keyed by; "" keeps a file's own name). `keys`: AES keys (or
+    /// key files' text) for encrypted containers of either build; text that holds no key is an
+    /// error naming what is wrong, never the text. Keys stay in this worker's memory.
     #[wasm_bindgen(constructor)]
     pub fn new(
         old: Vec<File>,
         old_names: Vec<String>,
         new: Vec<File>,
         new_names: Vec<String>,
+        keys: Vec<String>,
     ) -> std::result::Result<Builds, JsError> {
         super::install_panic_hook();
-        let options = OpenOptions::default();
+        #[allow(unused_mut)]
+        let mut options = OpenOptions::default();
+        #[cfg(feature = "containers")]
+        for k in &keys {
+            options.aes_keys.0.extend(super::parse_keys(k)?.0);
+        }
+        #[cfg(not(feature = "containers"))]
+        let _ = keys;
         let old = open(sources(old, old_names)?, &options);
         let new = open(sources(new, new_names)?, &options);
         let index = |cat: &Catalog, root: &str| -> Vec<(Key, usize)> {
@@ -204,6 +214,28 @@ impl Builds {
             })
             .collect();
         to_js(&list)
+    }
+
+    /// The containers of either side that no given key opens: `{old: [...], new: [...]}` (file
+    /// names).
+    #[wasm_bindgen(js_name = needsKey)]
+    pub fn needs_key(&self) -> std::result::Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Both {
+            old: Vec<String>,
+            new: Vec<String>,
+        }
+        #[cfg(feature = "containers")]
+        let both = Both {
+            old: super::files_needing_key(&self.old),
+            new: super::files_needing_key(&self.new),
+        };
+        #[cfg(not(feature = "containers"))]
+        let both = Both {
+            old: Vec::new(),
+            new: Vec::new(),
+        };
+        to_js(&both)
     }
 
     /// Files of either side that yielded no texture: `{old: [...], new: [...]}`.

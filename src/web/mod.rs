@@ -456,21 +456,7 @@ impl Session {
     #[cfg(feature = "containers")]
     #[wasm_bindgen(js_name = addAesKey)]
     pub fn add_aes_key(&mut self, key: String) -> std::result::Result<(), JsError> {
-        use crate::io::aes::{AesKey, Keys};
-        let text = key.trim();
-        let more = if text.starts_with('{') {
-            Keys::parse_json(text).map_err(|e| JsError::new(&e.message))?
-        } else {
-            let mut k = Keys::default();
-            k.push(
-                None,
-                AesKey::parse(text).map_err(|e| JsError::new(&e.message))?,
-            );
-            k
-        };
-        if more.is_empty() {
-            return Err(JsError::new("the AES key file holds no key"));
-        }
+        let more = parse_keys(&key)?;
         let mut options = self.catalog.options().clone();
         options.aes_keys.0.extend(more.0);
         self.catalog = open(self.catalog.user_files().to_vec(), &options);
@@ -482,13 +468,7 @@ impl Session {
     #[cfg(feature = "containers")]
     #[wasm_bindgen(js_name = needsKey)]
     pub fn needs_key(&self) -> Vec<String> {
-        let mut files: Vec<String> = Vec::new();
-        for p in &self.catalog.problems {
-            if p.kind == crate::io::ErrorKind::NeedsKey && !files.contains(&p.file) {
-                files.push(p.file.clone());
-            }
-        }
-        files
+        files_needing_key(&self.catalog)
     }
 
     /// Files that yielded no texture, with the reason.
@@ -849,4 +829,38 @@ pub fn demo_ids() -> Vec<String> {
         .iter()
         .map(|s| s.to_string())
         .collect()
+}
+
+/// The keys in `text`: one key (0x-hex or base64) or the text of a JSON key file (by container
+/// GUID, as FModel users keep them). The error says what is wrong with the text, never the text.
+#[cfg(feature = "containers")]
+fn parse_keys(text: &str) -> std::result::Result<crate::io::aes::Keys, JsError> {
+    use crate::io::aes::{AesKey, Keys};
+    let text = text.trim();
+    let keys = if text.starts_with('{') {
+        Keys::parse_json(text).map_err(|e| JsError::new(&e.message))?
+    } else {
+        let mut k = Keys::default();
+        k.push(
+            None,
+            AesKey::parse(text).map_err(|e| JsError::new(&e.message))?,
+        );
+        k
+    };
+    if keys.is_empty() {
+        return Err(JsError::new("the AES key file holds no key"));
+    }
+    Ok(keys)
+}
+
+/// The files of `cat` that no given key opens (`NeedsKey` problems), each once.
+#[cfg(feature = "containers")]
+fn files_needing_key(cat: &crate::Catalog) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for p in &cat.problems {
+        if p.kind == crate::io::ErrorKind::NeedsKey && !files.contains(&p.file) {
+            files.push(p.file.clone());
+        }
+    }
+    files
 }

@@ -270,6 +270,42 @@ test('after a decoder crash the restarted worker is given the keys again: the en
   await keyNowhere(p, consoleText);
 });
 
+test('two builds, the NEW one encrypted: the Builds panel names the locked container; the key typed in the dialog pairs every texture as unchanged', { skip }, async (t) => {
+  const { page: p, problems, consoleText } = await page(t);
+  // The same cook packaged two ways (the fixtures' MANIFEST): Oodle, and Oodle with AES.
+  const plain = 'CUE4ParseFixtures-Minimal-Oodle-Windows';
+  const locked = 'CUE4ParseFixtures-Minimal-OodleEncrypted-Windows';
+  await p.click('[data-testid=builds-button]');
+  await p.setInputFiles('[data-testid=builds-old-files]', inDir(join(IO, 'Oodle'), `${plain}.utoc`, `${plain}.ucas`));
+  await p.setInputFiles('[data-testid=builds-new-files]', inDir(join(IO, 'OodleEncrypted'), `${locked}.utoc`, `${locked}.ucas`));
+  const opened = (want) => p.waitForFunction((want) => {
+    const b = window.texscope.builds();
+    return b && b.pairs.length > 0 && b.classified === b.pairs.length && b.pairs.every((x) => x.status === want);
+  }, want, { timeout: 120000 });
+  await p.click('[data-testid=builds-go]');
+  // Without a key the NEW build opens nothing: every pair is OLD only, and the panel says why.
+  await opened('removed');
+  const before = await p.evaluate(() => window.texscope.builds());
+  assert.ok(before.pairs.length >= 21, `${before.pairs.length} pairs`);
+  assert.equal(await p.textContent('[data-testid=builds-needs-key]'),
+    `NEW ${locked}.utoc needs an AES key: their textures are left out. Open Builds… again and give the key.`);
+  await shot(p, 'containers-builds-locked.png');
+  // The sets stay chosen; the key typed in the dialog opens the NEW container, and every texture
+  // pairs with its OLD copy as unchanged (equal stored bytes, no decode).
+  await p.click('[data-testid=builds-button]');
+  await p.fill('[data-testid=builds-key]', HEX);
+  await shot(p, 'containers-builds-dialog-key.png');
+  await p.click('[data-testid=builds-go]');
+  await opened('unchanged');
+  const after = await p.evaluate(() => window.texscope.builds());
+  assert.deepEqual(after.pairs.map((x) => `${x.path} ${x.name}`), before.pairs.map((x) => `${x.path} ${x.name}`));
+  assert.equal(await p.isHidden('[data-testid=builds-needs-key]'), true);
+  assert.equal(await p.inputValue('[data-testid=builds-key]'), '', 'the key leaves the field once sent');
+  await shot(p, 'containers-builds-unlocked.png');
+  await keyNowhere(p, consoleText);
+  assert.deepEqual(problems, []);
+});
+
 test('a dropped folder of containers lists them by path; the encrypted one waits while the others decode', { skip }, async (t) => {
   const { page: p, problems, consoleText } = await page(t);
   // The IoStore/Unversioned folder (global.utoc and the five variants, read in place) as a folder

@@ -138,16 +138,19 @@ export function createCompare(app) {
   /**
    * Opens an OLD and a NEW set of files in the worker, lists their pairs, then classifies them in
    * batches (stored bytes only). Resolves when every pair is classified.
-   * @param {File[]} oldFiles @param {File[]} newFiles @param {string} oldName @param {string} newName
+   * `keys`: AES keys typed for these builds; the keys that opened containers in the main view are
+   * given too. Keys go to the worker only (never the store).
+   * @param {File[]} oldFiles @param {File[]} newFiles @param {string} oldName @param {string} newName @param {string[]} [keys]
    */
-  async function openBuilds(oldFiles, newFiles, oldName, newName) {
+  async function openBuilds(oldFiles, newFiles, oldName, newName, keys = []) {
     const my = ++buildsSeq;
     actions.setStatus(`Opening two builds (${oldFiles.length} + ${newFiles.length} files)…`);
-    const { pairs, problems } = await client.call({
+    const { pairs, problems, needsKey } = await client.call({
       op: 'builds', old: oldFiles, oldNames: oldFiles.map(buildName), new: newFiles, newNames: newFiles.map(buildName),
+      keys: [...(app.keys?.keys() ?? []), ...keys],
     });
     if (my !== buildsSeq) return;
-    actions.buildsOpened({ pairs: pairs.map((p) => ({ ...p, changes: [], error: null })), problems, classified: 0, oldName, newName });
+    actions.buildsOpened({ pairs: pairs.map((p) => ({ ...p, changes: [], error: null })), problems, needsKey, classified: 0, oldName, newName });
     for (let from = 0; from < pairs.length; from += BATCH) {
       const results = await client.call({ op: 'classify', from, count: BATCH });
       if (my !== buildsSeq) return;

@@ -30,6 +30,7 @@ export function createBuilds(app) {
     tabs: $('sidebar-tabs'), tabTextures: $('tab-textures'), tabBuilds: $('tab-builds'),
     panel: $('builds-panel'), texturesPanel: $('textures-panel'), list: $('builds-list'), count: $('builds-count'),
     summary: $('builds-summary'), name: /** @type {HTMLInputElement} */ ($('builds-filter-name')),
+    key: /** @type {HTMLInputElement} */ ($('builds-key')), needsKey: $('builds-needs-key'),
     status: /** @type {HTMLSelectElement} */ ($('builds-filter-status')),
   };
   /** The sets chosen in the dialog. @type {{ old: { files: File[], name: string } | null, new: { files: File[], name: string } | null }} */
@@ -75,16 +76,19 @@ export function createBuilds(app) {
   }
   el.go.addEventListener('click', () => {
     if (!chosen.old || !chosen.new) return;
+    // The key goes to the worker and leaves the field at once (never kept in the page).
+    const keys = el.key.value.trim() ? [el.key.value] : [];
+    el.key.value = '';
     openDialog(false);
-    open(chosen.old.files, chosen.new.files, chosen.old.name, chosen.new.name).catch((e) => actions.fail(e.message));
+    open(chosen.old.files, chosen.new.files, chosen.old.name, chosen.new.name, keys).catch((e) => actions.fail(e.message));
   });
 
   /**
    * Opens two builds and lists their pairs (the dialog's button; tests call it directly).
-   * @param {File[]} oldFiles @param {File[]} newFiles @param {string} oldName @param {string} newName
+   * @param {File[]} oldFiles @param {File[]} newFiles @param {string} oldName @param {string} newName @param {string[]} [keys]
    */
-  function open(oldFiles, newFiles, oldName, newName) {
-    return app.compare.openBuilds(oldFiles, newFiles, oldName, newName);
+  function open(oldFiles, newFiles, oldName, newName, keys = []) {
+    return app.compare.openBuilds(oldFiles, newFiles, oldName, newName, keys);
   }
 
   // ---- the sidebar ------------------------------------------------------------------------
@@ -140,6 +144,12 @@ export function createBuilds(app) {
     el.summary.textContent = `${b.oldName} → ${b.newName}: ${n('changed')} changed · ${n('added')} added · ${n('removed')} removed · ${n('unchanged')} unchanged`
       + (b.classified < b.pairs.length ? ` · comparing ${b.classified}/${b.pairs.length}` : '');
     el.summary.dataset.done = String(b.classified >= b.pairs.length);
+    // Encrypted containers no key opened: their textures are missing from that side.
+    const locked = [...b.needsKey.old.map((f) => `OLD ${f}`), ...b.needsKey.new.map((f) => `NEW ${f}`)];
+    el.needsKey.hidden = !locked.length;
+    el.needsKey.textContent = locked.length
+      ? `${locked.join(', ')} ${locked.length > 1 ? 'need' : 'needs'} an AES key: their textures are left out. Open Builds… again and give the key.`
+      : '';
   });
   store.subscribe(['compare'], () => vlist.refresh());
 
