@@ -38,10 +38,11 @@ pub(super) fn decode(
     Ok(decode_blocks(&mut dec, w, h, data, img))
 }
 
-/// wasm: [`decode_blocks`] (and the inlined [`Decoder::block`] and [`Decoder::block_ldr`]) compiled
-/// with simd128 enabled, so the compiler can vectorise the per-texel loops there as it does natively
-/// with SSE2. Measured 1.00x / 1.05x / 1.09x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
-/// scripts/bench-cpu.mjs, same run; before block_ldr).
+/// wasm: [`decode_blocks`] (and the inlined [`Decoder::block`], the HDR path) compiled with simd128
+/// enabled, so the compiler can vectorise the per-texel loops there as it does natively with SSE2.
+/// Measured 1.00x / 1.05x / 1.09x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
+/// scripts/bench-cpu.mjs, same run; before block_ldr). [`Decoder::block_ldr`] is out of line in
+/// wasm, its texel loop the hand-written simd::astc_ldr_texels.
 #[cfg(target_arch = "wasm32")]
 #[target_feature(enable = "simd128")]
 fn decode_blocks_simd(dec: &mut Decoder, w: u32, h: u32, data: &[u8], img: &mut Image) -> bool {

@@ -127,8 +127,7 @@ pub fn vector_fingerprint(name: &str, file: &[u8]) -> Option<String> {
         return Some(file_fingerprint(name, file));
     }
     let f = vector_format(name)?;
-    let w = u32::from_le_bytes(file.get(0..4)?.try_into().ok()?);
-    let h = u32::from_le_bytes(file.get(4..8)?.try_into().ok()?);
+    let (w, h) = (le32(file, 0)?, le32(file, 4)?);
     Some(outcome(decode_surface(
         f,
         w,
@@ -165,17 +164,16 @@ fn file_fingerprint(name: &str, file: &[u8]) -> String {
 /// `astc_[hdr_|mut_]<w>x<h>.bin`, HDR for `hdr_`.
 fn astc_vector_format(name: &str) -> Option<PixelFormat> {
     let stem = name.strip_prefix("astc_")?.strip_suffix(".bin")?;
-    let (hdr, size) = match stem.strip_prefix("hdr_") {
-        Some(size) => (true, size),
-        None => (false, stem.strip_prefix("mut_").unwrap_or(stem)),
+    let name = match stem.strip_prefix("hdr_") {
+        Some(size) => format!("ASTC_{size}_HDR"),
+        None => format!("ASTC_{}", stem.strip_prefix("mut_").unwrap_or(stem)),
     };
-    let (w, h) = size.split_once('x')?;
-    let f = PixelFormat::ASTC {
-        w: w.parse().ok()?,
-        h: h.parse().ok()?,
-        hdr,
-    };
-    f.is_valid_astc().then_some(f)
+    PixelFormat::from_name(&name)
+}
+
+/// The little-endian u32 at byte `at` of `b`, if `b` holds it.
+fn le32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
 
 /// The outcomes of the blocks of every record of an ASTC vector file (u32 LE width and height,
@@ -188,10 +186,7 @@ fn astc_vector_fingerprint(f: PixelFormat, file: &[u8]) -> String {
     let mut parts = Vec::new();
     let mut rest = file;
     while !rest.is_empty() {
-        let dims = rest.get(..8).map(|d| {
-            let u = |i: usize| u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]);
-            (u(0), u(4))
-        });
+        let dims = le32(rest, 0).zip(le32(rest, 4));
         let Some((w, h)) = dims.filter(|&(w, h)| w > 0 && h > 0 && w <= 4096 && h <= 4096) else {
             parts.push("truncated".to_string());
             break;

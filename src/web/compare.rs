@@ -155,6 +155,16 @@ fn sources(files: Vec<File>, names: Vec<String>) -> std::result::Result<Vec<Sour
     Ok(out)
 }
 
+/// The keys in every text of `texts` (each a key or a key file's text, see `super::parse_keys`).
+#[cfg(feature = "containers")]
+fn all_keys(texts: &[String]) -> std::result::Result<crate::io::aes::Keys, JsError> {
+    let mut all = crate::io::aes::Keys::default();
+    for t in texts {
+        all.0.extend(super::parse_keys(t)?.0);
+    }
+    Ok(all)
+}
+
 #[wasm_bindgen]
 impl Builds {
     /// Opens the OLD and the NEW files (each set on its own, as the CLI opens two folders) and
@@ -171,14 +181,17 @@ impl Builds {
         keys: Vec<String>,
     ) -> std::result::Result<Builds, JsError> {
         super::install_panic_hook();
-        #[allow(unused_mut)]
-        let mut options = OpenOptions::default();
         #[cfg(feature = "containers")]
-        for k in &keys {
-            options.aes_keys.0.extend(super::parse_keys(k)?.0);
-        }
+        let options = OpenOptions {
+            aes_keys: all_keys(&keys)?,
+            ..OpenOptions::default()
+        };
+        // Without containers there is nothing a key could open.
         #[cfg(not(feature = "containers"))]
-        let _ = keys;
+        let options = {
+            let _ = keys;
+            OpenOptions::default()
+        };
         let old = open(sources(old, old_names)?, &options);
         let new = open(sources(new, new_names)?, &options);
         let index = |cat: &Catalog, root: &str| -> Vec<(Key, usize)> {
