@@ -31,11 +31,46 @@ pub(super) fn decode(
     let PixelFormat::ASTC { w: bw, h: bh, hdr } = format else {
         return Ok(false);
     };
-    let mut dec = Decoder::new(bw as usize, bh as usize, hdr);
-    #[cfg(target_arch = "wasm32")]
-    return Ok(decode_blocks_simd(&mut dec, w, h, data, img));
-    #[cfg(not(target_arch = "wasm32"))]
-    Ok(decode_blocks(&mut dec, w, h, data, img))
+    Ok(with_decoder(bw as usize, bh as usize, hdr, |dec| {
+        #[cfg(target_arch = "wasm32")]
+        return decode_blocks_simd(dec, w, h, data, img);
+        #[cfg(not(target_arch = "wasm32"))]
+        decode_blocks(dec, w, h, data, img)
+    }))
+}
+
+/// Decoders kept per thread between calls, most recently used last.
+const KEPT_DECODERS: usize = 4;
+
+thread_local! {
+    static DECODERS: std::cell::RefCell<Vec<Decoder>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with the thread's decoder of this footprint and profile, built on first use and kept
+/// for the next call (the [`KEPT_DECODERS`] most recently used; a few hundred KB each at most,
+/// mostly partition maps). Building one (2048 block modes, every weight grid's infill, the
+/// unquantisation tables) took 31 us for 4x4 and 64 us for 8x8 natively, longer than decoding a
+/// 64x64 surface, and its partition maps were rebuilt for every surface: each mip of a chain and
+/// each small texture paid that. Measured (`texscope bench --side N`, and in node
+/// scripts/bench-node.mjs --side N): ASTC 4x4 / 8x8 / 12x12 at 64x64 3.8x / 4.7x / 8.0x natively
+/// and 2.8x / 5.9x / 14x in wasm, at 256x256 2.4x / 1.7x / 2.4x and 1.3x / 1.7x / 2.3x; no change
+/// at 2048x2048 (docs/benchmarks.md, "ASTC: decoders kept between calls").
+fn with_decoder<R>(bw: usize, bh: usize, hdr: bool, f: impl FnOnce(&mut Decoder) -> R) -> R {
+    let kept = DECODERS.with(|d| {
+        let mut d = d.borrow_mut();
+        let i = d.iter().position(|x| (x.bw, x.bh, x.hdr) == (bw, bh, hdr));
+        i.map(|i| d.remove(i))
+    });
+    let mut dec = kept.unwrap_or_else(|| Decoder::new(bw, bh, hdr));
+    let r = f(&mut dec);
+    DECODERS.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.len() >= KEPT_DECODERS {
+            d.remove(0);
+        }
+        d.push(dec);
+    });
+    r
 }
 
 /// wasm: [`decode_blocks`] (and the inlined [`Decoder::block`], the HDR path) compiled with simd128
@@ -1878,6 +1913,48 @@ impl Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The decoders kept between calls ([`with_decoder`]) decode as a new one does: every
+    /// footprint and profile on legal blocks (sample::Surface), decoded through `decode` forwards
+    /// then backwards over the formats twice (so kept decoders are reused, their partition maps
+    /// already built by other data, and evicted), against `decode_blocks` with a `Decoder::new`
+    /// each time. The expected output is that fresh decoder's.
+    #[test]
+    fn kept_decoders_match_new_ones() {
+        use super::super::{sample, Limits, Precision};
+        let formats: Vec<PixelFormat> = super::super::ASTC_FOOTPRINTS
+            .iter()
+            .flat_map(|&(w, h)| [false, true].map(|hdr| PixelFormat::ASTC { w, h, hdr }))
+            .collect();
+        let side = 40;
+        let surfaces: Vec<_> = formats
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| sample::Surface::new(f, side, 11 + i as u64))
+            .collect();
+        let fresh = |s: &sample::Surface| {
+            let PixelFormat::ASTC { w, h, hdr } = s.format else {
+                unreachable!()
+            };
+            let precision = if hdr {
+                Precision::Float
+            } else {
+                Precision::Unorm8
+            };
+            let mut img = Image::new(side, side, precision, &Limits::default()).unwrap();
+            let mut dec = Decoder::new(w as usize, h as usize, hdr);
+            assert!(decode_blocks(&mut dec, side, side, s.data(), &mut img));
+            sample::digest(&img)
+        };
+        let want: Vec<u64> = surfaces.iter().map(fresh).collect();
+        let order: Vec<usize> = (0..formats.len()).chain((0..formats.len()).rev()).collect();
+        for _ in 0..2 {
+            for &i in &order {
+                let got = sample::digest(&surfaces[i].decode().unwrap());
+                assert_eq!(got, want[i], "{:?}", formats[i]);
+            }
+        }
+    }
 
     /// `pack_ldr` against the 16-bit pipeline it stands for, for every sum a lane can hold.
     #[test]

@@ -301,6 +301,12 @@ impl Surface {
         )
     }
 
+    /// The surface's blocks.
+    #[cfg(test)]
+    pub(crate) fn data(&self) -> &[u8] {
+        &self.data
+    }
+
     /// Megabytes of RGBA output per decode (4 bytes a texel whatever the precision, so formats
     /// compare).
     pub fn output_mb(&self) -> f64 {
