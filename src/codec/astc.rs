@@ -52,8 +52,8 @@ thread_local! {
 /// unquantisation tables) took 31 us for 4x4 and 64 us for 8x8 natively, longer than decoding a
 /// 64x64 surface, and its partition maps were rebuilt for every surface: each mip of a chain and
 /// each small texture paid that. Measured (`texscope bench --side N`, and in node
-/// scripts/bench-node.mjs --side N): ASTC 4x4 / 8x8 / 12x12 at 64x64 3.8x / 4.7x / 8.0x natively
-/// and 2.8x / 5.9x / 14x in wasm, at 256x256 2.4x / 1.7x / 2.4x and 1.3x / 1.7x / 2.3x; no change
+/// scripts/bench-node.mjs --side N): ASTC 4x4 / 8x8 / 12x12 at 64x64 2.1x / 3.7x / 7.9x natively
+/// and 2.8x / 5.9x / 14x in wasm, at 256x256 1.3x / 2.5x / 3.0x and 1.3x / 1.7x / 2.3x; no change
 /// at 2048x2048 (docs/benchmarks.md, "ASTC: decoders kept between calls").
 fn with_decoder<R>(bw: usize, bh: usize, hdr: bool, f: impl FnOnce(&mut Decoder) -> R) -> R {
     let kept = DECODERS.with(|d| {
