@@ -65,6 +65,8 @@ export interface TextureRecord {
 /** A file that opened no texture, with the reason. */
 export interface Problem {
   file?: string;
+  /** The entry inside the container `file`, for a package found in one. */
+  path?: string | null;
   engine?: string;
   error: string;
 }

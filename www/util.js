@@ -15,6 +15,16 @@ export function $(id) {
 /** A byte count for people: B, KiB or MiB. @param {number} n */
 export const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 
+/**
+ * A file problem as the "Not opened" lists show it: the file (and the entry inside a container)
+ * before the error, unless the error already names them.
+ * @param {import('./types').Problem} p
+ */
+export function problemText(p) {
+  const where = [p.file, p.path].filter((x) => x && !p.error.includes(x));
+  return where.length ? `${where.join(': ')}: ${p.error}` : p.error;
+}
+
 /** The first mip of `t` whose data is there (0 when none is). @param {import('./types').TextureRecord} t */
 export function firstPresentMip(t) {
   const i = t.mips.findIndex((m) => m.present);

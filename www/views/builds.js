@@ -3,7 +3,7 @@
 // or not yet compared) with a status and name filter; a pair opens in the compare view.
 import { VirtualList } from '../lib/vlist.js';
 import { walkEntries } from '../lib/walk.js';
-import { $, rowName } from '../util.js';
+import { $, problemText, rowName } from '../util.js';
 
 /** @typedef {import('../types').BuildPair} BuildPair */
 
@@ -31,6 +31,7 @@ export function createBuilds(app) {
     panel: $('builds-panel'), texturesPanel: $('textures-panel'), list: $('builds-list'), count: $('builds-count'),
     summary: $('builds-summary'), name: /** @type {HTMLInputElement} */ ($('builds-filter-name')),
     key: /** @type {HTMLInputElement} */ ($('builds-key')), needsKey: $('builds-needs-key'),
+    problems: $('builds-problems'), problemList: $('builds-problem-list'),
     status: /** @type {HTMLSelectElement} */ ($('builds-filter-status')),
   };
   /** The sets chosen in the dialog. @type {{ old: { files: File[], name: string } | null, new: { files: File[], name: string } | null }} */
@@ -150,6 +151,22 @@ export function createBuilds(app) {
     el.needsKey.textContent = locked.length
       ? `${locked.join(', ')} ${locked.length > 1 ? 'need' : 'needs'} an AES key: their textures are left out. Open Builds… again and give the key.`
       : '';
+  });
+  // Files either build could not read (a truncated package, a bad container entry): their textures
+  // are missing from that side's pairs, so the pairs alone would call them removed or added. The
+  // containers that need a key are named above instead.
+  store.subscribe(['builds'], (s) => {
+    const b = s.builds;
+    const items = !b ? [] : /** @type {const} */ (['old', 'new']).flatMap((side) => {
+      const locked = new Set(b.needsKey[side]);
+      return b.problems[side].filter((p) => !locked.has(p.file ?? '')).map((p) => `${side.toUpperCase()} ${problemText(p)}`);
+    });
+    el.problemList.replaceChildren(...items.map((text) => {
+      const li = document.createElement('li');
+      li.textContent = text;
+      return li;
+    }));
+    el.problems.hidden = !items.length;
   });
   store.subscribe(['compare'], () => vlist.refresh());
 

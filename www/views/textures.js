@@ -3,7 +3,7 @@
 import { ROW_HEIGHT, VirtualList, entryState, packageFolder } from '../lib/vlist.js';
 import { ancestors, buildTree, rowDepth, treeRows } from '../lib/tree.js';
 import { ThumbLoader, thumbMip } from '../lib/thumbs.js';
-import { $, firstPresentMip, fmtBytes, rowName } from '../util.js';
+import { $, firstPresentMip, fmtBytes, problemText, rowName } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 
@@ -277,7 +277,7 @@ export function createTextures(app) {
     el.problemList.replaceChildren();
     for (const p of s.problems) {
       const li = document.createElement('li');
-      li.textContent = p.error;
+      li.textContent = problemText(p);
       el.problemList.append(li);
     }
     el.problems.hidden = !s.problems.length;
