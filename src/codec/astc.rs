@@ -39,7 +39,7 @@ pub(super) fn decode(
     }))
 }
 
-/// Decoders kept per thread between calls, most recently used last.
+/// Decoders kept per thread between calls.
 const KEPT_DECODERS: usize = 4;
 
 thread_local! {
@@ -52,8 +52,8 @@ thread_local! {
 }
 
 /// Runs `f` with the thread's decoder of this footprint and profile, built on first use and kept
-/// for the next call (the [`KEPT_DECODERS`] most recently used; a few hundred KB each at most,
-/// mostly partition maps). Building one (2048 block modes, every weight grid's infill, the
+/// for the next call (the [`KEPT_DECODERS`] most recently used; at most about 0.5 MB each, mostly
+/// partition maps). Building one (2048 block modes, every weight grid's infill, the
 /// unquantisation tables) took 31 us for 4x4 and 64 us for 8x8 natively, longer than decoding a
 /// 64x64 surface, and its partition maps were rebuilt for every surface: each mip of a chain and
 /// each small texture paid that. Measured (`texscope bench --side N`, and in node
