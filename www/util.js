@@ -25,6 +25,24 @@ export function problemText(p) {
   return where.length ? `${where.join(': ')}: ${p.error}` : p.error;
 }
 
+/** The most files a "Not opened" list shows (then how many more). */
+const SHOWN_PROBLEMS = 500;
+
+/**
+ * Fills a "Not opened" list (`list`, inside `box`, hidden when there is nothing) with `texts`, at
+ * most SHOWN_PROBLEMS of them and then how many more: a game folder can give thousands.
+ * @param {HTMLElement} box @param {HTMLElement} list @param {string[]} texts
+ */
+export function showProblems(box, list, texts) {
+  const items = texts.length > SHOWN_PROBLEMS ? [...texts.slice(0, SHOWN_PROBLEMS), `and ${texts.length - SHOWN_PROBLEMS} more`] : texts;
+  list.replaceChildren(...items.map((text) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    return li;
+  }));
+  box.hidden = !items.length;
+}
+
 /** The first mip of `t` whose data is there (0 when none is). @param {import('./types').TextureRecord} t */
 export function firstPresentMip(t) {
   const i = t.mips.findIndex((m) => m.present);

@@ -286,3 +286,18 @@ test('files of no known kind say what they look like', async (t) => {
   assert.match(error, /data_0001\.bundle .*an encrypted Unity bundle/);
   await page.screenshot({ path: join(OUT, 'unknown-kinds.png') });
 });
+
+test('hundreds of unreadable files: the Not opened list shows 500 and says how many more, the good file stays usable', async (t) => {
+  const { page } = await openPage(t);
+  // 502 files named .dds that are 16 bytes of noise (no DDS header fits), and one good DDS.
+  const bad = Array.from({ length: 502 }, (_, i) => [`bad_${String(i).padStart(3, '0')}.dds`, noise(16, i + 1)]);
+  await drop(page, [['good.dds', rgba8Dds(4, 4)], ...bad]);
+  await waitState(page, 'ready');
+  await page.waitForSelector('#problems:not([hidden])');
+  const items = await page.$$eval('#problem-list li', (li) => li.map((x) => x.textContent));
+  // 500 of the 502 dropped, then the 2 left: the count comes from what this test dropped.
+  assert.equal(items.length, 501);
+  assert.equal(items[500], 'and 2 more');
+  assert.match(items[0], /bad_\d{3}\.dds/);
+  assert.equal(await page.evaluate(() => window.texscope.textures().length), 1);
+});

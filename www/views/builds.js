@@ -3,12 +3,9 @@
 // or not yet compared) with a status and name filter; a pair opens in the compare view.
 import { VirtualList } from '../lib/vlist.js';
 import { walkEntries } from '../lib/walk.js';
-import { $, problemText, rowName } from '../util.js';
+import { $, problemText, rowName, showProblems } from '../util.js';
 
 /** @typedef {import('../types').BuildPair} BuildPair */
-
-/** The most files the Builds tab lists as not opened (then how many more). */
-const SHOWN_PROBLEMS = 500;
 
 /** What a pair's badge says, by status. */
 const BADGE = { pending: 'comparing…', unchanged: 'unchanged', changed: 'changed', added: 'added', removed: 'removed' };
@@ -158,24 +155,17 @@ export function createBuilds(app) {
   // Files either build could not read (a truncated package, a bad container entry): their textures
   // are missing from that side's pairs, so the pairs alone would call them removed or added. The
   // containers that need a key are named above instead. Rebuilt only when the problems change (not
-  // on every pair classified), and at most SHOWN_PROBLEMS of them.
+  // on every pair classified).
   /** @type {unknown} */
   let shownProblems = null;
   store.subscribe(['builds'], (s) => {
     const b = s.builds;
     if ((b?.problems ?? null) === shownProblems) return;
     shownProblems = b?.problems ?? null;
-    const all = !b ? [] : /** @type {const} */ (['old', 'new']).flatMap((side) => {
+    showProblems(el.problems, el.problemList, !b ? [] : /** @type {const} */ (['old', 'new']).flatMap((side) => {
       const locked = new Set(b.needsKey[side]);
       return b.problems[side].filter((p) => !locked.has(p.file ?? '')).map((p) => `${side.toUpperCase()} ${problemText(p)}`);
-    });
-    const items = all.length > SHOWN_PROBLEMS ? [...all.slice(0, SHOWN_PROBLEMS), `and ${all.length - SHOWN_PROBLEMS} more`] : all;
-    el.problemList.replaceChildren(...items.map((text) => {
-      const li = document.createElement('li');
-      li.textContent = text;
-      return li;
     }));
-    el.problems.hidden = !items.length;
   });
   store.subscribe(['compare'], () => vlist.refresh());
 

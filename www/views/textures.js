@@ -3,7 +3,7 @@
 import { ROW_HEIGHT, VirtualList, entryState, packageFolder } from '../lib/vlist.js';
 import { ancestors, buildTree, rowDepth, treeRows } from '../lib/tree.js';
 import { ThumbLoader, thumbMip } from '../lib/thumbs.js';
-import { $, firstPresentMip, fmtBytes, problemText, rowName } from '../util.js';
+import { $, firstPresentMip, fmtBytes, problemText, rowName, showProblems } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 
@@ -274,13 +274,7 @@ export function createTextures(app) {
     fillFilterOptions(el.engine, s.textures.map((t) => t.census.engine), 'Any engine', s.filters.engine);
     fillFilterOptions(el.format, s.textures.map((t) => t.census.format), 'Any format', s.filters.format);
     renderListed();
-    el.problemList.replaceChildren();
-    for (const p of s.problems) {
-      const li = document.createElement('li');
-      li.textContent = problemText(p);
-      el.problemList.append(li);
-    }
-    el.problems.hidden = !s.problems.length;
+    showProblems(el.problems, el.problemList, s.problems.map(problemText));
   });
   store.subscribe(['listed', 'filterError'], (_s, changed) => {
     if (!changed.has('textures')) renderListed();
