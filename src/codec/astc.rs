@@ -1469,14 +1469,55 @@ impl Parsed {
     }
 }
 
-/// An RGBA8 texel of four 8-bit lanes spread to 16 bits each (lane k at bit 16k).
+/// An RGBA8 texel (four channels, their low 8 bits) spread to 16 bits each (lane k at bit 16k).
 #[cfg(not(target_arch = "wasm32"))]
 #[inline(always)]
-fn spread(c: &[u8]) -> u64 {
-    c.iter()
-        .take(4)
-        .enumerate()
-        .fold(0, |t, (k, &c)| t | (c as u64) << (16 * k))
+fn spread(c: &[i32; 4]) -> u64 {
+    let l = |k: usize| (c[k] as u64 & 0xFF) << (16 * k);
+    l(0) | l(1) | l(2) | l(3)
+}
+
+/// A partition's endpoints for [`Decoder::block_ldr`]'s native texel loop, in 16-bit lanes (see
+/// [`spread`]): 64 * e0, e1 - e0, and in the `ccs` lane of a dual-plane block e0 - e1, so a texel's
+/// sums are 64 e0 + w0 (e1 - e0) + (w0 - w1) (e0 - e1)[ccs], that is (64 - w) e0 + w e1 in every
+/// lane with w = w1 in lane `ccs` and w0 in the others. The differences' lanes go negative and
+/// borrow from the lane above, but the arithmetic wraps mod 2^64 and every lane of the result is
+/// in 0..=255 * 64, so the result is exact (test `ldr_ends_match_per_lane_sums`). One multiply a
+/// texel (two with two planes) where (64 - w0) e0 + w0 e1 per plane took two (four), and the
+/// endpoints spread once a partition: 6-10% fewer instructions a block, 1.09-1.14x natively on
+/// ASTC 4x4-12x12 (docs/benchmarks.md, "ASTC: fewer multiplies a texel").
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Copy, Default)]
+struct LdrEnds {
+    base: u64,
+    delta: u64,
+    plane1: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl LdrEnds {
+    /// From 8-bit endpoints; `ccs` the lane weighted by plane 1 (4: one plane).
+    #[inline(always)]
+    fn new(e0: &[i32; 4], e1: &[i32; 4], ccs: usize) -> LdrEnds {
+        let (a, b) = (spread(e0), spread(e1));
+        let c = if ccs < 4 { 0xFFFFu64 << (16 * ccs) } else { 0 };
+        LdrEnds {
+            base: a << 6,
+            delta: b.wrapping_sub(a),
+            plane1: (a & c).wrapping_sub(b & c),
+        }
+    }
+
+    /// The texel's four sums from its weights `w0` (plane 0) and `w1` (plane 1 if `dual`).
+    #[inline(always)]
+    fn sum(&self, w0: u64, w1: u64, dual: bool) -> u64 {
+        let s = self.base.wrapping_add(w0.wrapping_mul(self.delta));
+        if dual {
+            s.wrapping_add(w0.wrapping_sub(w1).wrapping_mul(self.plane1))
+        } else {
+            s
+        }
+    }
 }
 
 /// The RGBA8 texel of four interpolated sums `s` = e0 * (64 - w) + e1 * w of 8-bit endpoints
@@ -1724,18 +1765,27 @@ impl Decoder {
         let (parts, seed) = (self.parsed.parts, self.parsed.seed);
         let key = (parts > 1).then(|| self.cache_partitions(parts, seed));
         let p = &self.parsed;
-        // Endpoints of partition i at bytes 4i..4i + 4 (e0, then e1).
+        // Endpoints of partition i: in wasm at bytes 4i..4i + 4 (e0, then e1) for the kernel,
+        // natively as `LdrEnds`.
+        #[cfg(target_arch = "wasm32")]
         let mut ends = [[0u8; 16]; 2];
+        #[cfg(not(target_arch = "wasm32"))]
+        let mut lanes = [LdrEnds::default(); 4];
         let mut at = 0;
-        for i in 0..p.parts {
-            let k = 2 * ((p.cems[i] >> 2) as usize + 1);
+        for (i, &cem) in p.cems.iter().enumerate().take(p.parts) {
+            let k = 2 * ((cem >> 2) as usize + 1);
             let mut vals = [0i32; 8];
             for (d, &s) in vals.iter_mut().zip(&p.vals[at..at + k]) {
                 *d = s as i32;
             }
-            let (e0, e1) = endpoints_ldr(p.cems[i], &vals[..k]);
+            let (e0, e1) = endpoints_ldr(cem, &vals[..k]);
+            #[cfg(target_arch = "wasm32")]
             for c in 0..4 {
                 (ends[0][4 * i + c], ends[1][4 * i + c]) = (e0[c] as u8, e1[c] as u8);
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                lanes[i] = LdrEnds::new(&e0, &e1, p.ccs);
             }
             at += k;
         }
@@ -1757,21 +1807,9 @@ impl Decoder {
         );
         #[cfg(not(target_arch = "wasm32"))]
         {
-            // The endpoints' lanes spread to 16 bits (`spread`).
-            let a: [u64; 4] = std::array::from_fn(|i| spread(&ends[0][4 * i..4 * i + 4]));
-            let b: [u64; 4] = std::array::from_fn(|i| spread(&ends[1][4 * i..4 * i + 4]));
             let wq = &p.wq;
             // One texel from its weights (of plane 0 and 1) and partition.
-            let texel = |w0: u64, w1: u64, pi: u8| {
-                let (a, b) = (a[pi as usize & 3], b[pi as usize & 3]);
-                if p.ccs == 4 {
-                    (64 - w0) * a + w0 * b
-                } else {
-                    // Two planes: the `ccs` lane weighted by plane 1.
-                    let c = 0xFFFF << (16 * p.ccs);
-                    (64 - w0) * (a & !c) + w0 * (b & !c) + (64 - w1) * (a & c) + w1 * (b & c)
-                }
-            };
+            let texel = |w0: u64, w1: u64, pi: u8| lanes[pi as usize & 3].sum(w0, w1, p.ccs < 4);
             // The texels' sums first, then their RGBA8 in a loop of its own, which the compiler
             // vectorises (two texels a vector): measured 1.06x / 1.12x on ASTC 4x4 / 12x12
             // natively (CPU time of `texscope bench`, alternating builds).
@@ -1796,18 +1834,30 @@ impl Decoder {
                 // the clamps and the loop over planes were 14% of an ASTC_4x4 decode (perf,
                 // `texscope bench`); this measured 1.14x on ASTC_4x4 (CPU time, alternating
                 // builds).
+                // A cell's two taps of a row are one load: 4 bytes from weight i (both planes of
+                // two cells, or 2 of one plane's used) spread to 16-bit lanes by masks, where a
+                // byte a tap took 4 loads and 3 shifts a quad (2-3% fewer instructions a block
+                // on ASTC 4x4 and 8x8, callgrind). The index is clamped into `wq`, not checked:
+                // taps past the grid have zero factors.
                 let [q0, q1] = &mut self.quads;
-                let quad = |at: &dyn Fn(usize) -> u64| {
-                    at(0) | at(1) << 16 | at(gw) << 32 | at(gw + 1) << 48
+                let word = |i: usize| {
+                    let i = i.min(wq.len() - 4);
+                    u32::from_le_bytes(wq[i..i + 4].try_into().unwrap_or_default()) as u64
                 };
+                const BYTES: u64 = 0x00FF_00FF_00FF_00FF;
                 if p.mode.dual {
                     for (c, (q0, q1)) in q0.iter_mut().zip(q1.iter_mut()).enumerate().take(cells) {
-                        *q0 = quad(&|j| wq[(2 * (c + j)) & 127] as u64);
-                        *q1 = quad(&|j| wq[(2 * (c + j) + 1) & 127] as u64);
+                        // Plane 0 of cells c, c + 1 in the low u32, of the row below's above.
+                        let x = word(2 * c) | word(2 * (c + gw)) << 32;
+                        (*q0, *q1) = (x & BYTES, (x >> 8) & BYTES);
                     }
                 } else {
+                    let pair = |i: usize| {
+                        let x = word(i) & 0xFFFF;
+                        (x | x << 8) & BYTES
+                    };
                     for (c, q) in q0.iter_mut().enumerate().take(cells) {
-                        *q = quad(&|j| wq[(c + j) & 127] as u64);
+                        *q = pair(c) | pair(c + gw) << 32;
                     }
                 }
                 let dot = |q: u64, f: u64| ((q.wrapping_mul(f) >> 48) + 8) >> 4;
@@ -1974,6 +2024,42 @@ mod tests {
     }
 
     /// `pack_ldr` against the 16-bit pipeline it stands for, for every sum a lane can hold.
+    #[test]
+    fn ldr_ends_match_per_lane_sums() {
+        // Expected: the specification's per-channel interpolation (64 - w) * e0 + w * e1, w being
+        // plane 1's weight in channel `ccs` of a dual-plane block, computed lane by lane.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..200_000 {
+            let r = next();
+            let e0: [i32; 4] = std::array::from_fn(|k| (r >> (8 * k)) as u8 as i32);
+            let e1: [i32; 4] = std::array::from_fn(|k| (r >> (32 + 8 * k)) as u8 as i32);
+            let r = next();
+            // Extremes first: 0 and 64 weights, 0 and 255 channels.
+            let (w0, w1) = match case {
+                0 => (0, 64),
+                1 => (64, 0),
+                _ => (r % 65, (r >> 8) % 65),
+            };
+            let ccs = (r >> 16) as usize % 5;
+            let got = LdrEnds::new(&e0, &e1, ccs).sum(w0, w1, ccs < 4);
+            for k in 0..4 {
+                let w = if k == ccs { w1 } else { w0 } as i32;
+                let want = (64 - w) * e0[k] + w * e1[k];
+                assert_eq!(
+                    lane(got, k) as i32,
+                    want,
+                    "{e0:?} {e1:?} w {w0} {w1} ccs {ccs}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn ldr_pack_matches_16_bit_interpolation() {
         for s in 0..=255u64 * 64 {
