@@ -897,7 +897,9 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
     c.skip(4)?; // ImportMapOffset
     let export_map = c.i32()? as u64;
     let bundle_entries = c.i32()? as u64;
-    if versioned > 1 || header_size > c.end {
+    // The fixed fields end at byte 44 (before 5.3; 52 since), and HeaderSize counts the whole
+    // header (name batch, export map...): a smaller one, as in a file of zeros, is no zen header.
+    if versioned > 1 || header_size < 44 || header_size > c.end {
         return Err(Error::not_recognised(
             "neither a legacy package (no 0x9E2A83C1 tag) nor a zen package header",
         ));
@@ -1057,5 +1059,10 @@ mod tests {
         let mut hostile = vec![0u8; 64];
         hostile[4..8].copy_from_slice(&u32::MAX.to_le_bytes()); // HeaderSize
         assert!(parse_zen(&BytesSource::new("d.uzenasset", hostile), &l).is_err());
+        // 64 zero bytes once parsed as a zen package of no names and no exports, reported as
+        // "no texture export" as though it were a package.
+        let e = parse_zen(&BytesSource::new("e.uasset", vec![0u8; 64]), &l).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotRecognised, "{e}");
+        assert!(e.to_string().contains("e.uasset"), "{e}");
     }
 }
