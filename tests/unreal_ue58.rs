@@ -884,3 +884,23 @@ fn versioned_summaries_are_read_by_their_stated_versions() {
         .unwrap();
     assert!(guess.starts_with("UE5.8+"), "{guess}");
 }
+
+#[test]
+fn usmap_compressed_every_way_reads_as_the_uncompressed_one() {
+    // MANIFEST: Mappings/ holds "the same mapping file uncompressed, Oodle, Brotli and
+    // ZStandard"; the uncompressed one is the expected value. Oodle and Brotli were refused.
+    let read = |name: &str| {
+        let p = set().join(format!("Mappings/CUE4ParseFixtures-{name}.usmap"));
+        let data = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        texscope::unreal::usmap::parse(&data, &texscope::io::Limits::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let want = read("Uncompressed");
+    assert!(want.structs.len() > 100, "{} structs", want.structs.len());
+    for name in ["Oodle", "Brotli", "Zstandard"] {
+        let got = read(name);
+        assert_eq!(got.names, want.names, "{name}");
+        assert_eq!(got.enums, want.enums, "{name}");
+        assert_eq!(got.structs, want.structs, "{name}");
+    }
+}

@@ -226,15 +226,14 @@ fn body(data: &[u8], limits: &Limits) -> Result<(u8, Vec<u8>)> {
     })?;
     let out = match method {
         0 => payload.to_vec(),
-        1 => {
-            return Err(Error::unsupported(
-                "this usmap is Oodle-compressed; re-export it uncompressed or with ZStandard",
-            ))
-        }
-        2 => return Err(Error::unsupported(
-            "this usmap is Brotli-compressed, which Texscope does not decompress; re-export it \
-                 uncompressed or with ZStandard",
-        )),
+        1 => crate::io::compress::decompress(
+            crate::io::compress::Method::Oodle,
+            payload,
+            size,
+            limits,
+        )
+        .map_err(|e| e.at_field("usmap/CompressedData"))?,
+        2 => unbrotli(payload, size)?,
         3 => crate::io::unzstd(payload, size, "usmap ZStandard body")?,
         m => {
             return Err(Error::unsupported(format!(
@@ -251,6 +250,31 @@ fn body(data: &[u8], limits: &Limits) -> Result<(u8, Vec<u8>)> {
         .at_field("usmap/DecompressedSize"));
     }
     Ok((version, out))
+}
+
+/// A Brotli-compressed usmap body (method 2), at most `size` + 1 bytes out: the caller compares
+/// the length with the header's.
+#[cfg(feature = "brotli")]
+fn unbrotli(raw: &[u8], size: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::with_capacity(size.min(raw.len() as u64 * 16) as usize);
+    brotli_decompressor::Decompressor::new(raw, 64 * 1024)
+        .take(size.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            Error::malformed(format!("the usmap's Brotli body does not decompress: {e}"))
+                .at_field("usmap/CompressedData")
+        })?;
+    Ok(out)
+}
+
+#[cfg(not(feature = "brotli"))]
+fn unbrotli(_raw: &[u8], _size: u64) -> Result<Vec<u8>> {
+    Err(Error::unsupported(
+        "this usmap is Brotli-compressed: the page leaves out the Brotli decoder to stay small; \
+         open the game with the texscope CLI, or re-export the usmap uncompressed, with Oodle or \
+         with ZStandard",
+    ))
 }
 
 /// Parses a whole .usmap file.
