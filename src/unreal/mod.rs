@@ -105,11 +105,16 @@ fn open_usmaps(ctx: &mut OpenContext) -> Option<Mapping> {
         ctx.claimed[i] = true;
         match parse_usmap(ctx, i) {
             Ok(m) if found.is_none() => found = Some(m),
-            Ok(_) => ctx.problems.push(FileProblem::new(
-                &name,
-                Some(Engine::Unreal),
-                &Error::unsupported("only one .usmap is used at a time; this one was ignored"),
-            )),
+            Ok(_) => {
+                let used = found.as_ref().map_or("", |(n, _)| n.as_str());
+                ctx.problems.push(FileProblem::new(
+                    &name,
+                    Some(Engine::Unreal),
+                    &Error::unsupported(format!(
+                        "only one .usmap is used at a time; this one was ignored for {used}"
+                    )),
+                ))
+            }
             Err(e) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
