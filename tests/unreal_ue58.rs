@@ -60,8 +60,8 @@ fn open(mut files: Vec<SourceRef>, tagged: bool) -> Catalog {
 }
 
 /// The textures of a container variant, less the landscape's heightmap and weightmap: texture
-/// exports of Landscape.umap, which the set's table (EXPECT) does not list. (The heightmap does
-/// not decode yet: "bulk index 64 has no table row", a package-reader matter.)
+/// exports of Landscape.umap, which the set's table (EXPECT) does not list (the heightmap has no
+/// pixels in the package: `landscape_heightmap_is_listed_without_pixels`).
 #[cfg(feature = "containers")]
 fn without_landscape(mut c: Catalog) -> Catalog {
     c.textures.retain(|t| {
@@ -903,4 +903,37 @@ fn usmap_compressed_every_way_reads_as_the_uncompressed_one() {
         assert_eq!(got.enums, want.enums, "{name}");
         assert_eq!(got.structs, want.structs, "{name}");
     }
+}
+
+#[test]
+fn landscape_heightmap_is_listed_without_pixels() {
+    // Landscape.umap's Heightmap is cooked with UTexture2D's bSerializeMipData 0: its platform
+    // data (read from the package bytes: "01000000 00000000" before the PF_B8G8R8A8 FName, then
+    // 64x64, 7 mip records of sizes only) holds no pixels. It once failed to list at all ("bulk
+    // index 64 has no table row": the reader took mip 0's width for a bulk index).
+    let dir = set().join("IoStore/Tagged/Uncompressed");
+    let c = open(files_in(&dir), true);
+    let landscape = |name: &str| {
+        c.textures
+            .iter()
+            .find(|t| {
+                t.name == name
+                    && t.path
+                        .as_deref()
+                        .is_some_and(|p| p.ends_with("/Landscape.umap"))
+            })
+            .unwrap_or_else(|| panic!("{name} of Landscape.umap is not listed"))
+    };
+    let h = landscape("Heightmap");
+    assert_eq!((h.width, h.height, h.mips.len()), (64, 64, 7));
+    let e = h.error.as_deref().unwrap_or_default();
+    assert!(e.contains("bSerializeMipData"), "{e}");
+    let mip1 = (h.mips[1].width, h.mips[1].height);
+    assert_eq!(mip1, (32, 32));
+    // The weightmap beside it has its pixels and decodes.
+    let w = landscape("Weightmap");
+    assert!(w.error.is_none(), "{:?}", w.error);
+    let idx = c.textures.iter().position(|t| std::ptr::eq(t, w)).unwrap();
+    let img = c.decode(idx, 0, 0, Default::default()).unwrap();
+    assert_eq!((img.width, img.height), (64, 64));
 }

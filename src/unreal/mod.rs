@@ -612,7 +612,12 @@ fn build_texture(
     let mut missing_by_file: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, m) in pd.mips.iter().enumerate() {
         if let Payload::Unreadable(msg) = &m.payload {
-            t.error = Some(format!("mip {i}: {msg}"));
+            // The first unreadable mip names the problem; without mip data every mip is.
+            if !pd.mip_data {
+                t.error.get_or_insert_with(|| msg.clone());
+            } else {
+                t.error.get_or_insert_with(|| format!("mip {i}: {msg}"));
+            }
         }
         let (st, note) = storage(ctx, files, data_src, &m.payload);
         if matches!(m.payload, Payload::Zlib { .. }) && matches!(st, Storage::Empty) {

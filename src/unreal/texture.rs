@@ -166,6 +166,8 @@ pub struct PlatformData {
     pub mips: Vec<RawMip>,
     pub is_virtual: bool,
     pub vt: Option<VtRaw>,
+    /// False when UTexture2D's bSerializeMipData (UE 5.3+) is 0: each mip is only its size.
+    pub mip_data: bool,
     /// Position of the pixel-format FName and of the end of the block (SkipOffset target).
     pub start: u64,
     pub end: u64,
@@ -337,6 +339,25 @@ pub fn find_platform_data(
     }))
 }
 
+/// Whether the platform data whose first FName is at `fname_at` has pixels in its mips: UE 5.3+
+/// writes UTexture2D's bSerializeMipData (u32) between bCooked (u32 1) and that FName, and cooks
+/// some textures with it 0, each mip then only its size (the UE 5.8 set's landscape heightmaps:
+/// bytes "01000000 00000000" before the FName). Before 5.3 the u32 before the FName is bCooked
+/// (1) and the one before it the strip flags, never 1, so those read as true.
+fn serializes_mip_data(
+    src: &dyn Source,
+    export: &Export,
+    fname_at: u64,
+    limits: &Limits,
+) -> Result<bool> {
+    let Some(from) = fname_at.checked_sub(8).filter(|&f| f >= export.start) else {
+        return Ok(true);
+    };
+    let b = crate::io::read_range(src, from, 8, limits)?;
+    let word = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    Ok(!(b.len() == 8 && word(0) == 1 && word(4) == 0))
+}
+
 /// Parses one FName + SkipOffset + FTexturePlatformData block at `at`. `Ok(None)` when the FName
 /// does not name a pixel format (not this layout, or the terminating "None").
 fn parse_block(
@@ -399,6 +420,7 @@ fn parse_block(
         mips: Vec::new(),
         is_virtual: false,
         vt: None,
+        mip_data: layout != TailLayout::Ue5 || serializes_mip_data(src, export, at, limits)?,
         start: at,
         end: block_end,
     };
@@ -541,7 +563,18 @@ fn read_mips(
         if pd.layout != TailLayout::Ue5 {
             c.bool32()?; // bCooked
         }
-        let (payload, flags) = if index_form {
+        let (payload, flags) = if !pd.mip_data {
+            how.push_str("no mip data");
+            (
+                Payload::Unreadable(
+                    "the texture is cooked without its pixels (UTexture2D's bSerializeMipData \
+                     is 0, as UE 5.3+ cooks landscape heightmaps, which the engine fills at \
+                     load): the package holds only each mip's size"
+                        .into(),
+                ),
+                0,
+            )
+        } else if index_form {
             let idx = c.i32()?;
             how = format!("data resource {idx}");
             let entry = usize::try_from(idx)
