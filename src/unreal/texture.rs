@@ -312,13 +312,17 @@ pub fn find_platform_data(
             if fname_at < export.start {
                 continue;
             }
-            match parse_block(src, pkg, export, layout, fname_at, end, limits) {
+            // Read once, before the first block: the flag is UTexture2D's, for every format.
+            let mip_data =
+                layout != TailLayout::Ue5 || serializes_mip_data(src, export, fname_at, limits)?;
+            let parse = |at| parse_block(src, pkg, export, layout, at, end, mip_data, limits);
+            match parse(fname_at) {
                 Ok(Some(first)) => {
                     let mut blocks = vec![first];
                     // Multi-format packages: FName, SkipOffset, data ... until FName "None".
                     while blocks.len() < 16 {
                         let next = blocks.last().map(|b| b.end).unwrap_or(end);
-                        match parse_block(src, pkg, export, layout, next, end, limits) {
+                        match parse(next) {
                             Ok(Some(b)) => blocks.push(b),
                             _ => break,
                         }
@@ -343,7 +347,9 @@ pub fn find_platform_data(
 /// writes UTexture2D's bSerializeMipData (u32) between bCooked (u32 1) and that FName, and cooks
 /// some textures with it 0, each mip then only its size (the UE 5.8 set's landscape heightmaps:
 /// bytes "01000000 00000000" before the FName). Before 5.3 the u32 before the FName is bCooked
-/// (1) and the one before it the strip flags, never 1, so those read as true.
+/// (1) and the one before it the strip flags, never 1, so those read as true. Only the first
+/// block's FName has these before it: a second format's follows the first's data, which can end
+/// in the same bytes (a last mip's SizeZ 1, bIsVirtual 0).
 fn serializes_mip_data(
     src: &dyn Source,
     export: &Export,
@@ -359,7 +365,9 @@ fn serializes_mip_data(
 }
 
 /// Parses one FName + SkipOffset + FTexturePlatformData block at `at`. `Ok(None)` when the FName
-/// does not name a pixel format (not this layout, or the terminating "None").
+/// does not name a pixel format (not this layout, or the terminating "None"). `mip_data`: see
+/// [`serializes_mip_data`].
+#[allow(clippy::too_many_arguments)]
 fn parse_block(
     src: &dyn Source,
     pkg: &Package,
@@ -367,6 +375,7 @@ fn parse_block(
     layout: TailLayout,
     at: u64,
     end: u64,
+    mip_data: bool,
     limits: &Limits,
 ) -> Result<Option<PlatformData>> {
     let mut c = Cursor::new(src, at, end, limits);
@@ -420,7 +429,7 @@ fn parse_block(
         mips: Vec::new(),
         is_virtual: false,
         vt: None,
-        mip_data: layout != TailLayout::Ue5 || serializes_mip_data(src, export, at, limits)?,
+        mip_data,
         start: at,
         end: block_end,
     };
