@@ -1830,15 +1830,14 @@ impl Decoder {
                 // as 16-bit lanes, so a texel's weight is one multiply by its reversed factors,
                 // the sum in the top lane (see `Grid::factors`), rounded as `infill_weights` does.
                 let (gw, cells) = (grid.gw, (grid.gw * grid.gh).min(64));
-                // Indices masked to `wq`'s 128 bytes, not clamped, and one loop per plane count:
-                // the clamps and the loop over planes were 14% of an ASTC_4x4 decode (perf,
-                // `texscope bench`); this measured 1.14x on ASTC_4x4 (CPU time, alternating
-                // builds).
-                // A cell's two taps of a row are one load: 4 bytes from weight i (both planes of
-                // two cells, or 2 of one plane's used) spread to 16-bit lanes by masks, where a
-                // byte a tap took 4 loads and 3 shifts a quad (2-3% fewer instructions a block
-                // on ASTC 4x4 and 8x8, callgrind). The index is clamped into `wq`, not checked:
-                // taps past the grid have zero factors.
+                // One loop per plane count: the loop over planes (and clamped byte indices) were
+                // 14% of an ASTC_4x4 decode (perf, `texscope bench`); this measured 1.14x on
+                // ASTC_4x4 (CPU time, alternating builds). A cell's two taps of a row are one
+                // 4-byte load from its weight (both planes of the cell and the next, or two
+                // bytes of one plane) spread to 16-bit lanes by masks, where each tap was a byte
+                // load and a shift (2-3% fewer instructions a block on ASTC 4x4 and 8x8,
+                // callgrind). The load's start is clamped into `wq`: taps past the grid have
+                // zero factors, so any byte does there.
                 let [q0, q1] = &mut self.quads;
                 let word = |i: usize| {
                     let i = i.min(wq.len() - 4);
@@ -1847,7 +1846,8 @@ impl Decoder {
                 const BYTES: u64 = 0x00FF_00FF_00FF_00FF;
                 if p.mode.dual {
                     for (c, (q0, q1)) in q0.iter_mut().zip(q1.iter_mut()).enumerate().take(cells) {
-                        // Plane 0 of cells c, c + 1 in the low u32, of the row below's above.
+                        // Cells c and c + 1, both planes, in the low u32; the row below's in
+                        // the high one.
                         let x = word(2 * c) | word(2 * (c + gw)) << 32;
                         (*q0, *q1) = (x & BYTES, (x >> 8) & BYTES);
                     }
@@ -2023,7 +2023,6 @@ mod tests {
         }
     }
 
-    /// `pack_ldr` against the 16-bit pipeline it stands for, for every sum a lane can hold.
     #[test]
     fn ldr_ends_match_per_lane_sums() {
         // Expected: the specification's per-channel interpolation (64 - w) * e0 + w * e1, w being
@@ -2040,7 +2039,7 @@ mod tests {
             let e0: [i32; 4] = std::array::from_fn(|k| (r >> (8 * k)) as u8 as i32);
             let e1: [i32; 4] = std::array::from_fn(|k| (r >> (32 + 8 * k)) as u8 as i32);
             let r = next();
-            // Extremes first: 0 and 64 weights, 0 and 255 channels.
+            // The extreme weights first.
             let (w0, w1) = match case {
                 0 => (0, 64),
                 1 => (64, 0),
@@ -2060,6 +2059,7 @@ mod tests {
         }
     }
 
+    /// `pack_ldr` against the 16-bit pipeline it stands for, for every sum a lane can hold.
     #[test]
     fn ldr_pack_matches_16_bit_interpolation() {
         for s in 0..=255u64 * 64 {
