@@ -605,6 +605,36 @@ fn unreal_usmap_and_version_flag() {
     assert_eq!(run(&["info", "--ue-version"]).status.code(), Some(2));
 }
 
+#[test]
+fn a_usmap_is_reported_once_not_per_folder() {
+    // The UE 5.8 set (MANIFEST.md): Mappings/ holds the same usmap four ways; the first by name
+    // serves the run and the other three are "ignored" notes. Given with a container folder, each
+    // note once: they were repeated by every folder of packages the usmaps were opened with.
+    let set = samples().join("unreal/cue4parse-fixtures/UE5_8");
+    let mappings = set.join("Mappings");
+    let a = set.join("IoStore/Tagged/Uncompressed");
+    let b = set.join("Pak/Uncompressed");
+    let lines = census(&[
+        mappings.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let notes: Vec<&str> = lines
+        .iter()
+        .filter(|l| {
+            l["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("only one .usmap is used"))
+        })
+        .map(|l| l["file"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        lines.iter().any(|l| l["name"] == "T_BC1"),
+        "the containers still list"
+    );
+}
+
 /// `--unity-version` reaches the reader: a stripped player file whose header version is blanked
 /// (same length, "0.0…") lists nothing without it and its two textures with it (sizes from the
 /// UnityPy census of the unmodified shared sample); a malformed version is a usage error.

@@ -695,7 +695,7 @@ fn main() -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let empty = open(Vec::new(), &OpenOptions::default());
     let first = report(&command, &empty, &path_errors);
-    let groups: Vec<&Vec<PathBuf>> = groups.values().collect();
+    let groups: Vec<(&PathBuf, &Vec<PathBuf>)> = groups.iter().collect();
     let mut result = Ok(());
     let mut sink = |g: GroupOutput| {
         let _ = std::io::stderr().write_all(&g.stderr);
@@ -707,7 +707,18 @@ fn main() -> ExitCode {
             groups.len(),
             jobs,
             |i| {
-                let (cat, errors) = open_group(groups[i], &options);
+                let (dir, files) = groups[i];
+                let (mut cat, errors) = open_group(files, &options);
+                // Each folder of packages is opened with every .usmap of the run (`collect`), so
+                // what is said of a .usmap (ignored, unreadable) is said once, by its own folder's
+                // group, not once per folder (102 lines for the UE 5.8 set's 34 containers).
+                cat.problems.retain(|p| {
+                    let path = Path::new(&p.file);
+                    !path
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("usmap"))
+                        || path.parent() == Some(dir.as_path())
+                });
                 report(&command, &cat, &errors)
             },
             sink,
