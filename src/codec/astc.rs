@@ -2027,25 +2027,17 @@ mod tests {
     fn ldr_ends_match_per_lane_sums() {
         // Expected: the specification's per-channel interpolation (64 - w) * e0 + w * e1, w being
         // plane 1's weight in channel `ccs` of a dual-plane block, computed lane by lane.
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for case in 0..200_000 {
-            let r = next();
-            let e0: [i32; 4] = std::array::from_fn(|k| (r >> (8 * k)) as u8 as i32);
-            let e1: [i32; 4] = std::array::from_fn(|k| (r >> (32 + 8 * k)) as u8 as i32);
-            let r = next();
+        let bytes = super::super::sample::random_bytes(200_000 * 11, 0x2545_F491_4F6C_DD1D);
+        for (case, b) in bytes.chunks_exact(11).enumerate() {
+            let e0: [i32; 4] = std::array::from_fn(|k| b[k] as i32);
+            let e1: [i32; 4] = std::array::from_fn(|k| b[4 + k] as i32);
             // The extreme weights first.
             let (w0, w1) = match case {
                 0 => (0, 64),
                 1 => (64, 0),
-                _ => (r % 65, (r >> 8) % 65),
+                _ => (b[8] as u64 % 65, b[9] as u64 % 65),
             };
-            let ccs = (r >> 16) as usize % 5;
+            let ccs = b[10] as usize % 5;
             let got = LdrEnds::new(&e0, &e1, ccs).sum(w0, w1, ccs < 4);
             for k in 0..4 {
                 let w = if k == ccs { w1 } else { w0 } as i32;

@@ -635,13 +635,13 @@ mod tests {
         // Found by the ktx fuzz target in CI (19,210 execs): an endpoint prediction repeat whose
         // count (vlc5, 4 bits a chunk while the 5th is set) is all ones read as 2^32 - 1, and
         // `+ RLE_MIN - 1` overflowed (a panic with overflow checks, as `cargo test` builds).
-        // Tables: prediction symbols 0 and PRED_REPEAT of one bit each ("1" is the repeat), one
-        // selector symbol and endpoint delta of one bit; then nothing but one bits.
+        // Tables: prediction symbols 0 and PRED_REPEAT of one bit each ("1" is the repeat),
+        // selector and endpoint-delta symbols 0 and 1 of one bit each; then nothing but ones.
         let mut pred = vec![0u8; PRED_REPEAT as usize + 1];
         (pred[0], pred[PRED_REPEAT as usize]) = (1, 1);
         let books = Codebooks {
-            endpoints: vec![0],
-            selectors: vec![0, 0],
+            endpoints: vec![0x1234_5678],
+            selectors: vec![0xAAAA_0001, 0xBBBB_0002],
             endpoint_pred: Huffman::new(&pred).unwrap(),
             endpoint_delta: Huffman::new(&[1, 1]).unwrap(),
             selector: Huffman::new(&[1, 1]).unwrap(),
@@ -650,9 +650,16 @@ mod tests {
         };
         let ones = [0xFFu8; 64];
         let mut out = vec![0u8; 4 * 4 * 8];
-        // Either outcome is fine (the repeat then predicts from the left, block 0's endpoint 0);
-        // what matters is no panic.
-        let _ = books.decode_slice(&ones, 4, 4, &mut out, 8, 0, None, false);
+        books
+            .decode_slice(&ones, 4, 4, &mut out, 8, 0, None, false)
+            .unwrap();
+        // Expected from the stream as built: the repeat keeps the previous prediction (0: from
+        // the left, which for block 0 is endpoint 0) for every block, and each selector code "1"
+        // is symbol 1. So every block is endpoint 0 then selector 1, big-endian (ETC1's word).
+        let want = (0x1234_5678u64 << 32 | 0xBBBB_0002).to_be_bytes();
+        for (i, block) in out.chunks_exact(8).enumerate() {
+            assert_eq!(block, want, "block {i}");
+        }
     }
 
     #[test]
