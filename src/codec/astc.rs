@@ -44,7 +44,7 @@ const KEPT_DECODERS: usize = 4;
 
 thread_local! {
     /// The kept decoders with when each was last used (a count of calls). They stay in place: a
-    /// Decoder is ~4.7 KB of tables and scratch, and moving it out of the list and back was five
+    /// Decoder is ~5.8 KB of tables and scratch, and moving it out of the list and back was five
     /// copies a call (memcpy, callgrind); in place, an 8x8-texel surface decodes 1.2-1.5x
     /// faster (`texscope bench --side 8`, alternating builds).
     static DECODERS: std::cell::RefCell<(u64, Vec<(u64, Decoder)>)> =
@@ -1306,8 +1306,10 @@ struct Tables {
     colour_tab: Vec<[u8; 256]>,
     weight_tab: Vec<[u8; 256]>,
     /// The colour endpoints' range per (number of colour values / 2, bits available): the largest
-    /// range whose encoding fits (`COLOUR_NONE`: none does), instead of a search per block.
-    colour_range: [[u8; 112]; 10],
+    /// range whose encoding fits (`COLOUR_NONE`: none does), instead of a search per block; and
+    /// that encoding's length in bits (at most 18 values of 8 bits), instead of `ise_bits`'
+    /// divisions per block.
+    colour_range: [[(u8, u8); 112]; 10],
 }
 
 /// No colour range fits (in [`Tables::colour_range`]).
@@ -1425,10 +1427,16 @@ fn decode_ise_tab<const N: usize>(
             pos += 7 + 3 * b as usize;
         }
     } else {
+        // Four values a window (at most 32 bits of the 56): a quarter of the turns, each of which
+        // is a bounds-clamped load and, in wasm, a stack check at the loop head.
         while i < n {
-            out[i] = val(0, seq.window(pos) & mb);
-            i += 1;
-            pos += b as usize;
+            let x = seq.window(pos);
+            out[i] = val(0, x & mb);
+            out[i + 1] = val(0, (x >> b) & mb);
+            out[i + 2] = val(0, (x >> (2 * b)) & mb);
+            out[i + 3] = val(0, (x >> (3 * b)) & mb);
+            i += 4;
+            pos += 4 * b as usize;
         }
     }
 }
@@ -1565,14 +1573,14 @@ impl Decoder {
                 }
             }));
         }
-        let mut colour_range = [[COLOUR_NONE; 112]; 10];
+        let mut colour_range = [[(COLOUR_NONE, 0); 112]; 10];
         for (pairs, row) in colour_range.iter_mut().enumerate() {
             for (avail, r) in row.iter_mut().enumerate() {
                 if let Some(range) = (QUANT_6..RANGES.len())
                     .rev()
                     .find(|&r| ise_bits(r, 2 * pairs) <= avail)
                 {
-                    *r = range as u8;
+                    *r = (range as u8, ise_bits(range, 2 * pairs) as u8);
                 }
             }
         }
@@ -1663,7 +1671,7 @@ impl Decoder {
             - extra as isize
             - if mode.dual { 2 } else { 0 };
         let avail = avail.clamp(0, 111) as usize;
-        let crange = t.colour_range[ints / 2][avail];
+        let (crange, clen) = t.colour_range[ints / 2][avail];
         if crange == COLOUR_NONE {
             return false;
         }
@@ -1672,7 +1680,7 @@ impl Decoder {
         let colour = if parts == 1 { block >> 17 } else { block >> 29 };
         decode_ise_tab(
             crange,
-            &Seq::new(colour, ise_bits(crange, ints)),
+            &Seq::new(colour, clen as usize),
             ints,
             &t.colour_tab[crange],
             &mut p.vals,
