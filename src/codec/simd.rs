@@ -1025,19 +1025,20 @@ pub(super) fn astc_texels(
 }
 
 /// The infilled weights of plane `pl` of 4 texels as i32 lanes (at most 64), from the grid's
-/// weights (`grid`, 64 bytes, planes interleaved) and the texels' taps: `j` their 4 weight indices
-/// each, `f` the 4 factors (texel-major, as `Grid::quads`).
+/// weights (`grid`, 64 bytes, planes interleaved; only its first `vectors` hold weights) and the
+/// texels' taps: `j` their 4 weight indices each, `f` the 4 factors (texel-major, as
+/// `Grid::quads`).
 #[cfg(feature = "codec-astc")]
 #[inline]
 #[target_feature(enable = "simd128")]
-fn infill4(grid: &[v128; 4], j: v128, f: v128, planes: usize, pl: u8) -> v128 {
+fn infill4(grid: &[v128; 4], vectors: usize, j: v128, f: v128, planes: usize, pl: u8) -> v128 {
     let j = match planes {
         1 => j,
         _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
     };
     // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
     let mut w = u8x16_swizzle(grid[0], j);
-    for (k, g) in grid.iter().enumerate().skip(1) {
+    for (k, g) in grid.iter().enumerate().take(vectors).skip(1) {
         let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
         w = v128_or(w, u8x16_swizzle(*g, i));
     }
@@ -1071,7 +1072,7 @@ pub(super) fn astc_infill(
         let (j, f) = (load(&q[0]), load(&q[1]));
         // The 4 texels' weights of plane `pl`, which is wq[j * planes + pl] for weight j.
         let plane = |pl: u8| -> [i32; 4] {
-            let s = infill4(&grid, j, f, planes, pl);
+            let s = infill4(&grid, 4, j, f, planes, pl);
             [
                 i32x4_extract_lane::<0>(s),
                 i32x4_extract_lane::<1>(s),
@@ -1162,12 +1163,15 @@ pub(super) fn astc_ldr_texels(
         Some(quads) => {
             let grid: [v128; 4] = core::array::from_fn(|k| load(&wq[16 * k..]));
             let planes = if dual { 2 } else { 1 };
+            // A grid has at most as many cells as the block has texels: 4x4 blocks' weights are
+            // one vector (two with two planes), and the swizzles of the others are skipped.
+            let vectors = (n * planes).min(64).div_ceil(16);
             // Bytes 0, 4, 8, 12 (the i32 lanes' low bytes), each four times.
             let lanes = u8x16_shl(rep, 2);
             for (g, q) in quads.iter().enumerate().take(groups) {
                 let (j, f) = (load(&q[0]), load(&q[1]));
                 // The 4 texels' weights of plane `pl` in their four lanes (as astc_infill).
-                let plane = |pl| u8x16_swizzle(infill4(&grid, j, f, planes, pl), lanes);
+                let plane = |pl| u8x16_swizzle(infill4(&grid, vectors, j, f, planes, pl), lanes);
                 let w = if dual {
                     v128_bitselect(plane(1), plane(0), plane1)
                 } else {
