@@ -894,6 +894,10 @@ fn bit_transfer_signed(a: i32, b: i32) -> (i32, i32) {
 /// ([`endpoints`], [`endpoints_ldr`]): (e0, e1, RGB is HDR, alpha is HDR, alpha is HDR's default).
 type RawEndpoints = ([i32; 4], [i32; 4], bool, bool, bool);
 
+/// Inlined into its two callers: out of line, the tuple went back through memory and the LDR path
+/// kept the HDR flags it does not need. 2.6% fewer instructions a block on ASTC_4x4 (callgrind);
+/// node ASTC_4x4 284 -> 301 MB/s, 8x8 541 -> 565 (medians of 11 alternating rounds).
+#[inline(always)]
 fn endpoint_values(cem: u32, v: &[i32]) -> RawEndpoints {
     let mut rgb_hdr = false;
     let mut alpha_hdr = false;
