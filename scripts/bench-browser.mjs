@@ -3,7 +3,8 @@
 // [--dist DIR] (another build's dist/, to compare two builds in one run) [--tier-up] (V8's default
 // baseline-then-optimised compilation instead of --no-liftoff) [--native BIN --rounds N] (paired:
 // per format, BIN's `bench` and the page take N turns; one JSON line per format with every turn's
-// native and wasm result).
+// native and wasm result). [--no-relaxed] (the full module's SIMD128 build where the browser would
+// load its relaxed-SIMD one, www/wasm-build.js).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,7 @@ const runs = opt('--runs', '5');
 const formats = opt('--formats', '');
 const native = opt('--native', '');
 const rounds = Number(opt('--rounds', '3'));
+const relaxed = args.includes('--no-relaxed') ? '&relaxed=0' : '';
 const root = resolve(import.meta.dirname, '..');
 const server = await serve(resolve(opt('--dist', join(root, 'dist'))));
 const browser = await chromium.launch({
@@ -31,7 +33,7 @@ try {
   if (native) {
     // Paired: per format, native and wasm take turns (`rounds` times), seconds apart, so that a
     // host whose speed drifts over minutes slows both halves of a ratio alike.
-    await page.goto(`${server.url}bench.html?side=${side}&formats=none`);
+    await page.goto(`${server.url}bench.html?side=${side}&formats=none${relaxed}`);
     await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60000 });
     const all = await page.evaluate(() => window.benchFormats);
     const picked = formats ? all.filter((f) => formats.split(',').includes(f)) : all;
@@ -49,7 +51,7 @@ try {
       console.log(JSON.stringify({ format, turns }));
     }
   } else {
-    await page.goto(`${server.url}bench.html?side=${side}&runs=${runs}${formats ? `&formats=${formats}` : ''}`);
+    await page.goto(`${server.url}bench.html?side=${side}&runs=${runs}${formats ? `&formats=${formats}` : ''}${relaxed}`);
     await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 30 * 60 * 1000, polling: 1000 });
     const results = await page.evaluate(() => window.benchResults);
     if (!results) throw new Error(await page.evaluate(() => window.benchError));

@@ -4,6 +4,9 @@
 #                 builders (issue 8: at most 300 KB gzipped; tests/browser/size.test.mjs checks it);
 #   www/pkg-full  every codec (cargo feature `full`): loaded by the worker only when a texture needs
 #                 a codec the core lacks, and by the bench page and the wasm == native test.
+#   www/pkg-full/texscope_bg_relaxed.wasm  the full module again with feature `relaxed-simd` (the
+#                 ASTC infill through relaxed SIMD): loaded instead of the plain one by browsers
+#                 that validate relaxed SIMD (www/wasm-build.js); the same JS glue serves both.
 # Then writes the demo files with the full module (scripts/demos.mjs -> public/demos, git-ignored),
 # which the page fetches same-origin instead of building them in its module.
 set -euo pipefail
@@ -11,7 +14,7 @@ cd "$(dirname "$0")/.."
 # setup.sh installs wasm-bindgen-cli here when it is not already on PATH.
 export PATH="$HOME/.cache/texscope/bin:$HOME/.cargo/bin:$PATH"
 
-# build OUT_DIR CARGO_FEATURE_ARGS...
+# build OUT_DIR CARGO_FEATURE_ARGS... (WASM_OPT_EXTRA: more wasm-opt flags)
 build() {
   local out=$1
   shift
@@ -30,13 +33,21 @@ build() {
   # simd for src/codec/simd.rs.
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-simd \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$out/texscope_bg.wasm" -o "$out/texscope_bg.wasm"
+    ${WASM_OPT_EXTRA:-} "$out/texscope_bg.wasm" -o "$out/texscope_bg.wasm"
 }
 build www/pkg-full --features full
+# Only the crate itself recompiles for the second feature set (its dependencies do not change).
+relaxed="${CARGO_TARGET_DIR:-target}/pkg-relaxed"
+WASM_OPT_EXTRA=--enable-relaxed-simd build "$relaxed" --features full,relaxed-simd
+if ! cmp -s "$relaxed/texscope.js" www/pkg-full/texscope.js; then
+  echo "build-wasm: the relaxed-SIMD build's JS glue differs from www/pkg-full's; the page loads one glue for both" >&2
+  exit 1
+fi
+mv "$relaxed/texscope_bg.wasm" www/pkg-full/texscope_bg_relaxed.wasm
 build www/pkg
 node scripts/demos.mjs public/demos
-for m in www/pkg www/pkg-full; do
-  raw=$(wc -c < "$m/texscope_bg.wasm")
-  gz=$(gzip -9 -c "$m/texscope_bg.wasm" | wc -c)
-  echo "$m/texscope_bg.wasm: $raw bytes ($gz gzipped)"
+for m in www/pkg/texscope_bg.wasm www/pkg-full/texscope_bg.wasm www/pkg-full/texscope_bg_relaxed.wasm; do
+  raw=$(wc -c < "$m")
+  gz=$(gzip -9 -c "$m" | wc -c)
+  echo "$m: $raw bytes ($gz gzipped)"
 done

@@ -10,6 +10,7 @@ step "cargo fmt --check";                      cargo fmt --check
 step "clippy (native, all targets)";           cargo clippy --all-targets -- -D warnings
 step "clippy (wasm32 lib, as built)";          cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 step "clippy (wasm32 lib, full module)";       cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features full -- -D warnings
+step "clippy (wasm32 lib, relaxed SIMD)";      cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features full,relaxed-simd -- -D warnings
 step "cargo test";                             cargo test
 step "wasm build";                             bash scripts/build-wasm.sh
 # After the wasm build: the worker's wasm API is typed by the www/pkg*/texscope.d.ts it writes.

@@ -1,6 +1,7 @@
 // The browser half of the decode benchmark: the same seeded surfaces `texscope bench` decodes
 // (codec::sample), timed here with performance.now(); MB/s of RGBA output, min/median/max of runs.
 import init, { BenchSurface, benchFormats } from './pkg-full/texscope.js';
+import { fullModuleInit } from './wasm-build.js';
 
 const q = new URLSearchParams(location.search);
 const side = Number(q.get('side') || 2048);
@@ -81,8 +82,12 @@ function prepare(formats) {
 }
 
 async function run() {
-  await init();
-  /** @type {HTMLElement} */ (document.getElementById('setup')).textContent = `${side}x${side}, ${runs} run(s) per format, ${navigator.userAgent}`;
+  // The full module's build this browser runs (www/wasm-build.js), as the worker picks it;
+  // ?relaxed=0 times the SIMD128 build instead.
+  const build = fullModuleInit(q.get('relaxed') !== '0');
+  await init(build);
+  document.body.dataset.wasm = build ? 'relaxed-simd' : 'simd128';
+  /** @type {HTMLElement} */ (document.getElementById('setup')).textContent = `${side}x${side}, ${runs} run(s) per format, wasm ${document.body.dataset.wasm}, ${navigator.userAgent}`;
   const results = [];
   prepare(benchFormats().filter((f) => !only || only.includes(f)));
   for (const format of benchFormats()) {

@@ -8,6 +8,7 @@
 // opening), then every file is reopened in it, in the same order, and the request retried.
 import * as core from './pkg/texscope.js';
 import { thumbnail } from './lib/thumbs.js';
+import { fullModuleInit } from './wasm-build.js';
 
 /** @typedef {import('./types').WorkerMessage} WorkerMessage */
 /**
@@ -59,7 +60,8 @@ function takePanicSafe() {
 
 async function switchToFull() {
   const mod = await import('./pkg-full/texscope.js');
-  memory = (await mod.default()).memory;
+  // The relaxed-SIMD build where the engine has it (www/wasm-build.js).
+  memory = (await mod.default(fullModuleInit())).memory;
   const next = new mod.Session();
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);

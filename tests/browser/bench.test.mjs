@@ -26,5 +26,20 @@ test('bench page: an MB/s figure for every decodable format', async (t) => {
   for (const f of ['BC1', 'BC7', 'ETC2RGBA8', 'PVRTC4RGBA', 'PVRTC2RGB', 'RGBA8']) {
     assert.ok(results.find((r) => r.format === f)?.median > 0, `${f} has a rate`);
   }
+  // Chromium compiles relaxed SIMD: the page times the build the worker would load.
+  assert.equal(await page.evaluate(() => document.body.dataset.wasm), 'relaxed-simd');
+  assert.deepEqual(problems, []);
+});
+
+test('bench page: ?relaxed=0 times the SIMD128 build of the full module', async (t) => {
+  const { page, problems } = await openPage(t);
+  const wasm = new Set();
+  page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(new URL(r.url()).pathname); });
+  await page.goto(new URL('bench.html?side=64&runs=1&formats=BC1,ASTC_8x8&relaxed=0', page.url()).href);
+  await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 120000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.wasm), 'simd128');
+  const results = await page.evaluate(() => window.benchResults);
+  assert.ok(results.find((r) => r.format === 'ASTC_8x8')?.median > 0, 'ASTC_8x8 has a rate');
+  assert.ok(![...wasm].some((u) => u.includes('texscope_bg_relaxed')), `fetched ${[...wasm].join(', ')}`);
   assert.deepEqual(problems, []);
 });
