@@ -148,6 +148,8 @@ test('export: EXR keeps HDR floats', async (t) => {
 
 test('export all listed as a ZIP, with a progress bar and cancel', async (t) => {
   const { page, problems } = await openPage(t);
+  const wasm = new Set();
+  page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(new URL(r.url()).pathname); });
   await openDemo(page, 'cubemap');
   await page.click('[data-testid=demo-button]');
   await page.click('#demo-menu [data-testid=demo-hdr]');
@@ -166,6 +168,10 @@ test('export all listed as a ZIP, with a progress bar and cancel', async (t) => 
   for (const e of entries) assert.equal(e.data.toString('latin1', 0, 4), 'DDS ', e.name);
   const hdr = entries.find((e) => e.name === 'sky_hdr.dds').data;
   assert.deepEqual([hdr.readUInt32LE(12), hdr.readUInt32LE(16)], [128, 256], 'sky_hdr header height, width');
+  // The ZIP's naming loads the full module on the page's thread: the build the worker would load
+  // (relaxed SIMD in Chromium, www/wasm-build.js), so a page fetches one full module, not two.
+  assert.equal(wasm.size, 2, `fetched ${[...wasm].join(', ')}`);
+  assert.ok([...wasm].some((u) => u.includes('texscope_bg_relaxed')), `fetched ${[...wasm].join(', ')}`);
 
   // Cancel: slow each texture down, see the bar, cancel; the picked file is left as it was (a
   // FileSystemWritableFileStream aborted writes nothing) and no download follows.

@@ -5,6 +5,7 @@
 // ExportNamer (loaded on the first ZIP export; the core module has no room for it).
 import { encodePng, encodeExr, streamPng, ZipWriter, openZipSink, download } from '../lib/encoders.js';
 import { probe } from '../probe.js';
+import { fullModuleInit } from '../wasm-build.js';
 import { sleep } from '../util.js';
 
 /** @typedef {'png-view' | 'png-raw' | 'exr' | 'dds' | 'zip' | 'zip-png'} ExportKind */
@@ -12,7 +13,8 @@ import { sleep } from '../util.js';
 /** The full module's ExportNamer class, loaded once. @type {Promise<any> | null} */
 let namerClass = null;
 const loadNamer = () => (namerClass ??= import('../pkg-full/texscope.js').then(async (m) => {
-  await m.default();
+  // The build the worker loads (www/wasm-build.js): the browser fetches the full module once.
+  await m.default(fullModuleInit());
   return m.ExportNamer;
 }));
 
