@@ -1825,7 +1825,7 @@ impl Decoder {
             &ends,
             part,
             &p.wq,
-            (!identity).then_some(&grid.quads[..]),
+            (!identity).then_some((&grid.quads[..], grid.gw * grid.gh)),
             p.mode.dual,
             p.ccs,
             n,

@@ -1115,8 +1115,8 @@ const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
 /// (plane 1's in lane `ccs` of a dual-plane block) in its four lanes, the sums
 /// e0 * (64 - w) + e1 * w in u16 lanes (at most 255 * 64), and astc.rs's `pack_ldr` rounding to
 /// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `quads` are the grid's taps
-/// for infill (as [`astc_infill`]); None when the weight grid is the block's texels. Writes
-/// `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
+/// for infill (as [`astc_infill`]) and its number of cells; None when the weight grid is the
+/// block's texels. Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
 /// 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
@@ -1127,7 +1127,7 @@ pub(super) fn astc_ldr_texels(
     ends: &[[u8; 16]; 2],
     part: &[u8; 144],
     wq: &[u8; 128],
-    quads: Option<&[[[u8; 16]; 2]]>,
+    quads: Option<(&[[[u8; 16]; 2]], usize)>,
     dual: bool,
     ccs: usize,
     n: usize,
@@ -1173,12 +1173,15 @@ pub(super) fn astc_ldr_texels(
                 group(g, u8x16_swizzle(u32x4_splat(u32::from_le_bytes(w)), rep));
             }
         }
-        Some(quads) => {
+        Some((quads, cells)) => {
             let grid: [v128; 4] = core::array::from_fn(|k| load(&wq[16 * k..]));
             let planes = if dual { 2 } else { 1 };
-            // A grid has at most as many cells as the block has texels: 4x4 blocks' weights are
-            // one vector (two with two planes), and the swizzles of the others are skipped.
-            let vectors = (n * planes).min(64).div_ceil(16);
+            // Only the vectors that hold the grid's weights are swizzled (every tap names a
+            // weight of the grid, see astc.rs `infill`): an 8x8 block with a 4x4 grid took four
+            // swizzles a texel's weights where one does. Measured in node against the count from
+            // the footprint: ASTC 8x8 / 12x12 1.10x / 1.09x, 4x4 and 6x6 unchanged (medians of 9
+            // alternating rounds, scripts/bench-node.mjs).
+            let vectors = (cells * planes).min(64).div_ceil(16);
             // Bytes 0, 4, 8, 12 (the i32 lanes' low bytes), each four times.
             let lanes = u8x16_shl(rep, 2);
             for (g, q) in quads.iter().enumerate().take(groups) {
