@@ -691,6 +691,12 @@ struct Grid {
     /// (simd::astc_infill).
     #[cfg(target_arch = "wasm32")]
     quads: Vec<[[u8; 16]; 2]>,
+    /// wasm, per plane count (1, 2): the same taps with each group's weight indices relative to
+    /// the group's first weight (its window: 16 bytes of the weights from there hold every weight
+    /// the group reads, planes interleaved), when every group's window fits (see
+    /// [`windows`]); simd::astc_ldr_texels then takes each group's weights with one swizzle.
+    #[cfg(target_arch = "wasm32")]
+    windows: [Option<Windows>; 2],
     /// The same taps for [`Decoder::block_ldr`]: per texel its first tap's weight index (the
     /// others are +1, +gw, +gw + 1, or have a zero factor), and the four factors as 16-bit lanes in
     /// reverse order, so that one multiply by the four weights as lanes ([`Decoder::block_ldr`]'s
@@ -767,9 +773,49 @@ fn infill(bw: usize, bh: usize, gw: usize, gh: usize) -> Grid {
                 q
             })
             .collect(),
+        #[cfg(target_arch = "wasm32")]
+        windows: [windows(&taps, 1), windows(&taps, 2)],
         #[cfg(not(target_arch = "wasm32"))]
         taps,
     }
+}
+
+/// A weight grid's taps for groups of 4 texels with indices relative to each group's window
+/// ([`windows`]): the window's first byte in the weights, and the indices and factors as in
+/// `Grid::quads` (wasm; natively only tested).
+#[derive(Default)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(super) struct Windows {
+    pub(super) first: Vec<u8>,
+    pub(super) quads: Vec<[[u8; 16]; 2]>,
+}
+
+/// The taps of groups of 4 texels (as `Grid::quads`) with weight indices relative to the group's
+/// lowest one, and those lowest ones, if with `planes` planes (weights interleaved) every group
+/// reads at most 16 consecutive weight bytes from there; else None. Zero-factor taps do not count
+/// (their index is 0: any byte times 0 is 0). Most grids fit, nearly all with one plane (test
+/// `weight_windows_hold_every_tap`).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn windows(taps: &[[(u8, u8); 4]], planes: usize) -> Option<Windows> {
+    let mut w = Windows::default();
+    for c in taps.chunks(4) {
+        let read = || c.iter().flatten().filter(|t| t.1 > 0).map(|t| t.0 as usize);
+        let (lo, hi) = (read().min().unwrap_or(0), read().max().unwrap_or(0));
+        // (A legal grid has at most 64 weights: ASTC specification, "Weight Grid Size".)
+        if (hi - lo + 1) * planes > 16 || (hi + 1) * planes > 64 {
+            return None;
+        }
+        let mut q = [[0u8; 16]; 2];
+        for (t, taps) in c.iter().enumerate() {
+            for (k, &(j, f)) in taps.iter().enumerate() {
+                let rel = if f > 0 { j as usize - lo } else { 0 };
+                (q[0][4 * t + k], q[1][4 * t + k]) = (rel as u8, f);
+            }
+        }
+        w.first.push((lo * planes) as u8);
+        w.quads.push(q);
+    }
+    Some(w)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1825,7 +1871,10 @@ impl Decoder {
             &ends,
             part,
             &p.wq,
-            (!identity).then_some((&grid.quads[..], grid.gw * grid.gh)),
+            (!identity).then(|| match &grid.windows[p.mode.dual as usize] {
+                Some(w) => super::simd::Infill::Windows(w),
+                None => super::simd::Infill::Grid(&grid.quads, grid.gw * grid.gh),
+            }),
             p.mode.dual,
             p.ccs,
             n,
@@ -2114,6 +2163,59 @@ mod tests {
 
     /// `decode_ise_tab` against `decode_ise` (bit reads clamped to the sequence's end) for every
     /// range and count, on pseudo-random bits.
+    /// Every texel's taps read through `windows` name the weights `infill` names, at window
+    /// indices under 16 (what simd::astc_ldr_texels's one swizzle needs), for every footprint and
+    /// smaller grid that has windows.
+    #[test]
+    fn weight_windows_hold_every_tap() {
+        let footprints = [
+            (4, 4),
+            (5, 5),
+            (6, 6),
+            (8, 5),
+            (8, 8),
+            (10, 10),
+            (12, 10),
+            (12, 12),
+        ];
+        let (mut single, mut dual, mut grids) = (0, 0, 0);
+        for (bw, bh) in footprints {
+            for (gw, gh) in (2..=bw).flat_map(|w| (2..=bh).map(move |h| (w, h))) {
+                if (gw, gh) == (bw, bh) || gw * gh > 64 {
+                    continue;
+                }
+                let taps = infill(bw, bh, gw, gh).taps;
+                grids += 1;
+                for planes in [1, 2] {
+                    let Some(w) = windows(&taps, planes) else {
+                        continue;
+                    };
+                    (single, dual) = (single + (planes == 1) as u32, dual + (planes == 2) as u32);
+                    assert_eq!(w.quads.len(), taps.len().div_ceil(4));
+                    for (i, t) in taps.iter().enumerate() {
+                        let (q, first) = (&w.quads[i / 4], w.first[i / 4] as usize);
+                        for (k, &(j, f)) in t.iter().enumerate() {
+                            let rel = q[0][4 * (i % 4) + k] as usize;
+                            assert_eq!(q[1][4 * (i % 4) + k], f);
+                            if f > 0 {
+                                for pl in 0..planes {
+                                    assert!(rel * planes + pl < 16);
+                                    assert_eq!(first + rel * planes + pl, j as usize * planes + pl);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Not vacuous: nearly every grid has windows with one plane (351 of these 359 when this
+        // was written) and many with two (166); the rest take simd::Infill::Grid.
+        assert!(
+            single * 10 > grids * 9 && dual > grids / 3,
+            "{single} {dual} {grids}"
+        );
+    }
+
     #[test]
     fn ise_tab_matches_reference() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;

@@ -1033,16 +1033,44 @@ pub(super) fn astc_texels(
 #[target_feature(enable = "simd128")]
 #[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
 fn infill4(grid: &[v128; 4], vectors: usize, j: v128, f: v128, planes: usize, pl: u8) -> v128 {
-    let j = match planes {
-        1 => j,
-        _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
-    };
+    let j = plane_index(j, planes, pl);
     // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
     let mut w = u8x16_swizzle(grid[0], j);
     for (k, g) in grid.iter().enumerate().take(vectors).skip(1) {
         let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
         w = v128_or(w, u8x16_swizzle(*g, i));
     }
+    weigh(w, f)
+}
+
+/// The byte of weight `j` of plane `pl` with `planes` planes interleaved.
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+fn plane_index(j: v128, planes: usize, pl: u8) -> v128 {
+    match planes {
+        1 => j,
+        _ => u8x16_add(u8x16_add(j, j), u8x16_splat(pl)),
+    }
+}
+
+/// [`infill4`] from a window of the weights (see astc.rs `Windows`): `j` relative to its first byte,
+/// every index read (with `planes`, `pl`) under 16, so one swizzle gathers the taps' weights.
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+#[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
+fn infill4_window(window: v128, j: v128, f: v128, planes: usize, pl: u8) -> v128 {
+    weigh(swizzle16(window, plane_index(j, planes, pl)), f)
+}
+
+/// 4 texels' weights from their taps' weights `w` and factors `f` (texel-major): the dot
+/// products, `(sum + 8) >> 4`, as i32 lanes.
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+#[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
+fn weigh(w: v128, f: v128) -> v128 {
     let ones = i16x8_splat(1);
     // Relaxed SIMD (feature `relaxed-simd`, the full module's second build): products and pair
     // sums in one instruction (x86 pmaddubsw), then texel sums. Its result is the same on every
@@ -1062,6 +1090,16 @@ fn infill4(grid: &[v128; 4], vectors: usize, j: v128, f: v128, planes: usize, pl
         )
     };
     i32x4_shr(i32x4_add(s, i32x4_splat(8)), 4)
+}
+
+/// How [`astc_ldr_texels`] finds a texel's weights in a weight grid (when the grid is not the
+/// block's texels).
+#[cfg(feature = "codec-astc")]
+pub(super) enum Infill<'a> {
+    /// The grid's taps (`Grid::quads`) and its number of cells.
+    Grid(&'a [[[u8; 16]; 2]], usize),
+    /// The taps relative to each group's window.
+    Windows(&'a super::astc::Windows),
 }
 
 /// ASTC's weight infill (astc.rs, `infill_weights`, the reference) for 4 texels at a time: each
@@ -1131,9 +1169,8 @@ const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
 /// `ends` (e0 then e1 of partition p at bytes 4p..4p + 4) with one swizzle each, its weight
 /// (plane 1's in lane `ccs` of a dual-plane block) in its four lanes, the sums
 /// e0 * (64 - w) + e1 * w in u16 lanes (at most 255 * 64), and astc.rs's `pack_ldr` rounding to
-/// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `quads` are the grid's taps
-/// for infill (as [`astc_infill`]) and its number of cells; None when the weight grid is the
-/// block's texels. Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
+/// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `infill` says where the
+/// weights of a grid's taps are ([`Infill`]); None when the weight grid is the block's texels. Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
 /// 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
@@ -1144,7 +1181,7 @@ pub(super) fn astc_ldr_texels(
     ends: &[[u8; 16]; 2],
     part: &[u8; 144],
     wq: &[u8; 128],
-    quads: Option<(&[[[u8; 16]; 2]], usize)>,
+    infill: Option<Infill>,
     dual: bool,
     ccs: usize,
     n: usize,
@@ -1179,7 +1216,7 @@ pub(super) fn astc_ldr_texels(
         store(&mut out[16 * g..], u8x16_narrow_i16x8(sum(lo), sum(hi)));
     };
     let groups = n.div_ceil(4).min(36);
-    match quads {
+    match infill {
         None if dual => {
             // Weights interleaved by plane: texel t's are bytes 2t and 2t + 1.
             let idx = u8x16_add(u8x16_add(rep, rep), v128_and(plane1, u8x16_splat(1)));
@@ -1194,7 +1231,27 @@ pub(super) fn astc_ldr_texels(
                 group(g, swizzle16(u32x4_splat(u32::from_le_bytes(w)), rep));
             }
         }
-        Some((quads, cells)) => {
+        Some(Infill::Windows(win)) => {
+            // One swizzle from a window of the weights where `Infill::Grid` takes one a vector
+            // of the grid (up to 4): measured in node against that, ASTC 4x4 / 6x6 / 8x8 /
+            // 12x12 1.01x / 1.02x / 1.03x / 1.04x in the relaxed build, 1.11x on 6x6 and
+            // 1.00-1.01x on 8x8 and 12x12 in the plain one (scripts/bench-node.mjs, medians of
+            // 7-11 alternating rounds).
+            let planes = if dual { 2 } else { 1 };
+            let lanes = u8x16_shl(rep, 2);
+            for (g, (q, &first)) in win.quads.iter().zip(&win.first).enumerate().take(groups) {
+                let (j, f) = (load(&q[0]), load(&q[1]));
+                let window = load(&wq[first as usize..]);
+                let plane = |pl| swizzle16(infill4_window(window, j, f, planes, pl), lanes);
+                let w = if dual {
+                    v128_bitselect(plane(1), plane(0), plane1)
+                } else {
+                    plane(0)
+                };
+                group(g, w);
+            }
+        }
+        Some(Infill::Grid(quads, cells)) => {
             let grid: [v128; 4] = core::array::from_fn(|k| load(&wq[16 * k..]));
             let planes = if dual { 2 } else { 1 };
             // Only the vectors that hold the grid's weights are swizzled (every tap names a
