@@ -4,7 +4,7 @@
 // as not implemented may lack a number.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage } from './harness.mjs';
+import { openPage, wasmFetched } from './harness.mjs';
 
 test('bench page: an MB/s figure for every decodable format', async (t) => {
   const { page, problems } = await openPage(t);
@@ -33,8 +33,7 @@ test('bench page: an MB/s figure for every decodable format', async (t) => {
 
 test('bench page: ?relaxed=0 times the SIMD128 build of the full module', async (t) => {
   const { page, problems } = await openPage(t);
-  const wasm = new Set();
-  page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(new URL(r.url()).pathname); });
+  const wasm = wasmFetched(page);
   await page.goto(new URL('bench.html?side=64&runs=1&formats=BC1,ASTC_8x8&relaxed=0', page.url()).href);
   await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 120000 });
   assert.equal(await page.evaluate(() => document.body.dataset.wasm), 'simd128');

@@ -19,6 +19,15 @@ export const stateWaiter = (timeout) => (page, state) =>
   page.waitForFunction((want) => document.body.dataset.state === want, state, { timeout });
 /** Selects a texture / mip / slice through the page's test API. */
 export const select = (page, v) => page.evaluate((v) => window.texscope.select(v), v);
+/** The paths of the .wasm files `page` (or its workers) fetches from now on, as they arrive. */
+export function wasmFetched(page) {
+  const paths = new Set();
+  page.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.endsWith('.wasm')) paths.add(path);
+  });
+  return paths;
+}
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 let server, browser;

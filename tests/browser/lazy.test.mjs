@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openPage, stateWaiter } from './harness.mjs';
+import { openPage, stateWaiter, wasmFetched } from './harness.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -23,9 +23,7 @@ const waitState = stateWaiter(120000);
 
 async function page(t, query = '') {
   const p = await openPage(t, query);
-  const wasm = new Set();
-  p.page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(r.url()); });
-  return { ...p, wasm };
+  return { ...p, wasm: wasmFetched(p.page) };
 }
 
 async function drop(page, name, buffer) {

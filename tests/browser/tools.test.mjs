@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OUT, openPage, scrollSteps, route, stateWaiter, select } from './harness.mjs';
+import { OUT, openPage, scrollSteps, route, stateWaiter, select, wasmFetched } from './harness.mjs';
 import { parsePng } from './png.mjs';
 import { parseZip } from './zip.mjs';
 import { header, fourcc, bc1Dds, rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
@@ -148,8 +148,7 @@ test('export: EXR keeps HDR floats', async (t) => {
 
 test('export all listed as a ZIP, with a progress bar and cancel', async (t) => {
   const { page, problems } = await openPage(t);
-  const wasm = new Set();
-  page.on('response', (r) => { if (new URL(r.url()).pathname.endsWith('.wasm')) wasm.add(new URL(r.url()).pathname); });
+  const wasm = wasmFetched(page);
   await openDemo(page, 'cubemap');
   await page.click('[data-testid=demo-button]');
   await page.click('#demo-menu [data-testid=demo-hdr]');
