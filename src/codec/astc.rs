@@ -1835,9 +1835,9 @@ impl Decoder {
     /// With [`decode_ise_tab`], [`PartitionHash`] and `Tables::colour_range`, measured against
     /// [`Decoder::block`] on the same blocks: 1.61x / 1.77x / 1.97x / 1.92x natively and 1.27x /
     /// 1.24x / 1.39x / 1.33x in Chromium on ASTC 4x4 / 6x6 / 8x8 / 12x12 (scripts/bench.sh, the
-    /// branch then main minutes apart; docs/benchmarks.md, "ASTC after the rewrite").
+    /// branch then main minutes apart; docs/benchmarks.md, "ASTC after the rewrite"). `F` as in
+    /// [`decode_blocks`].
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    /// `F` as in [`decode_blocks`].
     fn block_ldr<const F: usize>(&mut self, block: u128, out: &mut [u8; 576]) {
         let (bw, bh) = if F > 0 { (F, F) } else { (self.bw, self.bh) };
         let n = bw * bh;

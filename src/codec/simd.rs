@@ -1146,9 +1146,10 @@ pub(super) fn astc_infill(
 /// `u8x16_swizzle` for indices under 16. The relaxed build (feature `relaxed-simd`) uses relaxed
 /// swizzle, whose result differs from the plain one only for indices of 16 or more: on x86 one
 /// pshufb, where V8 makes the plain swizzle a saturating add of 0x70 to the indices (and its
-/// constant) before the pshufb, so that such indices give 0. With the two adds below in place of
-/// a byte shift, measured in node against the relaxed build before: ASTC 4x4 / 6x6 / 8x8 1.01x /
-/// 1.02x / 1.02x (best of 9-15 alternating rounds; small, and the machine was noisy).
+/// constant) before the pshufb, so that such indices give 0. Together with the two adds in place
+/// of a byte shift in [`astc_ldr_texels`], measured in node against the relaxed build before:
+/// ASTC 4x4 / 6x6 / 8x8 1.01x / 1.02x / 1.02x (best of 9-15 alternating rounds; small, and the
+/// machine was noisy).
 #[cfg(feature = "codec-astc")]
 #[inline]
 #[target_feature(enable = "simd128")]
@@ -1170,8 +1171,9 @@ const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
 /// (plane 1's in lane `ccs` of a dual-plane block) in its four lanes, the sums
 /// e0 * (64 - w) + e1 * w in u16 lanes (at most 255 * 64), and astc.rs's `pack_ldr` rounding to
 /// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `infill` says where the
-/// weights of a grid's taps are ([`Infill`]); None when the weight grid is the block's texels. Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran at
-/// 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
+/// weights of a grid's taps are ([`Infill`]); None when the weight grid is the block's texels.
+/// Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran
+/// at 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
 #[target_feature(enable = "simd128")]
