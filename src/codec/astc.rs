@@ -1447,23 +1447,130 @@ impl Seq {
     }
 }
 
-/// Decodes `n` (at most 64) values of `range` from `seq` and writes them through `tab` (their
-/// unquantisation) to `out` (up to 4 entries past `n` are overwritten). The whole trit (8 + 5b
-/// bits, at most 38) or quint block (7 + 3b, at most 22) is one [`Seq::window`]: the bit reads of
+/// Where [`ise_values`] puts a sequence's values: each trit block (5 values), quint block (3) or
+/// group of `PLAIN` plain values as it is read, so the driver's bit reads are written once for
+/// both consumers. Every method gets the index `i` of the group's first value, and the value
+/// fields (the low `b` bits of each) still to be joined to their trits or quints.
+trait IseSink {
+    /// Plain values read a window at a time (at most 56 bits of one, so 8b <= 56 for 8).
+    const PLAIN: usize;
+    fn trits(&mut self, i: usize, b: u32, tv: u64, m: [u64; 5]);
+    fn quints(&mut self, i: usize, b: u32, qv: u64, m: [u64; 3]);
+    /// `x` holds the group's fields from its low end, `b` bits each.
+    fn plain(&mut self, i: usize, b: u32, x: u64);
+}
+
+/// Unquantises each value through `tab` into `out` (up to 4 entries past the sequence's values
+/// are overwritten).
+struct Unquant<'a, const N: usize> {
+    tab: &'a [u8; 256],
+    out: &'a mut [u8; N],
+}
+
+impl<const N: usize> IseSink for Unquant<'_, N> {
+    const PLAIN: usize = 4;
+
+    #[inline(always)]
+    fn trits(&mut self, i: usize, b: u32, tv: u64, m: [u64; 5]) {
+        let tr = &TRITS[tv as usize];
+        for k in 0..5 {
+            self.out[i + k] = self.tab[(((tr[k] as u64) << b) | m[k]) as u8 as usize];
+        }
+    }
+
+    #[inline(always)]
+    fn quints(&mut self, i: usize, b: u32, qv: u64, m: [u64; 3]) {
+        let qu = &QUINTS[qv as usize];
+        for k in 0..3 {
+            self.out[i + k] = self.tab[(((qu[k] as u64) << b) | m[k]) as u8 as usize];
+        }
+    }
+
+    #[inline(always)]
+    fn plain(&mut self, i: usize, b: u32, x: u64) {
+        let mb = (1u64 << b) - 1;
+        for k in 0..4 {
+            self.out[i + k] = self.tab[((x >> (k as u32 * b)) & mb) as u8 as usize];
+        }
+    }
+}
+
+/// Each entry of a [`TRITS`] / [`QUINTS`] table as the low bytes of a u64 (value k in byte k).
+const fn packed<const V: usize, const K: usize>(t: &[[u8; K]; V]) -> [u64; V] {
+    let mut out = [0u64; V];
+    let mut v = 0;
+    while v < V {
+        let mut k = 0;
+        while k < K {
+            out[v] |= (t[v][k] as u64) << (8 * k);
+            k += 1;
+        }
+        v += 1;
+    }
+    out
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const TRITS8: [u64; 256] = packed(&TRITS);
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const QUINTS8: [u64; 128] = packed(&QUINTS);
+
+/// Writes each weight's quantised index (its trit or quint above its `b` bits, b <= 5) to its
+/// byte, a group at a time as one unaligned 8-byte store (bytes past the group are overwritten by
+/// the next group's, or left as any byte past the last value: up to 8 past the sequence's
+/// values). wasm then unquantises them 16 at a time (simd::astc_unquant_weights) where
+/// [`Unquant`] looks each one up: node 1.035x / 1.01x / 1.04x / 1.03x on ASTC 4x4 / 6x6 / 8x8 /
+/// 12x12 (scripts/bench-node.mjs, medians of 7-9 alternating rounds). Natively (no byte
+/// shuffle in SSE2) the lookups stay.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+struct Indices<'a>(&'a mut [u8; 128]);
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+impl Indices<'_> {
+    #[inline(always)]
+    fn put(&mut self, i: usize, v: u64) {
+        let i = i.min(120);
+        self.0[i..i + 8].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+impl IseSink for Indices<'_> {
+    const PLAIN: usize = 8;
+
+    #[inline(always)]
+    fn trits(&mut self, i: usize, b: u32, tv: u64, m: [u64; 5]) {
+        let m = m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24 | m[4] << 32;
+        self.put(i, (TRITS8[tv as usize] << b) | m);
+    }
+
+    #[inline(always)]
+    fn quints(&mut self, i: usize, b: u32, qv: u64, m: [u64; 3]) {
+        self.put(
+            i,
+            (QUINTS8[qv as usize] << b) | m[0] | m[1] << 8 | m[2] << 16,
+        );
+    }
+
+    #[inline(always)]
+    fn plain(&mut self, i: usize, b: u32, x: u64) {
+        let mb = (1u64 << b) - 1;
+        let mut v = 0;
+        for k in 0..8 {
+            v |= ((x >> (k * b)) & mb) << (8 * k);
+        }
+        self.put(i, v);
+    }
+}
+
+/// Reads `n` (at most 64) values of `range` from `seq` into `sink`. The whole trit (8 + 5b bits,
+/// at most 38) or quint block (7 + 3b, at most 22) is one [`Seq::window`]: the bit reads of
 /// [`decode_ise`] (its reference) clamped each field to the sequence's end.
 #[inline(always)]
-fn decode_ise_tab<const N: usize>(
-    range: usize,
-    seq: &Seq,
-    n: usize,
-    tab: &[u8; 256],
-    out: &mut [u8; N],
-) {
+fn ise_values<S: IseSink>(range: usize, seq: &Seq, n: usize, mut sink: S) {
     let (t, q, b) = RANGES[range.min(RANGES.len() - 1)];
     let b = b as u32;
     let mb = (1u64 << b) - 1;
     let n = n.min(64);
-    let val = |hi: u8, m: u64| tab[(((hi as u64) << b) | m) as u8 as usize];
     let (mut i, mut pos) = (0, 0);
     if t == 1 {
         while i < n {
@@ -1483,12 +1590,7 @@ fn decode_ise_tab<const N: usize>(
             let x = x >> (b + 2);
             let m4 = x & mb;
             tv |= ((x >> b) & 1) << 7;
-            let tr = &TRITS[tv as usize];
-            out[i] = val(tr[0], m0);
-            out[i + 1] = val(tr[1], m1);
-            out[i + 2] = val(tr[2], m2);
-            out[i + 3] = val(tr[3], m3);
-            out[i + 4] = val(tr[4], m4);
+            sink.trits(i, b, tv, [m0, m1, m2, m3, m4]);
             i += 5;
             pos += 8 + 5 * b as usize;
         }
@@ -1504,26 +1606,33 @@ fn decode_ise_tab<const N: usize>(
             let x = x >> (b + 2);
             let m2 = x & mb;
             qv |= ((x >> b) & 3) << 5;
-            let qu = &QUINTS[qv as usize];
-            out[i] = val(qu[0], m0);
-            out[i + 1] = val(qu[1], m1);
-            out[i + 2] = val(qu[2], m2);
+            sink.quints(i, b, qv, [m0, m1, m2]);
             i += 3;
             pos += 7 + 3 * b as usize;
         }
     } else {
-        // Four values a window (at most 32 bits of the 56): a quarter of the turns, each of which
-        // is a bounds-clamped load and, in wasm, a stack check at the loop head.
+        // `S::PLAIN` values a window (at most 56 bits): a fraction of the turns, each of which is
+        // a bounds-clamped load and, in wasm, a stack check at the loop head.
         while i < n {
-            let x = seq.window(pos);
-            out[i] = val(0, x & mb);
-            out[i + 1] = val(0, (x >> b) & mb);
-            out[i + 2] = val(0, (x >> (2 * b)) & mb);
-            out[i + 3] = val(0, (x >> (3 * b)) & mb);
-            i += 4;
-            pos += 4 * b as usize;
+            sink.plain(i, b, seq.window(pos));
+            i += S::PLAIN;
+            pos += S::PLAIN * b as usize;
         }
     }
+}
+
+/// Decodes `n` (at most 64) values of `range` from `seq` and writes them through `tab` (their
+/// unquantisation) to `out` (up to 4 entries past `n` are overwritten): [`ise_values`] into
+/// [`Unquant`].
+#[inline(always)]
+fn decode_ise_tab<const N: usize>(
+    range: usize,
+    seq: &Seq,
+    n: usize,
+    tab: &[u8; 256],
+    out: &mut [u8; N],
+) {
+    ise_values(range, seq, n, Unquant { tab, out });
 }
 
 /// A block's fields (not a void extent) before the endpoints' decoding.
@@ -1784,13 +1893,15 @@ impl Decoder {
             4
         };
         // Weights: read from the top of the block downwards.
-        decode_ise_tab(
-            mode.range as usize,
-            &Seq::new(block.reverse_bits(), mode.weight_bits as usize),
-            weight_count,
-            &t.weight_tab[mode.range as usize % 12],
-            &mut p.wq,
-        );
+        let seq = &Seq::new(block.reverse_bits(), mode.weight_bits as usize);
+        let tab = &t.weight_tab[mode.range as usize % 12];
+        #[cfg(not(target_arch = "wasm32"))]
+        decode_ise_tab(mode.range as usize, seq, weight_count, tab, &mut p.wq);
+        #[cfg(target_arch = "wasm32")]
+        {
+            ise_values(mode.range as usize, seq, weight_count, Indices(&mut p.wq));
+            super::simd::astc_unquant_weights(&mut p.wq, weight_count, tab);
+        }
         (p.mode, p.parts, p.cems, p.ccs, p.seed) = (mode, parts, cems, ccs, bits(v, 13, 10));
         true
     }
@@ -2198,8 +2309,6 @@ mod tests {
         }
     }
 
-    /// `decode_ise_tab` against `decode_ise` (bit reads clamped to the sequence's end) for every
-    /// range and count, on pseudo-random bits.
     /// Every texel's taps read through `windows` name the weights `infill` names, at window
     /// indices under 16 (what simd::astc_ldr_texels's one swizzle needs), for every footprint and
     /// smaller grid that has windows.
@@ -2253,6 +2362,9 @@ mod tests {
         );
     }
 
+    /// `decode_ise_tab` against `decode_ise` (bit reads clamped to the sequence's end) for every
+    /// range and count, on pseudo-random bits; and for the weight ranges (at most 32 levels), the
+    /// indices [`Indices`] writes (which wasm then unquantises by swizzles) against the same.
     #[test]
     fn ise_tab_matches_reference() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -2276,6 +2388,11 @@ mod tests {
                     let mut got = [0u8; 72];
                     decode_ise_tab(range, &Seq::new(v, len), n, &identity, &mut got);
                     assert_eq!(got[..n], want[..n], "range {range}, {n} values");
+                    if levels(range) <= 32 {
+                        let mut idx = [0u8; 128];
+                        ise_values(range, &Seq::new(v, len), n, Indices(&mut idx));
+                        assert_eq!(idx[..n], want[..n], "indices: range {range}, {n} values");
+                    }
                 }
             }
         }

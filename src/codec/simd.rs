@@ -1161,6 +1161,27 @@ fn swizzle16(a: v128, i: v128) -> v128 {
     u8x16_swizzle(a, i)
 }
 
+/// Unquantises the first `n` weights of `wq` (quantised indices, astc.rs `Indices`) in place
+/// through `tab` (astc.rs `Tables::weight_tab`), 16 a vector: every weight range has at most 32
+/// levels, so the lookup is two swizzles of the table's first 32 bytes (out-of-range indices give
+/// 0 in each, and the two are or-ed). Bytes past `n` up to the next 16 are changed too (any byte
+/// does there, see astc.rs `Parsed::wq`).
+#[cfg(feature = "codec-astc")]
+#[inline]
+#[target_feature(enable = "simd128")]
+pub(super) fn astc_unquant_weights(wq: &mut [u8; 128], n: usize, tab: &[u8; 256]) {
+    let (lo, hi) = (load(&tab[..16]), load(&tab[16..32]));
+    let sixteen = u8x16_splat(16);
+    for c in 0..n.div_ceil(16).min(4) {
+        let v = load(&wq[16 * c..]);
+        let w = v128_or(
+            u8x16_swizzle(lo, v),
+            u8x16_swizzle(hi, u8x16_sub(v, sixteen)),
+        );
+        store(&mut wq[16 * c..], w);
+    }
+}
+
 /// Bytes 0, 1, 2, 3 of a vector, each four times: a texel's value into its four lanes.
 #[cfg(feature = "codec-astc")]
 const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
