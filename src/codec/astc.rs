@@ -1622,8 +1622,8 @@ fn ise_values<S: IseSink>(range: usize, seq: &Seq, n: usize, mut sink: S) {
 }
 
 /// Decodes `n` (at most 64) values of `range` from `seq` and writes them through `tab` (their
-/// unquantisation) to `out` (up to 4 entries past `n` are overwritten): [`ise_values`] into
-/// [`Unquant`].
+/// unquantisation) to `out` (up to 4 entries past `n` are overwritten, and the first 24 with
+/// 8-bit values): [`ise_values`] into [`Unquant`].
 #[inline(always)]
 fn decode_ise_tab<const N: usize>(
     range: usize,
@@ -1632,6 +1632,16 @@ fn decode_ise_tab<const N: usize>(
     tab: &[u8; 256],
     out: &mut [u8; N],
 ) {
+    if RANGES[range.min(RANGES.len() - 1)].2 == 8 && N >= 24 {
+        // 8-bit values (only colours, 256 levels) are the sequence's bytes, and their
+        // unquantisation (bit replication of 8 bits) is the identity, so they are one copy. The
+        // most common colour range: 45% of the random legal blocks of the ASTC 4x4 bench
+        // (counted on a 512x512 codec::sample surface). Measured against the lookups: node
+        // 1.025x / 1.02x / 1.01x on ASTC 4x4 / 6x6 / 8x8 (scripts/bench-node.mjs, medians of 7-9
+        // alternating rounds); natively 1659 -> 1628 instructions a 4x4 block (callgrind).
+        out[..24].copy_from_slice(&seq.0);
+        return;
+    }
     ise_values(range, seq, n, Unquant { tab, out });
 }
 
@@ -2375,6 +2385,9 @@ mod tests {
             x
         };
         let identity: [u8; 256] = std::array::from_fn(|i| i as u8);
+        // decode_ise_tab copies 8-bit values, which holds because their unquantisation is the
+        // identity.
+        assert!((0..=255).all(|v| unquant_colour(RANGES.len() - 1, v) == v));
         for _ in 0..200 {
             let v = (next() as u128) << 64 | next() as u128;
             for range in 0..RANGES.len() {
