@@ -1379,6 +1379,9 @@ struct Decoder {
     /// every block: measured 1.03x / 1.02x / 1.00x on ASTC 4x4 / 8x8 / 12x12 in Chromium (issue 3,
     /// scripts/bench-cpu.mjs, same run).
     tw: [[i32; 2]; 144],
+    /// simd::TEXEL_CONSTS, read from here (memory) so that they are not constants in wasm.
+    #[cfg(target_arch = "wasm32")]
+    texel_consts: [[u8; 16]; 8],
 }
 
 /// What [`Decoder::parse`] reads: tables per footprint.
@@ -1838,6 +1841,8 @@ impl Decoder {
             quads: [[0; 64]; 2],
             #[cfg(not(target_arch = "wasm32"))]
             sums: [[0; 4]; 144],
+            #[cfg(target_arch = "wasm32")]
+            texel_consts: super::simd::TEXEL_CONSTS,
         }
     }
 
@@ -2047,6 +2052,7 @@ impl Decoder {
             p.ccs,
             n,
             out,
+            &self.texel_consts,
         );
         #[cfg(not(target_arch = "wasm32"))]
         {

@@ -1032,7 +1032,14 @@ pub(super) fn astc_texels(
 #[inline]
 #[target_feature(enable = "simd128")]
 #[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
-fn infill4(grid: &[v128; 4], vectors: usize, j: v128, f: v128, planes: usize, pl: u8) -> v128 {
+fn infill4(
+    grid: &[v128; 4],
+    vectors: usize,
+    (j, f): (v128, v128),
+    planes: usize,
+    pl: u8,
+    k: Weigh,
+) -> v128 {
     let j = plane_index(j, planes, pl);
     // Out-of-range swizzle indices (here j - 16k outside 0..16, wrapping) give 0.
     let mut w = u8x16_swizzle(grid[0], j);
@@ -1040,7 +1047,7 @@ fn infill4(grid: &[v128; 4], vectors: usize, j: v128, f: v128, planes: usize, pl
         let i = u8x16_sub(j, u8x16_splat(16 * k as u8));
         w = v128_or(w, u8x16_swizzle(*g, i));
     }
-    weigh(w, f)
+    weigh(w, f, k)
 }
 
 /// The byte of weight `j` of plane `pl` with `planes` planes interleaved.
@@ -1060,8 +1067,8 @@ fn plane_index(j: v128, planes: usize, pl: u8) -> v128 {
 #[inline]
 #[target_feature(enable = "simd128")]
 #[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
-fn infill4_window(window: v128, j: v128, f: v128, planes: usize, pl: u8) -> v128 {
-    weigh(swizzle16(window, plane_index(j, planes, pl)), f)
+fn infill4_window(window: v128, (j, f): (v128, v128), planes: usize, pl: u8, k: Weigh) -> v128 {
+    weigh(swizzle16(window, plane_index(j, planes, pl)), f, k)
 }
 
 /// 4 texels' weights from their taps' weights `w` and factors `f` (texel-major): the dot
@@ -1070,8 +1077,7 @@ fn infill4_window(window: v128, j: v128, f: v128, planes: usize, pl: u8) -> v128
 #[inline]
 #[target_feature(enable = "simd128")]
 #[cfg_attr(feature = "relaxed-simd", target_feature(enable = "relaxed-simd"))]
-fn weigh(w: v128, f: v128) -> v128 {
-    let ones = i16x8_splat(1);
+fn weigh(w: v128, f: v128, (ones, eight): Weigh) -> v128 {
     // Relaxed SIMD (feature `relaxed-simd`, the full module's second build): products and pair
     // sums in one instruction (x86 pmaddubsw), then texel sums. Its result is the same on every
     // platform here: weights (at most 64) and factors (at most 16) are in its i7 range, and pair
@@ -1089,8 +1095,12 @@ fn weigh(w: v128, f: v128) -> v128 {
             i32x4_shuffle::<1, 3, 5, 7>(lo, hi),
         )
     };
-    i32x4_shr(i32x4_add(s, i32x4_splat(8)), 4)
+    i32x4_shr(i32x4_add(s, eight), 4)
 }
+
+/// [`weigh`]'s constants: i16 lanes of 1 and i32 lanes of 8 (see [`TEXEL_CONSTS`]).
+#[cfg(feature = "codec-astc")]
+type Weigh = (v128, v128);
 
 /// How [`astc_ldr_texels`] finds a texel's weights in a weight grid (when the grid is not the
 /// block's texels).
@@ -1122,7 +1132,14 @@ pub(super) fn astc_infill(
         let (j, f) = (load(&q[0]), load(&q[1]));
         // The 4 texels' weights of plane `pl`, which is wq[j * planes + pl] for weight j.
         let plane = |pl: u8| -> [i32; 4] {
-            let s = infill4(&grid, 4, j, f, planes, pl);
+            let s = infill4(
+                &grid,
+                4,
+                (j, f),
+                planes,
+                pl,
+                (i16x8_splat(1), i32x4_splat(8)),
+            );
             [
                 i32x4_extract_lane::<0>(s),
                 i32x4_extract_lane::<1>(s),
@@ -1186,6 +1203,33 @@ pub(super) fn astc_unquant_weights(wq: &mut [u8; 128], n: usize, tab: &[u8; 256]
 #[cfg(feature = "codec-astc")]
 const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
 
+/// The vector constants of [`astc_ldr_texels`]' loops, which it reads from a copy in the decoder
+/// (astc.rs `Decoder::texel_consts`) instead of writing them as constants: V8 builds a vector
+/// constant again wherever it is used (two or three instructions each, several a group of 4
+/// texels: perf, node), where a value loaded from memory before the loop stays in a register.
+/// In order: [`ASTC_REP`]; the lanes' bytes 0-3 of a texel (0x03020100 a u32 lane); 64 a byte;
+/// 32 a u16; 1 an i16 and 8 an i32 (`weigh`); [`ASTC_REP`] times 4 (the i32 lanes' low bytes);
+/// 1 a byte. Measured in node against the constants (scripts/bench-node.mjs, medians of 7-11
+/// alternating rounds): ASTC 4x4 / 6x6 / 8x8 / 12x12 1.05x / 1.08x / 1.12x / 1.16x in the relaxed
+/// build, 4x4 / 12x12 1.03x / 1.10x in the plain one.
+#[cfg(feature = "codec-astc")]
+pub(super) const TEXEL_CONSTS: [[u8; 16]; 8] = {
+    let mut k = [[0u8; 16]; 8];
+    let mut i = 0;
+    while i < 16 {
+        k[0][i] = ASTC_REP[i];
+        k[1][i] = (i % 4) as u8;
+        k[2][i] = 64;
+        k[3][i] = if i % 2 == 0 { 32 } else { 0 };
+        k[4][i] = if i % 2 == 0 { 1 } else { 0 };
+        k[5][i] = if i % 4 == 0 { 8 } else { 0 };
+        k[6][i] = 4 * ASTC_REP[i];
+        k[7][i] = 1;
+        i += 1;
+    }
+    k
+};
+
 /// ASTC's LDR texels (astc.rs, `Decoder::block_ldr`; its scalar path, native, is the reference),
 /// 4 texels a vector, straight to RGBA8: each texel's endpoints picked by its partition from
 /// `ends` (e0 then e1 of partition p at bytes 4p..4p + 4) with one swizzle each, its weight
@@ -1193,7 +1237,8 @@ const ASTC_REP: [u8; 16] = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
 /// e0 * (64 - w) + e1 * w in u16 lanes (at most 255 * 64), and astc.rs's `pack_ldr` rounding to
 /// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `infill` says where the
 /// weights of a grid's taps are ([`Infill`]); None when the weight grid is the block's texels.
-/// Writes `n.div_ceil(4)` groups of 16 bytes to `out`. The scalar loops this replaces in wasm ran
+/// Writes `n.div_ceil(4)` groups of 16 bytes to `out`. `k`: [`TEXEL_CONSTS`] (from memory, see
+/// there). The scalar loops this replaces in wasm ran
 /// at 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
@@ -1209,13 +1254,13 @@ pub(super) fn astc_ldr_texels(
     ccs: usize,
     n: usize,
     out: &mut [u8; 576],
+    k: &[[u8; 16]; 8],
 ) {
     let (e0, e1) = (load(&ends[0]), load(&ends[1]));
-    let rep = load(&ASTC_REP);
-    let channel = u32x4_splat(0x0302_0100);
+    let [rep, channel, six4, c32, ones, eight, lanes, one8] = k.map(|c| load(&c));
+    let weigh_k = (ones, eight);
     // Lanes of channel `ccs` (none when ccs is 4, one plane).
     let plane1 = u8x16_eq(channel, u8x16_splat(ccs as u8));
-    let six4 = u8x16_splat(64);
     let mut group = |g: usize, w: v128| {
         // Each texel's partition into its four lanes, times 4 plus the lane: the endpoints' bytes.
         let p: [u8; 4] = part[4 * g..4 * g + 4].try_into().unwrap_or_default();
@@ -1228,7 +1273,7 @@ pub(super) fn astc_ldr_texels(
         let (a, b) = (swizzle16(e0, idx), swizzle16(e1, idx));
         let iw = u8x16_sub(six4, w);
         let sum = |s: v128| {
-            let q = u16x8_shr(u16x8_add(s, u16x8_splat(32)), 8);
+            let q = u16x8_shr(u16x8_add(s, c32), 8);
             u16x8_shr(u16x8_add(s, q), 6)
         };
         let lo = u16x8_add(u16x8_extmul_low_u8x16(a, iw), u16x8_extmul_low_u8x16(b, w));
@@ -1242,7 +1287,7 @@ pub(super) fn astc_ldr_texels(
     match infill {
         None if dual => {
             // Weights interleaved by plane: texel t's are bytes 2t and 2t + 1.
-            let idx = u8x16_add(u8x16_add(rep, rep), v128_and(plane1, u8x16_splat(1)));
+            let idx = u8x16_add(u8x16_add(rep, rep), v128_and(plane1, one8));
             for g in 0..groups.min(8) {
                 let w: [u8; 8] = wq[8 * g..8 * g + 8].try_into().unwrap_or_default();
                 group(g, swizzle16(u64x2_splat(u64::from_le_bytes(w)), idx));
@@ -1263,11 +1308,10 @@ pub(super) fn astc_ldr_texels(
             // select on purpose: folded into one helper, or hoisted above the match, node ran
             // ASTC 8x8 / 12x12 at 0.97x / 0.94x.)
             let planes = if dual { 2 } else { 1 };
-            let lanes = u8x16_shl(rep, 2);
             for (g, (q, &first)) in win.quads.iter().zip(&win.first).enumerate().take(groups) {
-                let (j, f) = (load(&q[0]), load(&q[1]));
+                let jf = (load(&q[0]), load(&q[1]));
                 let window = load(&wq[first as usize..]);
-                let plane = |pl| swizzle16(infill4_window(window, j, f, planes, pl), lanes);
+                let plane = |pl| swizzle16(infill4_window(window, jf, planes, pl, weigh_k), lanes);
                 let w = if dual {
                     v128_bitselect(plane(1), plane(0), plane1)
                 } else {
@@ -1285,12 +1329,11 @@ pub(super) fn astc_ldr_texels(
             // the footprint: ASTC 8x8 / 12x12 1.10x / 1.09x, 4x4 and 6x6 unchanged (medians of 9
             // alternating rounds, scripts/bench-node.mjs).
             let vectors = (cells * planes).min(64).div_ceil(16);
-            // Bytes 0, 4, 8, 12 (the i32 lanes' low bytes), each four times.
-            let lanes = u8x16_shl(rep, 2);
+            // (`lanes`: bytes 0, 4, 8, 12, the i32 lanes' low bytes, each four times.)
             for (g, q) in quads.iter().enumerate().take(groups) {
-                let (j, f) = (load(&q[0]), load(&q[1]));
+                let jf = (load(&q[0]), load(&q[1]));
                 // The 4 texels' weights of plane `pl` in their four lanes (as astc_infill).
-                let plane = |pl| swizzle16(infill4(&grid, vectors, j, f, planes, pl), lanes);
+                let plane = |pl| swizzle16(infill4(&grid, vectors, jf, planes, pl, weigh_k), lanes);
                 let w = if dual {
                     v128_bitselect(plane(1), plane(0), plane1)
                 } else {
