@@ -1635,17 +1635,18 @@ fn decode_ise_tab<const N: usize>(
     tab: &[u8; 256],
     out: &mut [u8; N],
 ) {
-    if RANGES[range.min(RANGES.len() - 1)].2 == 8 && N >= 24 {
+    if RANGES[range.min(RANGES.len() - 1)].2 == 8 && N >= 16 {
         // 8-bit values (only colours, 256 levels) are the sequence's bytes, and their
         // unquantisation (bit replication of 8 bits) is the identity, so they are one copy. The
         // most common colour range: 45% of the random legal blocks of the ASTC 4x4 bench
         // (counted on a 512x512 codec::sample surface). Measured against the lookups: node
         // 1.025x / 1.02x / 1.01x on ASTC 4x4 / 6x6 / 8x8 (scripts/bench-node.mjs, medians of 7-9
         // alternating rounds); natively 1659 -> 1628 instructions a 4x4 block (callgrind).
-        // (Two 8-byte copies (a legal block has at most 13 such values: 111 bits): one 16-byte
-        // load from both halves' fresh stores cannot take its bytes from them, and waits until
-        // they reach the cache; perf put 1.9% of a native 4x4 decode on that load. Measured
-        // 1.01x natively and in node on ASTC 4x4.)
+        //
+        // 16 bytes hold them all (at most 13 in a block: 111 colour bits). They are copied as
+        // two 8-byte halves, as Seq::new stored them: one 16-byte load over both fresh stores
+        // cannot take its bytes from them and waits until they reach the cache (perf put 1.9% of
+        // a native 4x4 decode on that load); measured 1.01x natively and in node on ASTC 4x4.
         let (lo, hi) = seq.0.split_at(8);
         out[..8].copy_from_slice(lo);
         out[8..16].copy_from_slice(&hi[..8]);

@@ -1238,8 +1238,8 @@ pub(super) const TEXEL_CONSTS: [[u8; 16]; 8] = {
 /// 8 bits, `(s + ((s + 32) >> 8)) >> 6`, before one narrowing store. `infill` says where the
 /// weights of a grid's taps are ([`Infill`]); None when the weight grid is the block's texels.
 /// Writes `n.div_ceil(4)` groups of 16 bytes to `out`. `k`: [`TEXEL_CONSTS`] (from memory, see
-/// there). The scalar loops this replaces in wasm ran
-/// at 0.67x native there (node, perf: the texel loops 42% of an ASTC_4x4 decode).
+/// there). The scalar loops this replaces in wasm ran at 0.67x native there (node, perf: the
+/// texel loops 42% of an ASTC_4x4 decode).
 #[cfg(feature = "codec-astc")]
 #[inline(never)]
 #[target_feature(enable = "simd128")]
