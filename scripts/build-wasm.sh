@@ -5,8 +5,9 @@
 #   www/pkg-full  every codec (cargo feature `full`): loaded by the worker only when a texture needs
 #                 a codec the core lacks, and by the bench page and the wasm == native test.
 #   www/pkg-full/texscope_bg_relaxed.wasm  the full module again with feature `relaxed-simd` (the
-#                 ASTC infill and swizzles through relaxed SIMD): loaded instead of the plain one by browsers
-#                 that validate relaxed SIMD (www/wasm-build.js); the same JS glue serves both.
+#                 ASTC infill and swizzles through relaxed SIMD): loaded instead of the plain one by
+#                 browsers that validate relaxed SIMD (www/wasm-build.js); the same JS glue serves
+#                 both.
 # Then writes the demo files with the full module (scripts/demos.mjs -> public/demos, git-ignored),
 # which the page fetches same-origin instead of building them in its module.
 set -euo pipefail

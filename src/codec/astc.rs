@@ -1470,23 +1470,27 @@ struct Unquant<'a, const N: usize> {
     out: &'a mut [u8; N],
 }
 
+impl<const N: usize> Unquant<'_, N> {
+    /// Values i.. of a trit or quint block: each trit or quint `hi[k]` above its bits `m[k]`.
+    #[inline(always)]
+    fn join<const K: usize>(&mut self, i: usize, b: u32, hi: &[u8; K], m: [u64; K]) {
+        for k in 0..K {
+            self.out[i + k] = self.tab[(((hi[k] as u64) << b) | m[k]) as u8 as usize];
+        }
+    }
+}
+
 impl<const N: usize> IseSink for Unquant<'_, N> {
     const PLAIN: usize = 4;
 
     #[inline(always)]
     fn trits(&mut self, i: usize, b: u32, tv: u64, m: [u64; 5]) {
-        let tr = &TRITS[tv as usize];
-        for k in 0..5 {
-            self.out[i + k] = self.tab[(((tr[k] as u64) << b) | m[k]) as u8 as usize];
-        }
+        self.join(i, b, &TRITS[tv as usize], m);
     }
 
     #[inline(always)]
     fn quints(&mut self, i: usize, b: u32, qv: u64, m: [u64; 3]) {
-        let qu = &QUINTS[qv as usize];
-        for k in 0..3 {
-            self.out[i + k] = self.tab[(((qu[k] as u64) << b) | m[k]) as u8 as usize];
-        }
+        self.join(i, b, &QUINTS[qv as usize], m);
     }
 
     #[inline(always)]
@@ -1535,6 +1539,17 @@ impl Indices<'_> {
         let i = i.min(120);
         self.0[i..i + 8].copy_from_slice(&v.to_le_bytes());
     }
+
+    /// Values i.. of a trit or quint block: the block's trits or quints packed a byte each
+    /// (`TRITS8` / `QUINTS8`), each above its bits `m[k]`.
+    #[inline(always)]
+    fn join<const K: usize>(&mut self, i: usize, b: u32, packed: u64, m: [u64; K]) {
+        let mut v = packed << b;
+        for (k, m) in m.iter().enumerate() {
+            v |= m << (8 * k);
+        }
+        self.put(i, v);
+    }
 }
 
 impl IseSink for Indices<'_> {
@@ -1542,16 +1557,12 @@ impl IseSink for Indices<'_> {
 
     #[inline(always)]
     fn trits(&mut self, i: usize, b: u32, tv: u64, m: [u64; 5]) {
-        let m = m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24 | m[4] << 32;
-        self.put(i, (TRITS8[tv as usize] << b) | m);
+        self.join(i, b, TRITS8[tv as usize], m);
     }
 
     #[inline(always)]
     fn quints(&mut self, i: usize, b: u32, qv: u64, m: [u64; 3]) {
-        self.put(
-            i,
-            (QUINTS8[qv as usize] << b) | m[0] | m[1] << 8 | m[2] << 16,
-        );
+        self.join(i, b, QUINTS8[qv as usize], m);
     }
 
     #[inline(always)]
