@@ -21,7 +21,7 @@ pub mod web;
 
 pub use codec::{decode_surface, Image, PixelFormat, Pixels, Precision};
 pub use io::{Error, ErrorKind, Limits, Result, Source, SourceRef};
-pub use model::{Engine, Layout, Mip, RowOrder, Storage, Texture, TextureKind};
+pub use model::{Engine, Layout, Mip, Platform, RowOrder, Storage, Texture, TextureKind};
 
 use io::read_range;
 
@@ -38,6 +38,10 @@ pub struct OpenOptions {
     /// The Unity version to assume for serialized files that do not say theirs, when neither
     /// their bundle nor another opened file does (issue 4: "let the user pick when none says").
     pub unity_version: Option<String>,
+    /// The platform the user says the files were cooked for (CLI `--platform`, the page's menu),
+    /// where the files do not say: it picks how console surfaces are untiled
+    /// ([`codec::tiling`]). `None` = what the files say, else linear.
+    pub platform: Option<model::Platform>,
     /// AES keys for encrypted Unreal containers (.pak, .utoc): kept in memory only, never printed.
     #[cfg(feature = "containers")]
     pub aes_keys: io::aes::Keys,
@@ -351,6 +355,9 @@ impl Catalog {
                     .sources
                     .get(*source)
                     .ok_or_else(|| Error::malformed("surface names an unknown source"))?;
+                if !t.tiling.is_linear() {
+                    return self.read_tiled(t, mip, src.as_ref(), *offset, *length, skip);
+                }
                 let start = skip * image_size;
                 if start + image_size > *length {
                     return Err(Error::malformed(format!(
@@ -388,6 +395,50 @@ impl Catalog {
                 t.name
             ))),
         }
+    }
+
+    /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its
+    /// stored range and untiles it to row-major blocks. A volume's depth slice `skip` is the
+    /// `skip`-th tiled surface of the range.
+    fn read_tiled(
+        &self,
+        t: &Texture,
+        mip: usize,
+        src: &dyn Source,
+        offset: u64,
+        length: u64,
+        skip: u64,
+    ) -> Result<(Vec<u8>, u32, u32)> {
+        let m = &t.mips[mip];
+        let tiled_size =
+            codec::tiling::stored_size(t.tiling, t.format, mip as u32, m.width, m.height)
+                .map_err(|e| e.in_file(src.name()))?;
+        let start = skip
+            .checked_mul(tiled_size)
+            .filter(|s| s.saturating_add(tiled_size) <= length)
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "mip {mip} of {} holds {length} bytes, but its {}x{} {} surface is stored {} in {tiled_size}",
+                    t.name,
+                    m.width,
+                    m.height,
+                    t.format.name(),
+                    t.tiling.census_name(),
+                ))
+                .in_file(src.name())
+            })?;
+        let bytes = read_range(src, offset + start, tiled_size, &self.options.limits)?;
+        let linear = codec::tiling::untile(
+            t.tiling,
+            t.format,
+            mip as u32,
+            m.width,
+            m.height,
+            &bytes,
+            &self.options.limits,
+        )
+        .map_err(|e| e.in_file(src.name()))?;
+        Ok((linear, m.width, m.height))
     }
 
     /// Unpacks one level and face of a crunch stream to the blocks of `t.format`.

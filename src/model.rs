@@ -1,6 +1,7 @@
 //! The engine-neutral texture model: what a texture is and where every byte of it lives.
 //! Engines fill it in at open time from metadata alone; decoding reads only the ranges it names.
 
+use crate::codec::tiling::Tiling;
 use crate::codec::PixelFormat;
 use serde::Serialize;
 
@@ -153,6 +154,42 @@ pub enum Layout {
     Crunched { data: Storage },
 }
 
+/// The platform a build was cooked for, where it decides how surfaces are laid out (console GPUs
+/// tile them: [`crate::codec::tiling`]). Found from what the files say (Unity's target platform,
+/// Unreal's `Saved/Cooked/<Platform>/` path or `-Switch.pak` name, a GNF header) or chosen by the
+/// user ([`crate::OpenOptions::platform`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// A platform whose textures are linear (Windows, macOS, Linux, Android, iOS, web).
+    Pc,
+    Switch,
+    Ps4,
+    Ps5,
+}
+
+impl Platform {
+    /// The CLI's `--platform` words and the census value.
+    pub fn from_name(s: &str) -> Option<Platform> {
+        match s.to_ascii_lowercase().as_str() {
+            "pc" | "windows" | "linear" => Some(Platform::Pc),
+            "switch" | "nx" => Some(Platform::Switch),
+            "ps4" | "orbis" => Some(Platform::Ps4),
+            "ps5" | "prospero" => Some(Platform::Ps5),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Pc => "PC",
+            Platform::Switch => "Switch",
+            Platform::Ps4 => "PS4",
+            Platform::Ps5 => "PS5",
+        }
+    }
+}
+
 /// Row order of the stored surfaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -193,6 +230,10 @@ pub struct Texture {
     pub normal_map: Option<NormalEncoding>,
     pub rows: RowOrder,
     pub layout: Layout,
+    /// The platform the texture was cooked for, when the files say or the user chose it.
+    pub platform: Option<Platform>,
+    /// How each stored surface is laid out; [`crate::Catalog::read_surface`] untiles.
+    pub tiling: Tiling,
     /// Facts for the info panel, in display order: ("Unity version", "2019.4.0f1"), ...
     pub metadata: Vec<(String, String)>,
     /// Things the user should know that do not stop decoding ("mips 0-4 live in T.ubulk").
@@ -259,6 +300,8 @@ impl Texture {
             "native_format": self.native_format,
             "srgb": self.srgb(),
             "virtual": self.is_virtual(),
+            "platform": self.platform,
+            "tiling": self.tiling.census_name(),
             "mips_present": self.mips_present(),
             "error": self.error,
         })

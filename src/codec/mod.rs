@@ -25,6 +25,7 @@ mod pvrtc;
 pub mod sample;
 #[cfg(target_arch = "wasm32")]
 mod simd;
+pub mod tiling;
 #[cfg(feature = "codec-basis")]
 mod uastc;
 

@@ -621,6 +621,8 @@ fn describe(
                 ColorSpace::Linear
             },
             normal_map: None,
+            platform: None,
+            tiling: crate::codec::tiling::Tiling::Linear,
             rows: RowOrder::TopFirst,
             layout: Layout::Surfaces,
             metadata,

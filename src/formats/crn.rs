@@ -146,6 +146,8 @@ fn texture(name: &str, i: usize, h: &Header, variant: crunch::Variant, file_len:
         mips,
         color_space: ColorSpace::Unknown,
         normal_map: None,
+        platform: None,
+        tiling: crate::codec::tiling::Tiling::Linear,
         rows: RowOrder::TopFirst,
         layout: Layout::Crunched {
             data: Storage::Range {

@@ -707,6 +707,8 @@ fn describe(
         mips: mip_list,
         color_space,
         normal_map: None,
+        platform: None,
+        tiling: crate::codec::tiling::Tiling::Linear,
         rows: RowOrder::TopFirst,
         layout: Layout::Surfaces,
         metadata: meta,

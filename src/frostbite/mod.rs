@@ -455,6 +455,8 @@ fn build_texture(
             ColorSpace::Linear
         },
         normal_map: info.as_ref().and_then(|f| f.normal),
+        platform: None,
+        tiling: crate::codec::tiling::Tiling::Linear,
         rows: RowOrder::TopFirst,
         layout: Layout::Surfaces,
         metadata: Vec::new(),

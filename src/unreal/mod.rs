@@ -379,6 +379,8 @@ fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
         mips: Vec::new(),
         color_space: ColorSpace::Unknown,
         normal_map: None,
+        platform: None,
+        tiling: crate::codec::tiling::Tiling::Linear,
         rows: RowOrder::TopFirst,
         layout: Layout::Surfaces,
         metadata: Vec::new(),
