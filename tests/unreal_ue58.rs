@@ -61,7 +61,8 @@ fn open(mut files: Vec<SourceRef>, tagged: bool) -> Catalog {
 
 /// The textures of a container variant, less the landscape's heightmap and weightmap: texture
 /// exports of Landscape.umap, which the set's table (EXPECT) does not list (the heightmap has no
-/// pixels in the package: `landscape_heightmap_is_listed_without_pixels`).
+/// pixels in the package but in its LandscapeTextureStorageProviderFactory:
+/// `landscape_heightmap_decodes_from_its_storage_provider`).
 #[cfg(feature = "containers")]
 fn without_landscape(mut c: Catalog) -> Catalog {
     c.textures.retain(|t| {
@@ -905,35 +906,185 @@ fn usmap_compressed_every_way_reads_as_the_uncompressed_one() {
     }
 }
 
-#[test]
-fn landscape_heightmap_is_listed_without_pixels() {
-    // Landscape.umap's Heightmap is cooked with UTexture2D's bSerializeMipData 0: its platform
-    // data (read from the package bytes: "01000000 00000000" before the PF_B8G8R8A8 FName, then
-    // 64x64, 7 mip records of sizes only) holds no pixels. It once failed to list at all ("bulk
-    // index 64 has no table row": the reader took mip 0's width for a bulk index).
-    let dir = set().join("IoStore/Tagged/Uncompressed");
-    let c = open(files_in(&dir), true);
-    let landscape = |name: &str| {
-        c.textures
-            .iter()
-            .find(|t| {
-                t.name == name
-                    && t.path
+// ---- Landscape heightmaps (UE 5.3+: pixels in a LandscapeTextureStorageProviderFactory) ----
+//
+// There is no source image for the fixture landscape (README: "Landscape and World Partition
+// maps", nothing more), so these tests hold the decode to what does not come from it: the
+// provider keeps its small mips as the engine's BGRA8 (height = R << 8 | G, the classic packing)
+// and its large ones delta-compressed, and the two encodings must agree; the landscape is a
+// separable surface (measured: every height of the 64x64 mip is f(x) + g(y) within one step,
+// which a wrong byte order, start value or row order would break); the UE 5.8 and UE 6.0 cooks
+// of the same project must give the same heights.
+
+fn ue60() -> PathBuf {
+    common::samples().join("unreal/cue4parse-fixtures/UE6_0")
+}
+
+/// The UE 6.0 set's loose Landscape.umap ("Tagged" or "Unversioned"); the 6.0 containers are not
+/// read yet (MANIFEST), its `_extracted` copies are.
+fn ue60_map(form: &str) -> PathBuf {
+    ue60()
+        .join("_extracted/IoStore")
+        .join(form)
+        .join("CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap")
+}
+
+fn open_paths(paths: &[PathBuf]) -> Catalog {
+    let files = paths
+        .iter()
+        .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
+        .collect();
+    texscope::open(files, &texscope::OpenOptions::default())
+}
+
+/// Catalog index of Landscape.umap's `name` texture (the only map with textures in the set).
+fn landscape_index(c: &Catalog, name: &str) -> usize {
+    c.textures
+        .iter()
+        .position(|t| {
+            t.name == name
+                && (t.file.ends_with("Landscape.umap")
+                    || t.path
                         .as_deref()
-                        .is_some_and(|p| p.ends_with("/Landscape.umap"))
-            })
-            .unwrap_or_else(|| panic!("{name} of Landscape.umap is not listed"))
+                        .is_some_and(|p| p.ends_with("/Landscape.umap")))
+        })
+        .unwrap_or_else(|| panic!("{name} of Landscape.umap is not listed"))
+}
+
+/// Every mip of the heightmap as (width, height, heights), checking the view's promise on each
+/// texel: height in R, G and B, alpha opaque.
+fn heightmap_mips(c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
+    let i = landscape_index(c, "Heightmap");
+    let t = &c.textures[i];
+    assert!(t.error.is_none(), "{:?}", t.error);
+    (0..t.mips.len())
+        .map(|m| {
+            let img = c.decode(i, m, 0, Default::default()).unwrap();
+            let Pixels::Rgba16(p) = &img.pixels else {
+                panic!("mip {m} is not 16-bit")
+            };
+            let h: Vec<u16> = p
+                .chunks_exact(4)
+                .map(|t| {
+                    assert!(t[0] == t[1] && t[1] == t[2] && t[3] == u16::MAX, "{t:?}");
+                    t[0]
+                })
+                .collect();
+            (img.width, img.height, h)
+        })
+        .collect()
+}
+
+fn meta<'a>(t: &'a texscope::Texture, key: &str) -> &'a str {
+    t.metadata
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no {key} in Info"))
+}
+
+/// The checks on one catalog's heightmap (module block comment says where each comes from).
+fn check_heightmap(label: &str, c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
+    let t = &c.textures[landscape_index(c, "Heightmap")];
+    assert_eq!((t.width, t.height, t.mips.len()), (64, 64, 7), "{label}");
+    assert_eq!(t.format, texscope::PixelFormat::RGBA16, "{label}");
+    let mips = heightmap_mips(c);
+    let sizes: Vec<(u32, u32)> = mips.iter().map(|m| (m.0, m.1)).collect();
+    let want: Vec<(u32, u32)> = (0..7).map(|k| (64 >> k, 64 >> k)).collect();
+    assert_eq!(sizes, want, "{label}");
+    let h0 = &mips[0].2;
+    let at = |x: usize, y: usize| h0[y * 64 + x] as i32;
+    // Separable: h(x, y) - h(0, y) == h(x, 0) - h(0, 0) within one step (rounding).
+    for y in 0..64 {
+        for x in 0..64 {
+            let dev = at(x, y) - at(0, y) - at(x, 0) + at(0, 0);
+            assert!(dev.abs() <= 1, "{label}: ({x}, {y}) deviates by {dev}");
+        }
+    }
+    // Not flat: the heights span a good part of the 16-bit range.
+    let (lo, hi) = (*h0.iter().min().unwrap(), *h0.iter().max().unwrap());
+    assert!(hi - lo > 16384, "{label}: {lo}..{hi}");
+    // Mip 5 (2x2) is stored as BGRA8 and mip 0 delta-compressed (Info says which): the landscape's
+    // 2x2 mip keeps the component's four corner vertices, so they agree exactly.
+    assert!(meta(t, "LandscapeTextureStorageProviderFactory mip 0").contains("delta-compressed"));
+    assert!(meta(t, "LandscapeTextureStorageProviderFactory mip 5").contains("BGRA8"));
+    assert_eq!(
+        mips[5].2,
+        vec![at(0, 0), at(63, 0), at(0, 63), at(63, 63)]
+            .into_iter()
+            .map(|v| v as u16)
+            .collect::<Vec<_>>(),
+        "{label}"
+    );
+    // Info's min / max are mip 0's.
+    let mm = meta(t, "Height min / max");
+    assert!(mm.starts_with(&format!("{lo} / {hi} ")), "{label}: {mm}");
+    // The weightmap beside it still decodes as the engine's BGRA8.
+    let w = landscape_index(c, "Weightmap");
+    assert!(c.textures[w].error.is_none(), "{label}");
+    assert_eq!(c.decode(w, 0, 0, Default::default()).unwrap().width, 64);
+    mips
+}
+
+#[test]
+fn landscape_heightmap_decodes_from_its_storage_provider() {
+    // UE 6.0, loose zen packages, both property forms (no .usmap: the provider's fields follow
+    // the properties and are found without walking them).
+    let tagged = check_heightmap("6.0 Tagged", &open_paths(&[ue60_map("Tagged")]));
+    let unversioned = check_heightmap("6.0 Unversioned", &open_paths(&[ue60_map("Unversioned")]));
+    assert_eq!(tagged, unversioned);
+    // UE 5.8, through its containers: the same project's landscape, the same heights.
+    #[cfg(feature = "containers")]
+    for form in ["Tagged", "Unversioned"] {
+        let dir = set().join("IoStore").join(form).join("Uncompressed");
+        let c = open(files_in(&dir), form == "Tagged");
+        assert_eq!(
+            check_heightmap(&format!("5.8 {form}"), &c),
+            tagged,
+            "5.8 {form}"
+        );
+    }
+}
+
+#[test]
+fn landscape_provider_damage_is_an_error_not_a_panic() {
+    let bytes = std::fs::read(ue60_map("Tagged")).unwrap();
+    // The provider's LandscapeGridScale in this map: (128, 128, 256) as f64 (read from the
+    // bytes); the i32 mip count follows it, mip 0's SizeX, SizeY, bCompressed after that.
+    let scale: Vec<u8> = [128f64, 128.0, 256.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let at = bytes
+        .windows(scale.len())
+        .position(|w| w == scale.as_slice())
+        .expect("the provider's grid scale")
+        + scale.len();
+    let open_bytes = |b: Vec<u8>| {
+        let src = texscope::io::BytesSource::shared("Landscape.umap", b);
+        texscope::open(vec![src], &texscope::OpenOptions::default())
     };
-    let h = landscape("Heightmap");
-    assert_eq!((h.width, h.height, h.mips.len()), (64, 64, 7));
-    let e = h.error.as_deref().unwrap_or_default();
-    assert!(e.contains("bSerializeMipData"), "{e}");
-    let mip1 = (h.mips[1].width, h.mips[1].height);
-    assert_eq!(mip1, (32, 32));
-    // The weightmap beside it has its pixels and decodes.
-    let w = landscape("Weightmap");
-    assert!(w.error.is_none(), "{:?}", w.error);
-    let idx = c.textures.iter().position(|t| std::ptr::eq(t, w)).unwrap();
-    let img = c.decode(idx, 0, 0, Default::default()).unwrap();
-    assert_eq!((img.width, img.height), (64, 64));
+    for (field, offset, value) in [
+        ("mip count", 0, i32::MAX),
+        ("mip count", 0, -1),
+        ("mip 0 SizeX", 4, 1 << 30),
+        ("mip 0 bCompressed", 12, 7),
+        ("mip 0 data resource", 16, 9999),
+    ] {
+        let mut b = bytes.clone();
+        b[at + offset..at + offset + 4].copy_from_slice(&value.to_le_bytes());
+        let c = open_bytes(b);
+        let t = &c.textures[landscape_index(&c, "Heightmap")];
+        let e = t.error.as_deref().unwrap_or_default();
+        assert!(e.contains("without its pixels"), "{field} {value}: {e}");
+        assert!(
+            t.notes.iter().any(|n| n.contains("was not read")),
+            "{field} {value}: {:?}",
+            t.notes
+        );
+    }
+    // Cut anywhere inside the package: listed with an error or refused, never a panic.
+    for len in (0..bytes.len()).step_by(997) {
+        let _ = open_bytes(bytes[..len].to_vec());
+    }
 }

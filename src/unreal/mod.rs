@@ -7,6 +7,7 @@ pub mod container;
 mod cursor;
 #[cfg(feature = "containers")]
 pub mod iostore;
+pub mod landscape;
 pub mod package;
 #[cfg(feature = "containers")]
 pub mod pak;
@@ -314,7 +315,9 @@ fn open_with(
         p
     };
     let mut found = 0;
-    for export in &pkg.exports {
+    // (export index, catalog index) of each texture listed: landscape providers name theirs.
+    let mut texture_exports = Vec::new();
+    for (k, export) in pkg.exports.iter().enumerate() {
         if let Some(class) = &export.class {
             if !is_texture_class(class) {
                 continue;
@@ -347,9 +350,11 @@ fn open_with(
         };
         let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
         read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
+        texture_exports.push((k, ctx.textures.len()));
         ctx.textures.push(t);
         found += 1;
     }
+    landscape::attach(ctx, files, &pkg, &texture_exports);
     if let Some(c) = container {
         // Census "file" is the container the user gave; the package's path inside it is
         // `Texture::path` (census "path").

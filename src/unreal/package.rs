@@ -838,7 +838,7 @@ fn read_zen_exports(
         let size = c.i64()?;
         let name = c.u32()? & 0x3FFF_FFFF;
         c.skip(12)?; // name number, OuterIndex
-        let class = super::script::class_name(c.u64()?);
+        let class = super::script::known_class(c.u64()?);
         let start = pos_of(off);
         if start < 0 || size < 0 {
             return Err(Error::malformed(format!(

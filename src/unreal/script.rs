@@ -53,19 +53,38 @@ pub fn script_index(path: &str) -> u64 {
 /// hashes are computed once per process (a container lists up to 100,000 packages).
 pub fn class_name(index: u64) -> Option<&'static str> {
     static TABLE: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        TEXTURE_CLASSES
+            .iter()
+            .map(|c| (script_index(&format!("/Script/Engine.{c}")), *c))
+            .collect()
+    });
+    lookup(table, index)
+}
+
+/// Classes other than textures whose exports the texture reader needs, as (module, class):
+/// UE 5.3+ cooks a landscape heightmap without pixels and stores them in this export
+/// (`super::landscape`).
+const OTHER_CLASSES: &[(&str, &str)] = &[("Landscape", "LandscapeTextureStorageProviderFactory")];
+
+/// The class a zen export's class index names: a texture class ([`class_name`]) or one of
+/// [`OTHER_CLASSES`].
+pub fn known_class(index: u64) -> Option<&'static str> {
+    static TABLE: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        OTHER_CLASSES
+            .iter()
+            .map(|(m, c)| (script_index(&format!("/Script/{m}.{c}")), *c))
+            .collect()
+    });
+    class_name(index).or_else(|| lookup(table, index))
+}
+
+fn lookup(table: &[(u64, &'static str)], index: u64) -> Option<&'static str> {
     if index >> TYPE_SHIFT != SCRIPT_IMPORT {
         return None;
     }
-    TABLE
-        .get_or_init(|| {
-            TEXTURE_CLASSES
-                .iter()
-                .map(|c| (script_index(&format!("/Script/Engine.{c}")), *c))
-                .collect()
-        })
-        .iter()
-        .find(|(h, _)| *h == index)
-        .map(|(_, c)| *c)
+    table.iter().find(|(h, _)| *h == index).map(|(_, c)| *c)
 }
 
 #[cfg(test)]
