@@ -1083,8 +1083,86 @@ fn landscape_provider_damage_is_an_error_not_a_panic() {
             t.notes
         );
     }
+    // Without a provider export (its class index in the export map, the hash of its script
+    // path, zeroed): listed without pixels, with a note saying where they would be.
+    let class = texscope::unreal::script::script_index(
+        "/Script/Landscape.LandscapeTextureStorageProviderFactory",
+    )
+    .to_le_bytes();
+    // (The import map holds the same index: zero every occurrence.)
+    let mut b = bytes.clone();
+    let hits: Vec<usize> = (0..b.len() - 8).filter(|&k| b[k..k + 8] == class).collect();
+    assert!(!hits.is_empty(), "the class index");
+    for k in hits {
+        b[k..k + 8].fill(0);
+    }
+    let c = open_bytes(b);
+    let t = &c.textures[landscape_index(&c, "Heightmap")];
+    assert!(t
+        .error
+        .as_deref()
+        .unwrap_or_default()
+        .contains("without its pixels"));
+    assert!(
+        t.notes.iter().any(|n| n.contains("names the texture")),
+        "{:?}",
+        t.notes
+    );
     // Cut anywhere inside the package: listed with an error or refused, never a panic.
     for len in (0..bytes.len()).step_by(997) {
         let _ = open_bytes(bytes[..len].to_vec());
     }
+}
+
+#[test]
+fn landscape_heightmap_exports_as_16_bit_png_and_exr() {
+    // `texscope export` of the UE 6.0 map; the files are read back with the png and exr crates
+    // and must hold the heights the catalog decodes (`heightmap_mips`, held to the checks above).
+    let map = ue60_map("Tagged");
+    let want = heightmap_mips(&open_paths(std::slice::from_ref(&map)))
+        .swap_remove(0)
+        .2;
+    let out = std::env::temp_dir().join(format!("texscope-landscape-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    for format in ["png", "exr"] {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_texscope"))
+            .args([
+                "export",
+                map.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .args(["--format", format])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{format}");
+    }
+    let file = |ext: &str| out.join(format!("Landscape.umap/Heightmap.{ext}"));
+    let (info, bytes) = common::read_png(&file("png"));
+    assert_eq!(
+        (info.width, info.height, info.bit_depth, info.color_type),
+        (64, 64, png::BitDepth::Sixteen, png::ColorType::Rgb)
+    );
+    let png_heights: Vec<u16> = bytes
+        .chunks_exact(6)
+        .map(|t| {
+            assert!(t[0..2] == t[2..4] && t[2..4] == t[4..6], "{t:?}");
+            u16::from_be_bytes([t[0], t[1]])
+        })
+        .collect();
+    assert_eq!(png_heights, want);
+    let img = exr::prelude::read_first_rgba_layer_from_file(
+        file("exr"),
+        |size, _| (size.0, vec![0f32; size.0 * size.1]),
+        |(w, px), pos, (r, g, b, _a): (f32, f32, f32, f32)| {
+            assert!(r == g && g == b);
+            px[pos.1 * *w + pos.0] = r
+        },
+    )
+    .unwrap();
+    let exr: &Vec<f32> = &img.layer_data.channel_data.pixels.1;
+    // EXR holds the unorm value as a float: height / 65535 (f32 holds every 16-bit step).
+    let back: Vec<u16> = exr.iter().map(|v| (v * 65535.0).round() as u16).collect();
+    assert_eq!(back, want);
+    let _ = std::fs::remove_dir_all(&out);
 }

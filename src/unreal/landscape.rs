@@ -370,6 +370,22 @@ pub(super) fn attach(
         heights_view(ctx, files, data_src, export, &provider, &mut tex);
         ctx.textures[t] = tex;
     }
+    for &(_, t) in textures {
+        let tex = &mut ctx.textures[t];
+        let said = tex.notes.iter().any(|n| n.contains(PROVIDER_CLASS));
+        if !said
+            && tex
+                .error
+                .as_deref()
+                .is_some_and(|m| m.starts_with(NO_PIXELS))
+        {
+            tex.notes.push(format!(
+                "no {PROVIDER_CLASS} of this package names the texture: the engine fills a \
+                 landscape heightmap from that export, which sits in the package holding the \
+                 landscape (its map, or its World Partition actor package)"
+            ));
+        }
+    }
 }
 
 fn mip_sizes(p: &Provider) -> String {
@@ -483,6 +499,14 @@ fn heights_view(
             }];
         }
         t.mips[i].location_note = format!("{note}, {PROVIDER_CLASS}");
+    }
+    if !t.mips.iter().any(|m| {
+        m.surfaces
+            .iter()
+            .any(|s| matches!(s, Storage::Range { .. } | Storage::Missing { .. }))
+    }) {
+        // Not one mip to read or to drop: the texture stays listed without pixels.
+        return;
     }
     t.format = crate::PixelFormat::RGBA16;
     t.error = None;
