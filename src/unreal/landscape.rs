@@ -34,8 +34,8 @@ pub const PROVIDER_CLASS: &str = "LandscapeTextureStorageProviderFactory";
 /// The error texture.rs gives a texture cooked with bSerializeMipData 0 starts with this.
 const NO_PIXELS: &str = "the texture is cooked without its pixels";
 
-/// Texels the export's mips may claim per axis: landscape heightmaps are at most a few thousand
-/// texels wide (a component's 2^n + 1 vertices, several components per texture).
+/// Mips a provider may list (and the bound on its two mip counts): a chain from the engine's
+/// largest texture (16384) down to 1x1 has 15.
 const MAX_MIPS: i32 = 16;
 
 /// LandscapeDataAccess.h: a height of 32768 is local height 0, and 128 steps are one unit
