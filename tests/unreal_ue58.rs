@@ -916,253 +916,261 @@ fn usmap_compressed_every_way_reads_as_the_uncompressed_one() {
 // which a wrong byte order, start value or row order would break); the UE 5.8 and UE 6.0 cooks
 // of the same project must give the same heights.
 
-fn ue60() -> PathBuf {
-    common::samples().join("unreal/cue4parse-fixtures/UE6_0")
-}
+#[cfg(feature = "landscape")]
+mod landscape_heightmaps {
+    use super::*;
 
-/// The UE 6.0 set's loose Landscape.umap ("Tagged" or "Unversioned"); the 6.0 containers are not
-/// read yet (MANIFEST), its `_extracted` copies are.
-fn ue60_map(form: &str) -> PathBuf {
-    ue60()
-        .join("_extracted/IoStore")
-        .join(form)
-        .join("CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap")
-}
+    fn ue60() -> PathBuf {
+        common::samples().join("unreal/cue4parse-fixtures/UE6_0")
+    }
 
-fn open_paths(paths: &[PathBuf]) -> Catalog {
-    let files = paths
-        .iter()
-        .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
-        .collect();
-    texscope::open(files, &texscope::OpenOptions::default())
-}
+    /// The UE 6.0 set's loose Landscape.umap ("Tagged" or "Unversioned"); the 6.0 containers are not
+    /// read yet (MANIFEST), its `_extracted` copies are.
+    fn ue60_map(form: &str) -> PathBuf {
+        ue60()
+            .join("_extracted/IoStore")
+            .join(form)
+            .join("CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap")
+    }
 
-/// Catalog index of Landscape.umap's `name` texture (the only map with textures in the set).
-fn landscape_index(c: &Catalog, name: &str) -> usize {
-    c.textures
-        .iter()
-        .position(|t| {
-            t.name == name
-                && (t.file.ends_with("Landscape.umap")
-                    || t.path
-                        .as_deref()
-                        .is_some_and(|p| p.ends_with("/Landscape.umap")))
-        })
-        .unwrap_or_else(|| panic!("{name} of Landscape.umap is not listed"))
-}
+    fn open_paths(paths: &[PathBuf]) -> Catalog {
+        let files = paths
+            .iter()
+            .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
+            .collect();
+        texscope::open(files, &texscope::OpenOptions::default())
+    }
 
-/// Every mip of the heightmap as (width, height, heights), checking the view's promise on each
-/// texel: height in R, G and B, alpha opaque.
-fn heightmap_mips(c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
-    let i = landscape_index(c, "Heightmap");
-    let t = &c.textures[i];
-    assert!(t.error.is_none(), "{:?}", t.error);
-    (0..t.mips.len())
-        .map(|m| {
-            let img = c.decode(i, m, 0, Default::default()).unwrap();
-            let Pixels::Rgba16(p) = &img.pixels else {
-                panic!("mip {m} is not 16-bit")
-            };
-            let h: Vec<u16> = p
-                .chunks_exact(4)
-                .map(|t| {
-                    assert!(t[0] == t[1] && t[1] == t[2] && t[3] == u16::MAX, "{t:?}");
-                    t[0]
-                })
-                .collect();
-            (img.width, img.height, h)
-        })
-        .collect()
-}
+    /// Catalog index of Landscape.umap's `name` texture (the only map with textures in the set).
+    fn landscape_index(c: &Catalog, name: &str) -> usize {
+        c.textures
+            .iter()
+            .position(|t| {
+                t.name == name
+                    && (t.file.ends_with("Landscape.umap")
+                        || t.path
+                            .as_deref()
+                            .is_some_and(|p| p.ends_with("/Landscape.umap")))
+            })
+            .unwrap_or_else(|| panic!("{name} of Landscape.umap is not listed"))
+    }
 
-fn meta<'a>(t: &'a texscope::Texture, key: &str) -> &'a str {
-    t.metadata
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-        .unwrap_or_else(|| panic!("no {key} in Info"))
-}
+    /// Every mip of the heightmap as (width, height, heights), checking the view's promise on each
+    /// texel: height in R, G and B, alpha opaque.
+    fn heightmap_mips(c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
+        let i = landscape_index(c, "Heightmap");
+        let t = &c.textures[i];
+        assert!(t.error.is_none(), "{:?}", t.error);
+        (0..t.mips.len())
+            .map(|m| {
+                let img = c.decode(i, m, 0, Default::default()).unwrap();
+                let Pixels::Rgba16(p) = &img.pixels else {
+                    panic!("mip {m} is not 16-bit")
+                };
+                let h: Vec<u16> = p
+                    .chunks_exact(4)
+                    .map(|t| {
+                        assert!(t[0] == t[1] && t[1] == t[2] && t[3] == u16::MAX, "{t:?}");
+                        t[0]
+                    })
+                    .collect();
+                (img.width, img.height, h)
+            })
+            .collect()
+    }
 
-/// The checks on one catalog's heightmap (module block comment says where each comes from).
-fn check_heightmap(label: &str, c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
-    let t = &c.textures[landscape_index(c, "Heightmap")];
-    assert_eq!((t.width, t.height, t.mips.len()), (64, 64, 7), "{label}");
-    assert_eq!(t.format, texscope::PixelFormat::RGBA16, "{label}");
-    let mips = heightmap_mips(c);
-    let sizes: Vec<(u32, u32)> = mips.iter().map(|m| (m.0, m.1)).collect();
-    let want: Vec<(u32, u32)> = (0..7).map(|k| (64 >> k, 64 >> k)).collect();
-    assert_eq!(sizes, want, "{label}");
-    let h0 = &mips[0].2;
-    let at = |x: usize, y: usize| h0[y * 64 + x] as i32;
-    // Separable: h(x, y) - h(0, y) == h(x, 0) - h(0, 0) within one step (rounding).
-    for y in 0..64 {
-        for x in 0..64 {
-            let dev = at(x, y) - at(0, y) - at(x, 0) + at(0, 0);
-            assert!(dev.abs() <= 1, "{label}: ({x}, {y}) deviates by {dev}");
+    fn meta<'a>(t: &'a texscope::Texture, key: &str) -> &'a str {
+        t.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("no {key} in Info"))
+    }
+
+    /// The checks on one catalog's heightmap (module block comment says where each comes from).
+    fn check_heightmap(label: &str, c: &Catalog) -> Vec<(u32, u32, Vec<u16>)> {
+        let t = &c.textures[landscape_index(c, "Heightmap")];
+        assert_eq!((t.width, t.height, t.mips.len()), (64, 64, 7), "{label}");
+        assert_eq!(t.format, texscope::PixelFormat::RGBA16, "{label}");
+        let mips = heightmap_mips(c);
+        let sizes: Vec<(u32, u32)> = mips.iter().map(|m| (m.0, m.1)).collect();
+        let want: Vec<(u32, u32)> = (0..7).map(|k| (64 >> k, 64 >> k)).collect();
+        assert_eq!(sizes, want, "{label}");
+        let h0 = &mips[0].2;
+        let at = |x: usize, y: usize| h0[y * 64 + x] as i32;
+        // Separable: h(x, y) - h(0, y) == h(x, 0) - h(0, 0) within one step (rounding).
+        for y in 0..64 {
+            for x in 0..64 {
+                let dev = at(x, y) - at(0, y) - at(x, 0) + at(0, 0);
+                assert!(dev.abs() <= 1, "{label}: ({x}, {y}) deviates by {dev}");
+            }
+        }
+        // Not flat: the heights span a good part of the 16-bit range.
+        let (lo, hi) = (*h0.iter().min().unwrap(), *h0.iter().max().unwrap());
+        assert!(hi - lo > 16384, "{label}: {lo}..{hi}");
+        // Mip 5 (2x2) is stored as BGRA8 and mip 0 delta-compressed (Info says which): the landscape's
+        // 2x2 mip keeps the component's four corner vertices, so they agree exactly.
+        assert!(
+            meta(t, "LandscapeTextureStorageProviderFactory mip 0").contains("delta-compressed")
+        );
+        assert!(meta(t, "LandscapeTextureStorageProviderFactory mip 5").contains("BGRA8"));
+        assert_eq!(
+            mips[5].2,
+            vec![at(0, 0), at(63, 0), at(0, 63), at(63, 63)]
+                .into_iter()
+                .map(|v| v as u16)
+                .collect::<Vec<_>>(),
+            "{label}"
+        );
+        // Info's min / max are mip 0's.
+        let mm = meta(t, "Height min / max");
+        assert!(mm.starts_with(&format!("{lo} / {hi} ")), "{label}: {mm}");
+        // The weightmap beside it still decodes as the engine's BGRA8.
+        let w = landscape_index(c, "Weightmap");
+        assert!(c.textures[w].error.is_none(), "{label}");
+        assert_eq!(c.decode(w, 0, 0, Default::default()).unwrap().width, 64);
+        mips
+    }
+
+    #[test]
+    fn landscape_heightmap_decodes_from_its_storage_provider() {
+        // UE 6.0, loose zen packages, both property forms (no .usmap: the provider's fields follow
+        // the properties and are found without walking them).
+        let tagged = check_heightmap("6.0 Tagged", &open_paths(&[ue60_map("Tagged")]));
+        let unversioned =
+            check_heightmap("6.0 Unversioned", &open_paths(&[ue60_map("Unversioned")]));
+        assert_eq!(tagged, unversioned);
+        // UE 5.8, through its containers: the same project's landscape, the same heights.
+        #[cfg(feature = "containers")]
+        for form in ["Tagged", "Unversioned"] {
+            let dir = set().join("IoStore").join(form).join("Uncompressed");
+            let c = open(files_in(&dir), form == "Tagged");
+            assert_eq!(
+                check_heightmap(&format!("5.8 {form}"), &c),
+                tagged,
+                "5.8 {form}"
+            );
         }
     }
-    // Not flat: the heights span a good part of the 16-bit range.
-    let (lo, hi) = (*h0.iter().min().unwrap(), *h0.iter().max().unwrap());
-    assert!(hi - lo > 16384, "{label}: {lo}..{hi}");
-    // Mip 5 (2x2) is stored as BGRA8 and mip 0 delta-compressed (Info says which): the landscape's
-    // 2x2 mip keeps the component's four corner vertices, so they agree exactly.
-    assert!(meta(t, "LandscapeTextureStorageProviderFactory mip 0").contains("delta-compressed"));
-    assert!(meta(t, "LandscapeTextureStorageProviderFactory mip 5").contains("BGRA8"));
-    assert_eq!(
-        mips[5].2,
-        vec![at(0, 0), at(63, 0), at(0, 63), at(63, 63)]
-            .into_iter()
-            .map(|v| v as u16)
-            .collect::<Vec<_>>(),
-        "{label}"
-    );
-    // Info's min / max are mip 0's.
-    let mm = meta(t, "Height min / max");
-    assert!(mm.starts_with(&format!("{lo} / {hi} ")), "{label}: {mm}");
-    // The weightmap beside it still decodes as the engine's BGRA8.
-    let w = landscape_index(c, "Weightmap");
-    assert!(c.textures[w].error.is_none(), "{label}");
-    assert_eq!(c.decode(w, 0, 0, Default::default()).unwrap().width, 64);
-    mips
-}
 
-#[test]
-fn landscape_heightmap_decodes_from_its_storage_provider() {
-    // UE 6.0, loose zen packages, both property forms (no .usmap: the provider's fields follow
-    // the properties and are found without walking them).
-    let tagged = check_heightmap("6.0 Tagged", &open_paths(&[ue60_map("Tagged")]));
-    let unversioned = check_heightmap("6.0 Unversioned", &open_paths(&[ue60_map("Unversioned")]));
-    assert_eq!(tagged, unversioned);
-    // UE 5.8, through its containers: the same project's landscape, the same heights.
-    #[cfg(feature = "containers")]
-    for form in ["Tagged", "Unversioned"] {
-        let dir = set().join("IoStore").join(form).join("Uncompressed");
-        let c = open(files_in(&dir), form == "Tagged");
-        assert_eq!(
-            check_heightmap(&format!("5.8 {form}"), &c),
-            tagged,
-            "5.8 {form}"
-        );
-    }
-}
-
-#[test]
-fn landscape_provider_damage_is_an_error_not_a_panic() {
-    let bytes = std::fs::read(ue60_map("Tagged")).unwrap();
-    // The provider's LandscapeGridScale in this map: (128, 128, 256) as f64 (read from the
-    // bytes); the i32 mip count follows it, mip 0's SizeX, SizeY, bCompressed after that.
-    let scale: Vec<u8> = [128f64, 128.0, 256.0]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let at = bytes
-        .windows(scale.len())
-        .position(|w| w == scale.as_slice())
-        .expect("the provider's grid scale")
-        + scale.len();
-    let open_bytes = |b: Vec<u8>| {
-        let src = texscope::io::BytesSource::shared("Landscape.umap", b);
-        texscope::open(vec![src], &texscope::OpenOptions::default())
-    };
-    for (field, offset, value) in [
-        ("mip count", 0, i32::MAX),
-        ("mip count", 0, -1),
-        ("mip 0 SizeX", 4, 1 << 30),
-        ("mip 0 bCompressed", 12, 7),
-        ("mip 0 data resource", 16, 9999),
-    ] {
+    #[test]
+    fn landscape_provider_damage_is_an_error_not_a_panic() {
+        let bytes = std::fs::read(ue60_map("Tagged")).unwrap();
+        // The provider's LandscapeGridScale in this map: (128, 128, 256) as f64 (read from the
+        // bytes); the i32 mip count follows it, mip 0's SizeX, SizeY, bCompressed after that.
+        let scale: Vec<u8> = [128f64, 128.0, 256.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let at = bytes
+            .windows(scale.len())
+            .position(|w| w == scale.as_slice())
+            .expect("the provider's grid scale")
+            + scale.len();
+        let open_bytes = |b: Vec<u8>| {
+            let src = texscope::io::BytesSource::shared("Landscape.umap", b);
+            texscope::open(vec![src], &texscope::OpenOptions::default())
+        };
+        for (field, offset, value) in [
+            ("mip count", 0, i32::MAX),
+            ("mip count", 0, -1),
+            ("mip 0 SizeX", 4, 1 << 30),
+            ("mip 0 bCompressed", 12, 7),
+            ("mip 0 data resource", 16, 9999),
+        ] {
+            let mut b = bytes.clone();
+            b[at + offset..at + offset + 4].copy_from_slice(&value.to_le_bytes());
+            let c = open_bytes(b);
+            let t = &c.textures[landscape_index(&c, "Heightmap")];
+            let e = t.error.as_deref().unwrap_or_default();
+            assert!(e.contains("without its pixels"), "{field} {value}: {e}");
+            assert!(
+                t.notes.iter().any(|n| n.contains("was not read")),
+                "{field} {value}: {:?}",
+                t.notes
+            );
+        }
+        // Without a provider export (its class index in the export map, the hash of its script
+        // path, zeroed): listed without pixels, with a note saying where they would be.
+        let class = texscope::unreal::script::script_index(
+            "/Script/Landscape.LandscapeTextureStorageProviderFactory",
+        )
+        .to_le_bytes();
+        // (The import map holds the same index: zero every occurrence.)
         let mut b = bytes.clone();
-        b[at + offset..at + offset + 4].copy_from_slice(&value.to_le_bytes());
+        let hits: Vec<usize> = (0..b.len() - 8).filter(|&k| b[k..k + 8] == class).collect();
+        assert!(!hits.is_empty(), "the class index");
+        for k in hits {
+            b[k..k + 8].fill(0);
+        }
         let c = open_bytes(b);
         let t = &c.textures[landscape_index(&c, "Heightmap")];
-        let e = t.error.as_deref().unwrap_or_default();
-        assert!(e.contains("without its pixels"), "{field} {value}: {e}");
+        assert!(t
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("without its pixels"));
         assert!(
-            t.notes.iter().any(|n| n.contains("was not read")),
-            "{field} {value}: {:?}",
+            t.notes.iter().any(|n| n.contains("names the texture")),
+            "{:?}",
             t.notes
         );
+        // Cut anywhere inside the package: listed with an error or refused, never a panic.
+        for len in (0..bytes.len()).step_by(997) {
+            let _ = open_bytes(bytes[..len].to_vec());
+        }
     }
-    // Without a provider export (its class index in the export map, the hash of its script
-    // path, zeroed): listed without pixels, with a note saying where they would be.
-    let class = texscope::unreal::script::script_index(
-        "/Script/Landscape.LandscapeTextureStorageProviderFactory",
-    )
-    .to_le_bytes();
-    // (The import map holds the same index: zero every occurrence.)
-    let mut b = bytes.clone();
-    let hits: Vec<usize> = (0..b.len() - 8).filter(|&k| b[k..k + 8] == class).collect();
-    assert!(!hits.is_empty(), "the class index");
-    for k in hits {
-        b[k..k + 8].fill(0);
-    }
-    let c = open_bytes(b);
-    let t = &c.textures[landscape_index(&c, "Heightmap")];
-    assert!(t
-        .error
-        .as_deref()
-        .unwrap_or_default()
-        .contains("without its pixels"));
-    assert!(
-        t.notes.iter().any(|n| n.contains("names the texture")),
-        "{:?}",
-        t.notes
-    );
-    // Cut anywhere inside the package: listed with an error or refused, never a panic.
-    for len in (0..bytes.len()).step_by(997) {
-        let _ = open_bytes(bytes[..len].to_vec());
-    }
-}
 
-#[test]
-fn landscape_heightmap_exports_as_16_bit_png_and_exr() {
-    // `texscope export` of the UE 6.0 map; the files are read back with the png and exr crates
-    // and must hold the heights the catalog decodes (`heightmap_mips`, held to the checks above).
-    let map = ue60_map("Tagged");
-    let want = heightmap_mips(&open_paths(std::slice::from_ref(&map)))
-        .swap_remove(0)
-        .2;
-    let out = std::env::temp_dir().join(format!("texscope-landscape-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    for format in ["png", "exr"] {
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_texscope"))
-            .args([
-                "export",
-                map.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ])
-            .args(["--format", format])
-            .status()
-            .unwrap();
-        assert!(status.success(), "{format}");
+    #[test]
+    fn landscape_heightmap_exports_as_16_bit_png_and_exr() {
+        // `texscope export` of the UE 6.0 map; the files are read back with the png and exr crates
+        // and must hold the heights the catalog decodes (`heightmap_mips`, held to the checks above).
+        let map = ue60_map("Tagged");
+        let want = heightmap_mips(&open_paths(std::slice::from_ref(&map)))
+            .swap_remove(0)
+            .2;
+        let out = std::env::temp_dir().join(format!("texscope-landscape-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        for format in ["png", "exr"] {
+            let status = std::process::Command::new(env!("CARGO_BIN_EXE_texscope"))
+                .args([
+                    "export",
+                    map.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ])
+                .args(["--format", format])
+                .status()
+                .unwrap();
+            assert!(status.success(), "{format}");
+        }
+        let file = |ext: &str| out.join(format!("Landscape.umap/Heightmap.{ext}"));
+        let (info, bytes) = common::read_png(&file("png"));
+        assert_eq!(
+            (info.width, info.height, info.bit_depth, info.color_type),
+            (64, 64, png::BitDepth::Sixteen, png::ColorType::Rgb)
+        );
+        let png_heights: Vec<u16> = bytes
+            .chunks_exact(6)
+            .map(|t| {
+                assert!(t[0..2] == t[2..4] && t[2..4] == t[4..6], "{t:?}");
+                u16::from_be_bytes([t[0], t[1]])
+            })
+            .collect();
+        assert_eq!(png_heights, want);
+        let img = exr::prelude::read_first_rgba_layer_from_file(
+            file("exr"),
+            |size, _| (size.0, vec![0f32; size.0 * size.1]),
+            |(w, px), pos, (r, g, b, _a): (f32, f32, f32, f32)| {
+                assert!(r == g && g == b);
+                px[pos.1 * *w + pos.0] = r
+            },
+        )
+        .unwrap();
+        let exr: &Vec<f32> = &img.layer_data.channel_data.pixels.1;
+        // EXR holds the unorm value as a float: height / 65535 (f32 holds every 16-bit step).
+        let back: Vec<u16> = exr.iter().map(|v| (v * 65535.0).round() as u16).collect();
+        assert_eq!(back, want);
+        let _ = std::fs::remove_dir_all(&out);
     }
-    let file = |ext: &str| out.join(format!("Landscape.umap/Heightmap.{ext}"));
-    let (info, bytes) = common::read_png(&file("png"));
-    assert_eq!(
-        (info.width, info.height, info.bit_depth, info.color_type),
-        (64, 64, png::BitDepth::Sixteen, png::ColorType::Rgb)
-    );
-    let png_heights: Vec<u16> = bytes
-        .chunks_exact(6)
-        .map(|t| {
-            assert!(t[0..2] == t[2..4] && t[2..4] == t[4..6], "{t:?}");
-            u16::from_be_bytes([t[0], t[1]])
-        })
-        .collect();
-    assert_eq!(png_heights, want);
-    let img = exr::prelude::read_first_rgba_layer_from_file(
-        file("exr"),
-        |size, _| (size.0, vec![0f32; size.0 * size.1]),
-        |(w, px), pos, (r, g, b, _a): (f32, f32, f32, f32)| {
-            assert!(r == g && g == b);
-            px[pos.1 * *w + pos.0] = r
-        },
-    )
-    .unwrap();
-    let exr: &Vec<f32> = &img.layer_data.channel_data.pixels.1;
-    // EXR holds the unorm value as a float: height / 65535 (f32 holds every 16-bit step).
-    let back: Vec<u16> = exr.iter().map(|v| (v * 65535.0).round() as u16).collect();
-    assert_eq!(back, want);
-    let _ = std::fs::remove_dir_all(&out);
 }

@@ -7,6 +7,7 @@ pub mod container;
 mod cursor;
 #[cfg(feature = "containers")]
 pub mod iostore;
+#[cfg(feature = "landscape")]
 pub mod landscape;
 pub mod package;
 #[cfg(feature = "containers")]
@@ -354,7 +355,10 @@ fn open_with(
         ctx.textures.push(t);
         found += 1;
     }
+    #[cfg(feature = "landscape")]
     landscape::attach(ctx, files, &pkg, &texture_exports);
+    #[cfg(not(feature = "landscape"))]
+    landscape_not_in_build(ctx, &pkg, &texture_exports);
     if let Some(c) = container {
         // Census "file" is the container the user gave; the package's path inside it is
         // `Texture::path` (census "path").
@@ -364,6 +368,35 @@ fn open_with(
         }
     }
     Ok(found)
+}
+
+/// Without the `landscape` feature (the page's first module): a package whose heightmap has its
+/// pixels in a LandscapeTextureStorageProviderFactory is a NotInBuild problem, so the page reopens
+/// it in the full module, which reads them (src/unreal/landscape.rs).
+#[cfg(not(feature = "landscape"))]
+fn landscape_not_in_build(ctx: &mut OpenContext, pkg: &Package, textures: &[(usize, usize)]) {
+    let provider = pkg
+        .exports
+        .iter()
+        .any(|e| e.class.as_deref() == Some("LandscapeTextureStorageProviderFactory"));
+    let without_pixels = textures.iter().any(|&(_, t)| {
+        ctx.textures[t]
+            .error
+            .as_deref()
+            .is_some_and(|m| m.contains("bSerializeMipData"))
+    });
+    if provider && without_pixels {
+        let e = Error::not_in_build(
+            "a landscape heightmap (LandscapeTextureStorageProviderFactory)",
+            "landscape",
+        );
+        let file = ctx.textures[textures[0].1].file.clone();
+        ctx.problems.push(FileProblem::new(
+            &file,
+            Some(Engine::Unreal),
+            &e.in_file(&file),
+        ));
+    }
 }
 
 fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
