@@ -1174,3 +1174,33 @@ mod landscape_heightmaps {
         let _ = std::fs::remove_dir_all(&out);
     }
 }
+
+/// Without the `landscape` feature, as in the page's core module: the map is named NotInBuild, so
+/// the page reopens it in the full module, and its heightmap stays listed without pixels. Run with
+/// `full`'s features less `landscape` (the CLI needs `containers`): `cargo test --test unreal_ue58
+/// --no-default-features --features brotli,codec-astc,codec-basis,codec-crunch,codec-pvrtc,zstd,\
+/// demos,usmap,compare,containers,oodle landscape`.
+#[cfg(not(feature = "landscape"))]
+#[test]
+fn landscape_heightmap_needs_the_full_module_without_the_feature() {
+    let map = common::samples().join(
+        "unreal/cue4parse-fixtures/UE6_0/_extracted/IoStore/Tagged/CUE4ParseFixtures/Content/\
+         Fixtures/Maps/Landscape.umap",
+    );
+    let src = Arc::new(FileSource::open(&map).unwrap()) as SourceRef;
+    let c = texscope::open(vec![src], &texscope::OpenOptions::default());
+    let p: Vec<_> = c
+        .problems
+        .iter()
+        .filter(|p| p.kind == texscope::io::ErrorKind::NotInBuild)
+        .collect();
+    assert_eq!(p.len(), 1, "{:?}", c.problems);
+    assert!(
+        p[0].error
+            .contains("LandscapeTextureStorageProviderFactory"),
+        "{:?}",
+        p[0]
+    );
+    let h = c.textures.iter().find(|t| t.name == "Heightmap").unwrap();
+    assert!(h.error.is_some());
+}
