@@ -46,7 +46,6 @@ export function createOpener(app) {
    * @param {(task: import('./tasks.js').Task) => Promise<File[]>} gather
    */
   async function openTask(gather) {
-    const before = { phase: store.state.phase, status: store.state.status };
     actions.setError('');
     try {
       await app.tasks.run('Reading the files…', 0, async (task) => {
@@ -57,7 +56,8 @@ export function createOpener(app) {
       });
     } catch (e) {
       if (!isCancel(e)) throw e;
-      actions.setPhase(before.phase === 'loading' ? (store.state.files.length ? 'ready' : 'empty') : before.phase);
+      // Back to what was open before (the error bar was cleared when the task began).
+      actions.setPhase(store.state.files.length ? 'ready' : 'empty');
       actions.setStatus('Opening cancelled');
     }
   }
