@@ -107,7 +107,7 @@ pub struct Catalog {
 pub struct Memo(Vec<(SourceRef, &'static str, std::rc::Rc<dyn std::any::Any>)>);
 
 /// What engine openers share while a catalog is built.
-pub struct OpenContext {
+pub struct OpenContext<'p> {
     pub sources: Vec<SourceRef>,
     /// Which user files an engine has taken (a file is read by at most one engine).
     pub claimed: Vec<bool>,
@@ -123,6 +123,9 @@ pub struct OpenContext {
     pub aes_keys: io::aes::Keys,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
+    /// How many of `heads` have been read: the first stage of [`OpenProgress`].
+    probed: usize,
+    progress: OpenProgress<'p>,
     memo: Memo,
 }
 
@@ -130,7 +133,7 @@ pub struct OpenContext {
 /// header probed (DDS with DX10, 148 bytes) fit, so opening costs one small read per file.
 pub const HEAD_LEN: u64 = 256;
 
-impl OpenContext {
+impl OpenContext<'_> {
     /// What `make` gives for (`key`, `tag`), made once per session: an earlier catalog's value
     /// when [`Catalog::add`] built this one, else made now and kept. Errors are not kept.
     pub fn memo<T: Clone + 'static>(
@@ -178,7 +181,10 @@ impl OpenContext {
         let cached = self.heads[i].as_ref().map_or(0, |h| h.len() as u64);
         if cached < n.min(len) {
             let h = io::read_up_to(self.sources[i].as_ref(), 0, n.max(HEAD_LEN), &self.limits)?;
-            self.heads[i] = Some(h);
+            if self.heads[i].replace(h).is_none() {
+                self.probed += 1;
+                (self.progress)(OpenStage::Probed, self.probed, self.heads.len());
+            }
         }
         let h = self.heads[i].as_deref().unwrap_or_default();
         Ok(h[..h.len().min(usize::try_from(n).unwrap_or(usize::MAX))].to_vec())
@@ -222,10 +228,31 @@ const OPENERS: &[EngineOpener] = &[
 /// Opens a set of files (one drop, or several drops together) and lists their textures.
 /// Never fails as a whole: a bad file becomes a [`FileProblem`], the others stay usable.
 pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
-    open_with(sources, options, Memo::default())
+    open_with(sources, options, Memo::default(), &mut |_, _, _| {})
 }
 
-fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Catalog {
+/// Told as a catalog is built: (stage, done, total). The first engines' probes read each file's
+/// first bytes once ([`OpenStage::Probed`], one call a file: thousands of small files spend most
+/// of their open there), then each engine's pass reads and parses what it claims
+/// ([`OpenStage::Engines`], one call a pass: a container's index is read in the Unreal pass). The
+/// page's drop shows both as done of total.
+pub type OpenProgress<'a> = &'a mut dyn FnMut(OpenStage, usize, usize);
+
+/// The stages of [`OpenProgress`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenStage {
+    /// Files whose first bytes were read, of the files opened.
+    Probed,
+    /// Engine passes done, of the engines.
+    Engines,
+}
+
+fn open_with(
+    sources: Vec<SourceRef>,
+    options: &OpenOptions,
+    memo: Memo,
+    progress: OpenProgress,
+) -> Catalog {
     let n = sources.len();
     let mut ctx = OpenContext {
         sources,
@@ -239,10 +266,13 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
         #[cfg(feature = "containers")]
         aes_keys: options.aes_keys.clone(),
         heads: vec![None; n],
+        probed: 0,
+        progress,
         memo,
     };
-    for opener in OPENERS {
+    for (k, opener) in OPENERS.iter().enumerate() {
         opener(&mut ctx);
+        (ctx.progress)(OpenStage::Engines, k + 1, OPENERS.len());
     }
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
@@ -272,9 +302,14 @@ impl Catalog {
     /// Opens these files together with the ones already open (a sibling dropped later completes
     /// textures that waited for it). Containers already read and decompressed are reused.
     pub fn add(&self, more: Vec<SourceRef>) -> Catalog {
+        self.add_with_progress(more, &mut |_, _, _| {})
+    }
+
+    /// [`Catalog::add`], telling `progress` how far it is ([`OpenProgress`]).
+    pub fn add_with_progress(&self, more: Vec<SourceRef>, progress: OpenProgress) -> Catalog {
         let mut all: Vec<SourceRef> = self.sources[..self.user_sources].to_vec();
         all.extend(more);
-        open_with(all, &self.options, self.memo.clone())
+        open_with(all, &self.options, self.memo.clone(), progress)
     }
 
     pub fn user_files(&self) -> &[SourceRef] {

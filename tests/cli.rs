@@ -691,13 +691,8 @@ mod unity_fixtures;
 
 use unity_fixtures::{sparse_unity, SPARSE_SIDE};
 
-/// The CLI run with TEXSCOPE_STATS=1; it must succeed.
-fn with_stats(args: &[&str]) -> Output {
-    let out = bin()
-        .args(args)
-        .env("TEXSCOPE_STATS", "1")
-        .output()
-        .unwrap();
+/// `out` of a run that must have succeeded (else its stderr is the failure's message).
+fn succeeded(out: Output) -> Output {
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -705,6 +700,17 @@ fn with_stats(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// The CLI run with TEXSCOPE_STATS=1; it must succeed.
+fn with_stats(args: &[&str]) -> Output {
+    succeeded(
+        bin()
+            .args(args)
+            .env("TEXSCOPE_STATS", "1")
+            .output()
+            .unwrap(),
+    )
 }
 
 /// (read_bytes, peak_rss_kib) from the `texscope stats:` line of stderr.
@@ -1761,4 +1767,164 @@ fn containers_take_aes_keys() {
         "T_BC1 is 64x64 (MANIFEST)"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Three folders of the standard DDS fixtures (several folder groups, so the bar moves more than
+/// once), and a NEW build for `diff` with one folder's first fixture removed.
+fn progress_fixtures(tag: &str) -> (PathBuf, PathBuf, usize) {
+    let root = temp_dir(tag);
+    let set = standard_set();
+    let (old, new) = (root.join("old"), root.join("new"));
+    for side in [&old, &new] {
+        for sub in ["a", "b", "c"] {
+            let d = side.join(sub);
+            std::fs::create_dir_all(&d).unwrap();
+            write_fixtures(&d, &set);
+        }
+    }
+    std::fs::remove_file(new.join("a").join(&set[0].file)).unwrap();
+    (old, new, 3 * set.len())
+}
+
+/// The files under `dir`, recursively.
+fn count_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let p = e.path();
+            if p.is_dir() {
+                count_files(&p)
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn piped_output_has_no_progress_and_quiet_changes_nothing_else() {
+    // Issue 34: the bar is drawn only on a terminal. Here stdout and stderr are pipes, so each
+    // command's output must be the same with and without --quiet, byte for byte, and stderr must
+    // hold no bar (indicatif draws with \r and escape sequences; the bar says "files ·").
+    let (old, new, n) = progress_fixtures("progress-piped");
+    let (old_s, new_s) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let out_dir = old.parent().unwrap().join("out");
+    let out_s = out_dir.to_str().unwrap();
+    let commands: [Vec<&str>; 3] = [
+        vec!["census", old_s],
+        vec!["diff", old_s, new_s],
+        vec!["export", old_s, "--out", out_s],
+    ];
+    for args in commands {
+        // Each run exports into an empty folder, so its last line is the same.
+        let go = |extra: &[&str]| {
+            let _ = std::fs::remove_dir_all(&out_dir);
+            run(&[&args[..], extra].concat())
+        };
+        let (plain, quiet, short) = (go(&[]), go(&["--quiet"]), go(&["-q"]));
+        for o in [&plain, &quiet, &short] {
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !err.contains('\r') && !err.contains('\x1b') && !err.contains("files ·"),
+                "{args:?}: {err}"
+            );
+        }
+        assert_eq!(plain.stdout, quiet.stdout, "{args:?}");
+        assert_eq!(plain.stdout, short.stdout, "{args:?}");
+        assert_eq!(plain.stderr, quiet.stderr, "{args:?}");
+        if args[0] == "census" {
+            // One census line per texture: every fixture is one texture (dds_fixtures).
+            assert_eq!(plain.stdout.iter().filter(|&&b| b == b'\n').count(), n);
+        }
+        if args[0] == "export" {
+            // The last line still counts what was written: one PNG per fixture (mip 0, slice 0;
+            // every standard fixture is a 2D texture with one surface a mip).
+            assert_eq!(count_files(&out_dir), n);
+            let err = String::from_utf8_lossy(&quiet.stderr);
+            let last = err.lines().last().unwrap_or_default();
+            assert_eq!(
+                last,
+                format!("texscope: wrote {n} file(s) to {out_s}"),
+                "{err}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(old.parent().unwrap());
+}
+
+/// `script` from util-linux, which runs a command on a pseudo-terminal; None where it is missing.
+fn script_bin() -> Option<PathBuf> {
+    ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// What `texscope ARGS` writes to a terminal's stderr (stdout goes to /dev/null), run under
+/// `script -qec` so stderr is a pseudo-terminal.
+fn on_terminal(script: &Path, args: &[&str]) -> String {
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let line = std::iter::once(env!("CARGO_BIN_EXE_texscope"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let out = Command::new(script)
+        .args(["-qec", &format!("{line} >/dev/null"), "/dev/null"])
+        .env("TERM", "xterm")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&succeeded(out).stdout).into_owned()
+}
+
+#[test]
+fn a_terminal_gets_the_bar_and_quiet_leaves_it_out() {
+    let Some(script) = script_bin() else {
+        eprintln!("skipped: no `script` (util-linux) to run texscope on a pseudo-terminal");
+        return;
+    };
+    let (old, new, n) = progress_fixtures("progress-tty");
+    let (old_s, new_s) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let out_dir = old.parent().unwrap().join("out");
+    let out_s = out_dir.to_str().unwrap();
+    // `--jobs 1`: the groups finish one after another, so the bar is drawn between them.
+    let commands: [Vec<&str>; 3] = [
+        vec!["census", "--jobs", "1", old_s],
+        vec!["diff", "--jobs", "1", old_s, new_s],
+        vec!["export", "--jobs", "1", old_s, "--out", out_s],
+    ];
+    for args in commands {
+        let tty = on_terminal(&script, &args);
+        // The bar's own words (src/bin/texscope/progress.rs): files done of all the files found.
+        let files = if args[0] == "diff" { 2 * n - 1 } else { n };
+        assert!(
+            tty.contains(&format!("/{files} files · ")),
+            "{args:?}: {tty:?}"
+        );
+        assert!(
+            tty.contains(" read · ") && tty.contains("/s · "),
+            "{args:?}: {tty:?}"
+        );
+        if args[0] == "export" {
+            // Cleared at the end: the last line is the command's own count.
+            let last = tty.rsplit(['\r', '\n']).find(|l| !l.trim().is_empty());
+            assert!(
+                last.is_some_and(|l| l.contains(&format!("texscope: wrote {n} file(s)"))),
+                "{tty:?}"
+            );
+        }
+        let quiet = on_terminal(&script, &[&args[..], &["--quiet"]].concat());
+        assert!(
+            !quiet.contains("files ·") && !quiet.contains('\x1b'),
+            "{args:?}: {quiet:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(old.parent().unwrap());
 }

@@ -179,8 +179,12 @@ export function createActions(store) {
     fail: (message) => commit('fail', { error: message, status: '', phase: 'error' }),
     /** Lines of the address's notice (parameters dropped, views not there). @param {string[]} notices */
     setNotices: (notices) => commit('setNotices', { notices }),
-    /** @param {number} done @param {number} total @param {string} text */
-    progress: (done, total, text) => commit('progress', { progress: { done, total, text } }),
+    /**
+     * The header's progress bar: done of total (0: not known yet); `cancellable`: its Cancel shows
+     * (a task of services/tasks.js).
+     * @param {number} done @param {number} total @param {string} text @param {boolean} [cancellable]
+     */
+    progress: (done, total, text, cancellable = false) => commit('progress', { progress: { done, total, text, cancellable } }),
     endProgress: () => commit('endProgress', { progress: null }),
     /** @param {import('./types').ShareNeed | null} need */
     setShareNeed: (need) => commit('setShareNeed', { shareNeed: need }),

@@ -18,6 +18,7 @@ import { createSources } from './services/sources.js';
 import { createQuery } from './services/query.js';
 import { createCompare } from './services/compare.js';
 import { createKeys } from './services/keys.js';
+import { createTasks } from './services/tasks.js';
 import { createStatus } from './views/status.js';
 import { createViewport } from './views/viewport.js';
 import { attachGestures } from './views/gestures.js';
@@ -57,6 +58,7 @@ const app = /** @type {import('./types').App} */ (/** @type {unknown} */ ({ stor
 // Views subscribe in this order, which is the order they are told of a change: the status first,
 // then the viewport (layout, then paint), then what describes the image.
 createStatus(app);
+app.tasks = createTasks(app);
 app.gpuPath = createGpuPath(app);
 app.viewport = createViewport(app);
 app.inspector = createInspector(app);

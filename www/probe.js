@@ -18,6 +18,10 @@ export const probe = {
   decodeDelay: 0,
   /** Test hook: a pause after each texture of a ZIP export (to see the progress bar and cancel). */
   exportDelay: 0,
+  /** Test hook: ms the worker holds each engine pass of an open (www/worker.js holdFor). */
+  openDelay: 0,
+  /** Test hook: a pause after each batch of the Builds classification. */
+  buildsDelay: 0,
   /** Opening files keeps the stages the open began for the selection that follows. */
   keepStages: false,
 

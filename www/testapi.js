@@ -2,7 +2,7 @@
 // drive and read the page through it; every method reads the store or calls the modules' own API.
 import { displayBytes } from './lib/display.js';
 import { parseShare } from './lib/share-hash.js';
-import { walkEntries, relPath } from './lib/walk.js';
+import { relPath } from './lib/walk.js';
 import { thumbMip } from './lib/thumbs.js';
 import { probe } from './probe.js';
 import { $ } from './util.js';
@@ -241,14 +241,29 @@ export function createTestApi(app) {
     // Walks FileSystemEntry-like objects as a folder drop does and opens what it finds.
     /** @param {any[]} entries */
     async openEntries(entries) {
-      const files = await walkEntries(entries);
-      await app.opener.openFiles(files);
+      const files = await app.opener.openEntries(entries);
       return files.map((f) => f.name);
     },
     // Test hook: a pause after each texture of a ZIP export, to see the progress bar and cancel.
     /** @param {number} ms */
     setExportDelay(ms) {
       probe.exportDelay = ms;
+    },
+    // Test hooks: ms the worker holds each engine pass of an open; a pause after each batch of
+    // the Builds classification (to see the progress bar mid-task and cancel).
+    /** @param {number} ms */
+    setOpenDelay(ms) {
+      probe.openDelay = ms;
+    },
+    /** @param {number} ms */
+    setBuildsDelay(ms) {
+      probe.buildsDelay = ms;
+    },
+    // The progress bar as shown: label, done of total, whether Cancel shows; null when hidden.
+    progress() {
+      if ($('progress').hidden) return null;
+      const bar = /** @type {HTMLProgressElement} */ ($('progress-bar'));
+      return { text: $('progress-label').textContent, done: bar.hasAttribute('value') ? bar.value : null, total: bar.max, cancellable: !$('progress-cancel').hidden };
     },
     // A promise of the link (local files are fingerprinted first).
     shareLink() {

@@ -227,7 +227,8 @@ export interface OpenedFiles {
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
   /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. `keys`: AES keys to add first (a restarted or pool worker). */
-  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; keys?: string[] }; res: CatalogReply };
+  /** `slow`: a test hook (probe.openDelay), ms the worker holds each step of the open. */
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; keys?: string[]; slow?: number }; res: CatalogReply };
   /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
   aesKey: { req: { key: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
@@ -267,6 +268,8 @@ export interface WorkerReply {
   error?: string;
   /** The wasm instance trapped: the worker is unusable. */
   fatal?: boolean;
+  /** Not the reply yet: a step of the request still running, [done, total, stage]. */
+  progress?: [number, number, number];
 }
 
 export type Channels = { r: boolean; g: boolean; b: boolean; a: boolean };
@@ -455,7 +458,8 @@ export interface State {
   error: string;
   status: string;
   notices: string[];
-  progress: { done: number; total: number; text: string } | null;
+  /** The header's progress bar: done of total (0: not known yet), Cancel shown when cancellable. */
+  progress: { done: number; total: number; text: string; cancellable: boolean } | null;
   shareNeed: ShareNeed | null;
   srcNote: string | null;
   help: boolean;
@@ -510,6 +514,7 @@ export interface App {
   opener: import('./services/open.js').Opener;
   share: import('./services/share.js').Share;
   exports: import('./services/export.js').Exports;
+  tasks: import('./services/tasks.js').Tasks;
   demos: import('./services/demos.js').Demos;
   sources: import('./services/sources.js').Sources;
   compare: import('./services/compare.js').Compare;

@@ -4,12 +4,17 @@
 /** @typedef {import('./types').WorkerCalls} WorkerCalls */
 /** @typedef {import('./types').Op} Op */
 /** @typedef {import('./types').OpenedFiles} OpenedFiles */
+/**
+ * What a long request tells while it runs (www/worker.js): done of total, and for `add` the stage
+ * (0: files whose first bytes were read, 1: engine passes).
+ * @typedef {(done: number, total: number, stage: number) => void} Progress
+ */
 
 export class WorkerClient {
   /** @type {Worker | null} */
   #worker = null;
   #nextId = 1;
-  /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void }>} */
+  /** @type {Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void, onProgress?: Progress }>} */
   #pending = new Map();
   /** @type {() => OpenedFiles} */
   #source;
@@ -30,9 +35,11 @@ export class WorkerClient {
     const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     this.#worker = worker;
     worker.onmessage = (ev) => {
-      const { id, ok, value, error, fatal } = /** @type {import('./types').WorkerReply} */ (ev.data);
+      const { id, ok, value, error, fatal, progress } = /** @type {import('./types').WorkerReply} */ (ev.data);
       const p = this.#pending.get(id);
       if (!p) return;
+      // A step of a request still running (the worker posts it from inside the wasm call).
+      if (progress) { p.onProgress?.(progress[0], progress[1], progress[2]); return; }
       this.#pending.delete(id);
       if (ok) p.resolve(value);
       else p.reject(new Error(error));
@@ -52,26 +59,43 @@ export class WorkerClient {
     };
   }
 
-  /** @param {string} message */
-  #failAll(message) {
-    for (const p of this.#pending.values()) p.reject(new Error(message));
+  /** @param {string} message @param {Error} [error] the error to reject with (default: an Error of `message`) */
+  #failAll(message, error) {
+    for (const p of this.#pending.values()) p.reject(error ?? new Error(message));
     this.#pending.clear();
   }
 
   /**
-   * Sends `req` and resolves with the worker's answer (rejects with its error).
+   * Stops whatever the worker is doing (a long open runs inside one wasm call, which no message
+   * can interrupt): ends the worker, rejects what waited on it with an AbortError, and lets the
+   * next request start a fresh worker, which first reopens what `source()` says is open - the
+   * files from before the cancelled request, since the store adds a drop's files only once its
+   * catalog came back.
+   */
+  cancel() {
+    if (!this.#worker) return;
+    this.#worker.terminate();
+    this.#worker = null;
+    this.#reopened = Promise.resolve();
+    this.#failAll('cancelled', new DOMException('cancelled', 'AbortError'));
+  }
+
+  /**
+   * Sends `req` and resolves with the worker's answer (rejects with its error). `onProgress`
+   * hears the steps of a long request (`add`: the engines' passes over the files).
    * @template {Op} K
    * @param {{ op: K } & WorkerCalls[K]['req']} req
+   * @param {Progress} [onProgress]
    * @returns {Promise<WorkerCalls[K]['res']>}
    */
-  call(req) {
+  call(req, onProgress) {
     const fresh = !this.#worker;
     if (fresh) this.#start();
-    /** @param {object} r @returns {Promise<WorkerCalls[K]['res']>} */
-    const send = (r) => new Promise((resolve, reject) => {
+    /** @param {object} r @param {Progress} [heard] @returns {Promise<WorkerCalls[K]['res']>} */
+    const send = (r, heard) => new Promise((resolve, reject) => {
       const id = this.#nextId++;
       // The worker answers request `op` with WorkerCalls[op]['res'] (www/worker.js).
-      this.#pending.set(id, { resolve: (v) => resolve(/** @type {WorkerCalls[K]['res']} */ (v)), reject });
+      this.#pending.set(id, { resolve: (v) => resolve(/** @type {WorkerCalls[K]['res']} */ (v)), reject, onProgress: heard });
       /** @type {Worker} */ (this.#worker).postMessage({ ...r, id });
     });
     // A fresh worker after a crash has lost the files: reopen them first. Requests made meanwhile
@@ -81,8 +105,8 @@ export class WorkerClient {
     if (fresh && files.length) {
       const reopen = send({ op: 'add', files, paths, profile, unityVersion, keys });
       this.#reopened = reopen.then(() => undefined, () => undefined);
-      return reopen.then(() => send(req));
+      return reopen.then(() => send(req, onProgress));
     }
-    return this.#reopened.then(() => send(req));
+    return this.#reopened.then(() => send(req, onProgress));
   }
 }

@@ -58,14 +58,24 @@ function takePanicSafe() {
   try { return wasm.takePanic(); } catch { return null; }
 }
 
-async function switchToFull() {
+/**
+ * How far an open is, as Session.add tells it: stage 0 = files whose first bytes were read, 1 =
+ * engine passes; done of total.
+ * @typedef {(stage: number, done: number, total: number) => void} Step
+ */
+
+/**
+ * Rebuilds the session in the full module. `step`, when given, hears each file set's reopening.
+ * @param {Step} [step]
+ */
+async function switchToFull(step) {
   const mod = await import('./pkg-full/texscope.js');
   // The relaxed-SIMD build where the engine has it (www/wasm-build.js).
   memory = (await mod.default(fullModuleInit())).memory;
   const next = new mod.Session();
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
-  for (const { files, paths } of opened) next.add(files, paths?.join('\0'));
+  for (const { files, paths } of opened) next.add(files, paths?.join('\0'), step);
   session?.free();
   session = next;
   wasm = mod;
@@ -115,11 +125,12 @@ function requireBuilds() {
 /**
  * Every texture and problem of the files open so far, and `needsKey`: the encrypted containers
  * no key given so far opens (only the full module reads containers; the core one reports them
- * NotInBuild, which switches to the full one here).
+ * NotInBuild, which switches to the full one here). `step` hears the reopening's progress.
+ * @param {Step} [step]
  * @returns {Promise<Out>}
  */
-async function catalog() {
-  if (!full && live().needsFull()) await switchToFull();
+async function catalog(step) {
+  if (!full && live().needsFull()) await switchToFull(step);
   const s = live();
   const needsKey = full ? (await needFull()).session.needsKey() : [];
   return { value: { textures: s.textures(), problems: s.problems(), needsKey } };
@@ -135,6 +146,16 @@ async function addKeys(keys) {
   for (const k of keys) s.addAesKey(k);
 }
 
+/**
+ * Test hook (probe.openDelay): holds this thread for `ms`, as a slow open would, so a test sees
+ * the progress bar mid-open and cancels it (the page's Cancel ends this worker).
+ * @param {number} ms
+ */
+function holdFor(ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) { /* busy: the wasm call this stands for blocks the same way */ }
+}
+
 /** The session (made before any request runs). */
 const live = () => /** @type {import('./pkg/texscope.js').Session} */ (session);
 
@@ -148,9 +169,24 @@ async function run(req) {
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
       await addKeys(req.keys);
       // (live(): the keys may have moved the session to the full module.)
-      live().add(req.files, req.paths?.join('\0')); // NUL-joined: see Session.add
-      opened.push({ files: req.files, paths: req.paths });
-      return catalog();
+      {
+        // Each engine's pass posts done of total to the page while the wasm call runs; a container
+        // the core module cannot read is read again by the full module (catalog), which posts its
+        // own passes.
+        // Posted at most every 50 ms within a stage (a file's probe is a call: thousands).
+        let last = { stage: -1, time: 0 };
+        /** @type {Step} */
+        const step = (stage, done, total) => {
+          const now = performance.now();
+          if (stage === last.stage && done < total && now - last.time < 50) return;
+          last = { stage, time: now };
+          scope.postMessage({ id: req.id, progress: [done, total, stage] });
+          if (req.slow && stage === 1) holdFor(req.slow);
+        };
+        live().add(req.files, req.paths?.join('\0'), step); // NUL-joined: see Session.add
+        opened.push({ files: req.files, paths: req.paths });
+        return catalog(step);
+      }
     case 'profile':
       session.setFrostbiteProfile(req.profile);
       profile = req.profile;

@@ -17,6 +17,8 @@ mod diff;
 mod export;
 #[path = "texscope/jobs.rs"]
 mod jobs;
+#[path = "texscope/progress.rs"]
+mod progress;
 #[path = "texscope/stats.rs"]
 mod stats;
 #[path = "texscope/write.rs"]
@@ -59,6 +61,9 @@ Each command also takes --frostbite-profile NAME: the table Frostbite format ord
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
+census, info, export and diff draw a progress bar on stderr when it is a terminal (files done of
+total, textures, bytes read and their rate, time left); --quiet (-q) leaves it out. Piped or
+redirected stderr never gets one.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
   any command: --aes-key KEY       an AES-256 key for encrypted Unreal containers (.pak, .utoc):
@@ -122,6 +127,8 @@ struct Request {
     options: OpenOptions,
     /// Folder groups opened at once (`--jobs N`; one per core by default).
     jobs: usize,
+    /// `--quiet`: no progress bar even on a terminal.
+    quiet: bool,
 }
 
 fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
@@ -136,6 +143,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut format = None;
     let mut cross = false;
     let mut jobs = None;
+    let mut quiet = false;
     let mut it = rest.iter();
     let number = |flag: &str, v: Option<&String>| -> std::result::Result<u32, String> {
         let v = v.ok_or(format!("{flag} needs a number"))?;
@@ -161,6 +169,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
             "--cube-cross" => cross = true,
+            "--quiet" | "-q" => quiet = true,
             "--jobs" => match number("--jobs", it.next())? {
                 0 => return Err("--jobs needs at least 1".into()),
                 n => jobs = Some(n as usize),
@@ -279,6 +288,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         paths,
         options,
         jobs,
+        quiet,
     })
 }
 
@@ -554,7 +564,7 @@ fn report(command: &Command, cat: &Catalog, errors: &[(String, String)]) -> Grou
 }
 
 /// `texscope diff OLD NEW`: exit 0 whatever differs; 2 when OLD or NEW does not exist.
-fn run_diff(paths: &[PathBuf], options: &OpenOptions, jobs: usize) -> ExitCode {
+fn run_diff(paths: &[PathBuf], options: &OpenOptions, jobs: usize, quiet: bool) -> ExitCode {
     for p in paths {
         if !p.exists() {
             eprintln!("texscope: {}: no such file or folder", p.display());
@@ -563,7 +573,9 @@ fn run_diff(paths: &[PathBuf], options: &OpenOptions, jobs: usize) -> ExitCode {
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = diff::run(&paths[0], &paths[1], options, jobs, &mut out).and_then(|_| out.flush());
+    let show = progress::wanted(quiet);
+    let result =
+        diff::run(&paths[0], &paths[1], options, jobs, show, &mut out).and_then(|_| out.flush());
     stats::report();
     exit_code(result)
 }
@@ -636,6 +648,7 @@ fn main() -> ExitCode {
         paths,
         options,
         jobs,
+        quiet,
     } = match parse_args(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -644,6 +657,7 @@ fn main() -> ExitCode {
         }
     };
     let (groups, path_errors, rel) = collect(&paths);
+    let files: u64 = groups.values().map(|g| g.len() as u64).sum();
     if let Command::Export(settings) = &command {
         let settings = Settings {
             limits: options.limits.clone(),
@@ -662,11 +676,13 @@ fn main() -> ExitCode {
                 files,
             })
             .collect();
+        let bar = progress::Progress::new(progress::wanted(quiet), files, "images");
         let done = std::fs::create_dir_all(&settings.out).and_then(|_| {
-            export::run(&groups, &settings, jobs, |files| {
+            export::run(&groups, &settings, jobs, &bar, |files| {
                 open_group(files, &options)
             })
         });
+        bar.finish();
         stats::report();
         return match done {
             Ok(o) => {
@@ -689,17 +705,23 @@ fn main() -> ExitCode {
         };
     }
     if let Command::Diff = command {
-        return run_diff(&paths, &options, jobs);
+        return run_diff(&paths, &options, jobs, quiet);
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let empty = open(Vec::new(), &OpenOptions::default());
     let first = report(&command, &empty, &path_errors);
     let groups: Vec<(&PathBuf, &Vec<PathBuf>)> = groups.iter().collect();
+    let show = progress::wanted(quiet);
+    let bar = progress::Progress::new(show, files, "textures");
     let mut result = Ok(());
     let mut sink = |g: GroupOutput| {
-        let _ = std::io::stderr().write_all(&g.stderr);
-        result = out.write_all(&g.stdout);
+        bar.eprint(&g.stderr);
+        // With a bar, stdout may be the same terminal: the lines go out while it is off screen.
+        result = bar.suspend(|| {
+            out.write_all(&g.stdout)
+                .and_then(|_| if show { out.flush() } else { Ok(()) })
+        });
         result.is_ok()
     };
     if sink(first) {
@@ -709,6 +731,7 @@ fn main() -> ExitCode {
             |i| {
                 let (dir, files) = groups[i];
                 let (mut cat, errors) = open_group(files, &options);
+                bar.add(files.len() as u64, cat.textures.len() as u64);
                 // Each folder of packages is opened with every .usmap of the run (`collect`), so
                 // what is said of a .usmap (ignored, unreadable) is said once, by its own folder's
                 // group, not once per folder (102 lines for the UE 5.8 set's 34 containers).
@@ -724,6 +747,7 @@ fn main() -> ExitCode {
             sink,
         );
     }
+    bar.finish();
     let result = result.and_then(|_| out.flush());
     stats::report();
     exit_code(result)

@@ -344,10 +344,15 @@ impl Session {
     /// dropped folder (`sub/x.dds`; what census `file` then says and exports mirror), the paths
     /// joined by NUL (which no file name holds: one string crosses into wasm with less glue than
     /// an array, and the core module is at its size budget); else each file goes by its name.
+    /// `progress`, when given, is called with (stage, done, total) as the open goes
+    /// (`OpenProgress`; stage 0: files whose first bytes were read, 1: engine passes): the worker
+    /// posts it to the page's progress bar while this call still runs (the page stays free; its
+    /// Cancel ends the worker).
     pub fn add(
         &mut self,
         files: Vec<File>,
         paths: Option<String>,
+        progress: Option<js_sys::Function>,
     ) -> std::result::Result<(), JsError> {
         let mut more: Vec<SourceRef> = Vec::with_capacity(files.len());
         let mut paths = paths.as_deref().map(|p| p.split('\0'));
@@ -358,7 +363,18 @@ impl Session {
             #[allow(clippy::arc_with_non_send_sync)]
             more.push(Arc::new(src));
         }
-        self.catalog = self.catalog.add(more);
+        self.catalog = self
+            .catalog
+            .add_with_progress(more, &mut |stage, done, total| {
+                if let Some(f) = &progress {
+                    let stage = match stage {
+                        crate::OpenStage::Probed => 0,
+                        crate::OpenStage::Engines => 1,
+                    };
+                    // A throwing callback only loses a progress step; the open goes on.
+                    let _ = f.call3(&JsValue::NULL, &stage.into(), &done.into(), &total.into());
+                }
+            });
         Ok(())
     }
 

@@ -6,6 +6,8 @@
 // bytes (no decode) in batches, so the list fills in while the user looks.
 import { firstPresentMip } from '../util.js';
 import { pathOf } from '../lib/walk.js';
+import { probe } from '../probe.js';
+import { isCancel } from './tasks.js';
 
 /** @typedef {import('../types').CompareSide} CompareSide */
 /** @typedef {import('../types').CompareTarget} CompareTarget */
@@ -137,25 +139,50 @@ export function createCompare(app) {
 
   /**
    * Opens an OLD and a NEW set of files in the worker, lists their pairs, then classifies them in
-   * batches (stored bytes only). Resolves when every pair is classified.
+   * batches (stored bytes only), as a task on the progress bar (services/tasks.js): pairs
+   * classified of all. Cancel during the open ends the worker (one wasm call; the next request
+   * gets a fresh worker with the open files); during the classification it stops after the batch
+   * under way, the pairs classified so far staying listed. Resolves when every pair is classified
+   * or the task is cancelled.
    * `keys`: AES keys typed for these builds; the keys that opened containers in the main view are
    * given too. Keys go to the worker only (never the store).
    * @param {File[]} oldFiles @param {File[]} newFiles @param {string} oldName @param {string} newName @param {string[]} [keys]
    */
   async function openBuilds(oldFiles, newFiles, oldName, newName, keys = []) {
     const my = ++buildsSeq;
-    actions.setStatus(`Opening two builds (${oldFiles.length} + ${newFiles.length} files)…`);
-    const { pairs, problems, needsKey } = await client.call({
-      op: 'builds', old: oldFiles, oldNames: oldFiles.map(buildName), new: newFiles, newNames: newFiles.map(buildName),
-      keys: [...(app.keys?.keys() ?? []), ...keys],
-    });
-    if (my !== buildsSeq) return;
-    actions.buildsOpened({ pairs: pairs.map((p) => ({ ...p, changes: [], error: null })), problems, needsKey, classified: 0, oldName, newName });
-    for (let from = 0; from < pairs.length; from += BATCH) {
-      const results = await client.call({ op: 'classify', from, count: BATCH });
-      if (my !== buildsSeq) return;
-      actions.buildsClassified(from, results);
+    const opening = `Opening two builds (${oldFiles.length} + ${newFiles.length} files)…`;
+    actions.setStatus(opening);
+    let classified = 0;
+    let total = 0;
+    try {
+      await app.tasks.run(opening, 0, async (task) => {
+        task.onCancel = () => client.cancel();
+        const { pairs, problems, needsKey } = await client.call({
+          op: 'builds', old: oldFiles, oldNames: oldFiles.map(buildName), new: newFiles, newNames: newFiles.map(buildName),
+          keys: [...(app.keys?.keys() ?? []), ...keys],
+        });
+        task.onCancel = null;
+        task.check();
+        if (my !== buildsSeq) return;
+        total = pairs.length;
+        actions.buildsOpened({ pairs: pairs.map((p) => ({ ...p, changes: [], error: null })), problems, needsKey, classified: 0, oldName, newName });
+        for (let from = 0; from < pairs.length; from += BATCH) {
+          task.step(from, pairs.length, `Comparing builds: ${from} of ${pairs.length} pairs`);
+          const results = await client.call({ op: 'classify', from, count: BATCH });
+          if (my !== buildsSeq) return;
+          actions.buildsClassified(from, results);
+          classified = Math.min(pairs.length, from + BATCH);
+          if (probe.buildsDelay) await new Promise((r) => setTimeout(r, probe.buildsDelay)); // test hook
+          task.check();
+        }
+      });
+    } catch (e) {
+      if (!isCancel(e)) throw e;
+      if (my === buildsSeq) actions.setStatus(total ? `Builds comparison cancelled: ${classified} of ${total} pairs classified` : 'Opening the builds cancelled');
+      return;
     }
+    if (my !== buildsSeq) return;
+    const pairs = store.state.builds?.pairs ?? [];
     const n = (/** @type {string} */ st) => pairs.length && store.state.builds ? store.state.builds.pairs.filter((p) => p.status === st).length : 0;
     actions.setStatus(`Builds: ${n('changed')} changed, ${n('added')} added, ${n('removed')} removed, ${n('unchanged')} unchanged`);
   }

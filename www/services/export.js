@@ -43,8 +43,6 @@ const safeName = (s) => String(s).replace(/[^\w.-]+/g, '_').slice(0, 120) || 'te
 /** @param {import('../types').App} app */
 export function createExports(app) {
   const { store, actions, client } = app;
-  /** @type {AbortController | null} */
-  let abort = null;
 
   /** Exports the selection as `kind`. @param {ExportKind} kind */
   async function exportCurrent(kind) {
@@ -99,97 +97,94 @@ export function createExports(app) {
       actions.setStatus('Export cancelled');
       return;
     }
-    const aborter = new AbortController();
-    abort = aborter;
+    /** @type {string[]} */
     const errors = [];
     const textures = store.state.textures;
     const order = indices.slice().sort((a, b) => censusOrder(textures[a].census.file, textures[b].census.file) || a - b);
     const zip = new ZipWriter(sink);
     let written = 0;
+    /** @type {InstanceType<Awaited<ReturnType<typeof loadNamer>>> | null} */
     let namer = null;
     let done = false;
     try {
-      actions.progress(0, order.length, 'Preparing the export…');
-      const ExportNamer = await loadNamer();
-      // Every texture (not only the listed ones): whether a file holds one texture decides its
-      // layout, as on the command line.
-      namer = new ExportNamer(textures.map((t) => ({
-        file: t.census.file,
-        package: (t.metadata || []).find(([k]) => k === 'container path')?.[1] ?? null,
-        name: t.census.name,
-        class: t.census.class,
-      })));
-      for (let k = 0; k < order.length; k++) {
-        if (aborter.signal.aborted) throw new DOMException('cancelled', 'AbortError');
-        actions.progress(k, order.length, `Exporting ${k + 1} of ${order.length}…`);
-        const t = textures[order[k]];
-        const c = t.census;
-        /** @type {((zip: ZipWriter) => Promise<void>) | null} */
-        let write = null;
-        try {
-          let ending;
-          /** @type {(zip: ZipWriter, path: string) => Promise<void>} */
-          let entry;
-          if (format === 'dds') {
-            const bytes = await client.call({ op: 'exportDds', texture: order[k] });
-            ending = '.dds';
-            zip.check(bytes.length);
-            entry = (z, path) => z.add(path, bytes);
-          } else {
-            const img = await client.call({ op: 'decode', texture: order[k], mip: 0, slice: 0 });
-            let px = img.data;
-            if (img.precision === 'float') px = Uint8Array.from(px, (v) => Math.min(255, Math.max(0, v * 255 + 0.5)) | 0);
-            ending = (c.kind === 'volume' ? c.depth : c.slices) > 1 ? '__s0.png' : '.png';
-            zip.check(0);
-            // Streamed: the page holds the texels and a few hundred KiB, never the whole PNG.
-            entry = (z, path) => z.addStream(path, (emit) => streamPng(img.width, img.height, px, emit));
-          }
-          const placed = namer.place(order[k], ending);
-          if (placed.warning) errors.push(`${c.file}: ${c.name}: name taken: ${placed.warning}`);
-          write = (z) => entry(z, placed.path);
-        } catch (e) {
-          errors.push(`${c.name} (${c.file}): ${/** @type {Error} */ (e).message}`);
-        }
-        // Outside the texture's own try: a write that fails (a full disk) ends the export; one
-        // past the archive's limits (RangeError, nothing written) only skips the texture.
-        if (write) {
+      // A task of services/tasks.js: the bar with Cancel, which stops the export between two
+      // textures (each is one short worker call).
+      await app.tasks.run('Preparing the export…', order.length, async (task) => {
+        const ExportNamer = await loadNamer();
+        // Every texture (not only the listed ones): whether a file holds one texture decides its
+        // layout, as on the command line.
+        namer = new ExportNamer(textures.map((t) => ({
+          file: t.census.file,
+          package: (t.metadata || []).find(([k]) => k === 'container path')?.[1] ?? null,
+          name: t.census.name,
+          class: t.census.class,
+        })));
+        for (let k = 0; k < order.length; k++) {
+          task.check();
+          task.step(k, order.length, `Exporting ${k + 1} of ${order.length}…`);
+          const t = textures[order[k]];
+          const c = t.census;
+          /** @type {((zip: ZipWriter) => Promise<void>) | null} */
+          let write = null;
           try {
-            await write(zip);
-            written++;
+            let ending;
+            /** @type {(zip: ZipWriter, path: string) => Promise<void>} */
+            let entry;
+            if (format === 'dds') {
+              const bytes = await client.call({ op: 'exportDds', texture: order[k] });
+              ending = '.dds';
+              zip.check(bytes.length);
+              entry = (z, path) => z.add(path, bytes);
+            } else {
+              const img = await client.call({ op: 'decode', texture: order[k], mip: 0, slice: 0 });
+              let px = img.data;
+              if (img.precision === 'float') px = Uint8Array.from(px, (v) => Math.min(255, Math.max(0, v * 255 + 0.5)) | 0);
+              ending = (c.kind === 'volume' ? c.depth : c.slices) > 1 ? '__s0.png' : '.png';
+              zip.check(0);
+              // Streamed: the page holds the texels and a few hundred KiB, never the whole PNG.
+              entry = (z, path) => z.addStream(path, (emit) => streamPng(img.width, img.height, px, emit));
+            }
+            const placed = namer.place(order[k], ending);
+            if (placed.warning) errors.push(`${c.file}: ${c.name}: name taken: ${placed.warning}`);
+            write = (z) => entry(z, placed.path);
           } catch (e) {
-            if (!(e instanceof RangeError)) throw e;
-            errors.push(`${c.name} (${c.file}): ${e.message}`);
+            errors.push(`${c.name} (${c.file}): ${/** @type {Error} */ (e).message}`);
           }
+          // Outside the texture's own try: a write that fails (a full disk) ends the export; one
+          // past the archive's limits (RangeError, nothing written) only skips the texture.
+          if (write) {
+            try {
+              await write(zip);
+              written++;
+            } catch (e) {
+              if (!(e instanceof RangeError)) throw e;
+              errors.push(`${c.name} (${c.file}): ${e.message}`);
+            }
+          }
+          if (probe.exportDelay) await sleep(probe.exportDelay); // test hook
         }
-        if (probe.exportDelay) await sleep(probe.exportDelay); // test hook
-      }
-      if (errors.length) {
-        // A full archive (RangeError, nothing written) keeps its textures without the list.
-        await zip.add('errors.txt', new TextEncoder().encode(`${errors.join('\n')}\n`)).catch((e) => {
-          if (!(e instanceof RangeError)) throw e;
-        });
-      }
-      await zip.finish();
-      await sink.close('texscope-export.zip');
-      done = true;
-      const failed = order.length - written;
-      actions.setStatus(`Exported ${written} of ${order.length} textures as ${format.toUpperCase()} in a ZIP${failed ? ` (${failed} failed: see errors.txt)` : ''}`);
+        if (errors.length) {
+          // A full archive (RangeError, nothing written) keeps its textures without the list.
+          await zip.add('errors.txt', new TextEncoder().encode(`${errors.join('\n')}\n`)).catch((e) => {
+            if (!(e instanceof RangeError)) throw e;
+          });
+        }
+        await zip.finish();
+        await sink.close('texscope-export.zip');
+        done = true;
+        const failed = order.length - written;
+        actions.setStatus(`Exported ${written} of ${order.length} textures as ${format.toUpperCase()} in a ZIP${failed ? ` (${failed} failed: see errors.txt)` : ''}`);
+      });
     } catch (e) {
       if (/** @type {Error} */ (e).name === 'AbortError') actions.setStatus('Export cancelled');
       else throw e;
     } finally {
       if (!done) await sink.abort().catch(() => {});
       namer?.free();
-      abort = null;
-      actions.endProgress();
     }
   }
 
-  return {
-    exportCurrent,
-    /** Cancels the ZIP export under way (between two textures). */
-    cancel: () => abort?.abort(),
-  };
+  return { exportCurrent };
 }
 
 /** @typedef {ReturnType<typeof createExports>} Exports */

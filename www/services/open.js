@@ -2,7 +2,8 @@
 // which builds the catalog of every file so far; and the reading options that re-open them (the
 // Frostbite format profile, the Unity version for files that record none).
 import { entryState } from '../lib/vlist.js';
-import { droppedFiles, pathOf } from '../lib/walk.js';
+import { droppedFiles, pathOf, walkEntries } from '../lib/walk.js';
+import { isCancel } from './tasks.js';
 import { probe } from '../probe.js';
 import { $, firstPresentMip } from '../util.js';
 
@@ -12,6 +13,17 @@ import { $, firstPresentMip } from '../util.js';
 /** @param {number} n @param {string} word */
 const plural = (n, word) => `${n} ${word}${n > 1 ? 's' : ''}`;
 
+/**
+ * A folder walk's progress on `task`'s bar: files found of the entries listed so far (the folders
+ * not yet listed are not known: the total grows as the walk goes); Cancel stops it.
+ * @param {import('./tasks.js').Task} task @returns {import('../lib/walk.js').WalkWatch}
+ */
+const walkWatch = (task) => ({
+  listed: 0,
+  signal: task.signal,
+  step: (found, listed) => task.step(found, listed, `Reading the folder: ${found} of ${listed} files`),
+});
+
 /** @param {import('../types').App} app */
 export function createOpener(app) {
   const { store, actions, client } = app;
@@ -19,12 +31,43 @@ export function createOpener(app) {
   const unityInput = /** @type {HTMLInputElement} */ ($('unity-version'));
 
   /** Gives `fileList` to the worker and shows the catalog. @param {Iterable<File> | ArrayLike<File>} fileList */
-  async function openFiles(fileList) {
+  function openFiles(fileList) {
     const files = Array.from(fileList);
-    if (!files.length) return;
-    actions.setPhase('loading');
+    if (!files.length) return Promise.resolve();
+    return openTask(async () => files);
+  }
+
+  /**
+   * Opens what `gather` finds (a folder walked, or files given) as one task on the progress bar:
+   * the walk counts files found of those listed so far, the worker's open its engines' passes
+   * over the files. Cancel stops the walk between two files, or ends the worker mid-open
+   * (WorkerClient.cancel: the next request gets a fresh worker with the earlier files); either
+   * way the files open before stay open and shown.
+   * @param {(task: import('./tasks.js').Task) => Promise<File[]>} gather
+   */
+  async function openTask(gather) {
     actions.setError('');
-    actions.setStatus(`Opening ${plural(files.length, 'file')}…`);
+    try {
+      await app.tasks.run('Reading the files…', 0, async (task) => {
+        const files = await gather(task);
+        task.check();
+        if (!files.length) return;
+        await openGathered(task, files);
+      });
+    } catch (e) {
+      if (!isCancel(e)) throw e;
+      // Back to what was open before (the error bar was cleared when the task began).
+      actions.setPhase(store.state.files.length ? 'ready' : 'empty');
+      actions.setStatus('Opening cancelled');
+    }
+  }
+
+  /** @param {import('./tasks.js').Task} task @param {File[]} files */
+  async function openGathered(task, files) {
+    actions.setPhase('loading');
+    const opening = `Opening ${plural(files.length, 'file')}`;
+    actions.setStatus(`${opening}…`);
+    task.step(0, files.length, `${opening}…`);
     probe.openedAt = performance.now();
     probe.resetStages();
     probe.stage('open', probe.openedAt);
@@ -32,7 +75,16 @@ export function createOpener(app) {
       // Files of a folder drop are named by their path in it, so same-named files of two folders
       // stay apart and exports mirror the folders.
       const paths = files.map(pathOf);
-      const { textures, problems, needsKey } = await client.call({ op: 'add', files, paths });
+      // The open is one wasm call no message can interrupt: Cancel ends the worker.
+      task.onCancel = () => client.cancel();
+      const { textures, problems, needsKey } = await client.call(
+        { op: 'add', files, paths, slow: probe.openDelay || undefined },
+        // Files probed (every file's first bytes, shared by the engines' probes), then the engines'
+        // passes; the files counted are all the open ones (a drop reopens the earlier files too).
+        (done, total, stage) => task.step(done, total, stage ? `Opening: engine ${done} of ${total}` : `Opening: ${done} of ${total} files read`),
+      );
+      task.onCancel = null;
+      task.check();
       probe.stage('catalog');
       probe.keepStages = true;
       actions.filesAdded(files);
@@ -40,8 +92,24 @@ export function createOpener(app) {
       app.keys.opened(needsKey);
       await showCatalog(textures, problems);
     } catch (e) {
+      if (isCancel(e)) throw e;
       actions.fail(/** @type {Error} */ (e).message);
     }
+  }
+
+  /**
+   * Walks FileSystemEntry-like objects as a folder drop does (lib/walk.js) and opens what it
+   * finds, in one task; resolves with the files (none when cancelled).
+   * @param {import('../lib/walk.js').EntryLike[]} entries
+   */
+  async function openEntries(entries) {
+    /** @type {File[]} */
+    let found = [];
+    await openTask(async (task) => {
+      found = await walkEntries(entries, 0, [], '', walkWatch(task));
+      return found;
+    });
+    return found;
   }
 
   /**
@@ -145,10 +213,11 @@ export function createOpener(app) {
     // A drop on an element that takes its own (the AES key bar: a key file) opens nothing here.
     if (e.target instanceof Element && e.target.closest('[data-own-drop]')) return;
     if (!e.dataTransfer) return;
-    droppedFiles(e.dataTransfer).then((files) => openFiles(files)).catch((err) => actions.fail(err.message));
+    const dt = e.dataTransfer;
+    openTask((task) => droppedFiles(dt, walkWatch(task))).catch((err) => actions.fail(err.message));
   });
 
-  return { openFiles, showCatalog, setProfile, findProfile, profilesReady };
+  return { openFiles, openEntries, showCatalog, setProfile, findProfile, profilesReady };
 }
 
 /** @typedef {ReturnType<typeof createOpener>} Opener */

@@ -26,7 +26,7 @@ export function createHeaderMenus(app) {
       app.exports.exportCurrent(/** @type {import('../services/export.js').ExportKind} */ (b.dataset.export)).catch((e) => actions.setError(e.message));
     });
   }
-  $('progress-cancel').addEventListener('click', () => app.exports.cancel());
+  $('progress-cancel').addEventListener('click', () => app.tasks.cancel());
   // Once something is on screen it can be exported.
   store.subscribe(['image'], (s) => { if (s.image) exportButton.disabled = false; });
 

@@ -8,7 +8,7 @@ export function createStatus(app) {
   const { store } = app;
   const el = {
     error: $('error'), status: $('status'), progress: $('progress'), progressBar: /** @type {HTMLProgressElement} */ ($('progress-bar')),
-    progressLabel: $('progress-label'), caption: $('view-label'), bad: $('bad-label'), gpuInfo: $('gpu-info'),
+    progressLabel: $('progress-label'), progressCancel: $('progress-cancel'), caption: $('view-label'), bad: $('bad-label'), gpuInfo: $('gpu-info'),
     shareNeed: $('share-need'), srcNote: $('src-note'),
   };
 
@@ -35,9 +35,14 @@ export function createStatus(app) {
     const p = s.progress;
     el.progress.hidden = !p;
     if (!p) return;
-    el.progressBar.max = p.total;
-    el.progressBar.value = p.done;
+    // A total not known yet (a folder still being listed) shows the bar moving without a value.
+    if (p.total > 0) {
+      el.progressBar.max = p.total;
+      el.progressBar.value = p.done;
+    } else el.progressBar.removeAttribute('value');
     el.progressLabel.textContent = p.text;
+    el.progressLabel.title = p.text;
+    el.progressCancel.hidden = !p.cancellable;
   });
   store.subscribe(['caption'], (s) => { el.caption.textContent = s.caption; });
   store.subscribe(['bad'], (s) => {

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use texscope::compare::build::{self, classify, compare_pair, Key, Verdict};
 use texscope::{Catalog, OpenOptions};
 
+use crate::progress::Progress;
 use crate::{collect, jobs, open_group, stats};
 
 /// One side of the diff: the root the user named and its files by folder relative to it.
@@ -53,13 +54,20 @@ impl Side {
         }
     }
 
-    fn open(&self, folder: &str, options: &OpenOptions) -> Option<Catalog> {
+    /// Opens `folder`; its files count on `bar` once opened.
+    fn open(&self, folder: &str, options: &OpenOptions, bar: &Progress) -> Option<Catalog> {
         let files = self.folders.get(folder)?;
         let (cat, errors) = open_group(files, options);
         for (_, e) in errors {
-            eprintln!("texscope: {e}");
+            bar.eprint(format!("texscope: {e}\n").as_bytes());
         }
+        bar.add(files.len() as u64, cat.textures.len() as u64);
         Some(cat)
+    }
+
+    /// How many files `folder` holds (0 when this side has no such folder).
+    fn files(&self, folder: &str) -> u64 {
+        self.folders.get(folder).map_or(0, |f| f.len() as u64)
     }
 }
 
@@ -172,9 +180,9 @@ fn record(status: &str, key: &Key, old: Option<Value>, new: Option<Value>) -> Va
 }
 
 /// Opens folder `rel` on both sides, pairs and classifies what it holds.
-fn folder(old: &Side, new: &Side, rel: &str, options: &OpenOptions) -> FolderOut {
-    let a = old.open(rel, options);
-    let b = new.open(rel, options);
+fn folder(old: &Side, new: &Side, rel: &str, options: &OpenOptions, bar: &Progress) -> FolderOut {
+    let a = old.open(rel, options, bar);
+    let b = new.open(rel, options, bar);
     let mut ka = a
         .as_ref()
         .map_or(Vec::new(), |c| build::keys(&c.textures, &old.root));
@@ -245,17 +253,20 @@ pub fn run(
     new: &Path,
     options: &OpenOptions,
     jobs: usize,
+    show_progress: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     let (old, new) = (Side::new(old), Side::new(new));
     let mut rels: Vec<&String> = old.folders.keys().chain(new.folders.keys()).collect();
     rels.sort();
     rels.dedup();
+    let files = rels.iter().map(|r| old.files(r) + new.files(r)).sum();
+    let bar = Progress::new(show_progress, files, "textures");
     let mut all = FolderOut::default();
     jobs::ordered(
         rels.len(),
         jobs,
-        |i| folder(&old, &new, rels[i], options),
+        |i| folder(&old, &new, rels[i], options, &bar),
         |f| {
             all.merge(f);
             true
@@ -286,13 +297,21 @@ pub fn run(
         }
     }
     let moved: Vec<_> = moved.into_iter().collect();
+    // The second pass opens these folders again: the bar's total grows by their files.
+    bar.grow(
+        moved
+            .iter()
+            .map(|((fo, fn_), _)| old.files(fo) + new.files(fn_))
+            .sum(),
+    );
     jobs::ordered(
         moved.len(),
         jobs,
         |i| {
             let ((fo, fn_), pairs) = &moved[i];
             let mut f = FolderOut::default();
-            let (Some(a), Some(b)) = (old.open(fo, options), new.open(fn_, options)) else {
+            let (Some(a), Some(b)) = (old.open(fo, options, &bar), new.open(fn_, options, &bar))
+            else {
                 return f;
             };
             for (key, i, j) in pairs {
@@ -305,6 +324,7 @@ pub fn run(
             true
         },
     );
+    bar.finish();
     stats::count_decodes(all.decodes);
     all.records.sort_by(|x, y| x.0.cmp(&y.0));
     for (_, line) in all.records {

@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
+use crate::progress::Progress;
+
 use texscope::export::{cube_cross, per_file, suffix, texture_target, Namer, Target};
 use texscope::{
     decode_surface, Catalog, DecodeOptions, Image, Layout, Limits, PixelFormat, Pixels, RowOrder,
@@ -161,6 +163,7 @@ pub fn run(
     groups: &[Group],
     settings: &Settings,
     jobs: usize,
+    progress: &Progress,
     open_group: impl Fn(&[PathBuf]) -> (Catalog, Vec<(String, String)>) + Sync,
 ) -> std::io::Result<Outcome> {
     let scratch = settings
@@ -241,7 +244,7 @@ pub fn run(
         }
         drop(job_tx);
         drop(msg_tx);
-        outcome = finish(groups.len(), &msg_rx, settings, &finished, &changed);
+        outcome = finish(groups, &msg_rx, settings, progress, &finished, &changed);
     });
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(outcome)
@@ -249,9 +252,10 @@ pub fn run(
 
 /// The main thread's part: folders in order, final names, messages.
 fn finish(
-    n: usize,
+    groups: &[Group],
     rx: &mpsc::Receiver<Msg>,
     settings: &Settings,
+    progress: &Progress,
     finished: &Mutex<usize>,
     changed: &Condvar,
 ) -> Outcome {
@@ -261,8 +265,7 @@ fn finish(
     let mut plans: BTreeMap<usize, (Vec<TexturePlan>, Vec<String>, usize)> = BTreeMap::new();
     type Results = HashMap<(usize, usize), Result<Vec<String>, String>>;
     let mut results: BTreeMap<usize, Results> = BTreeMap::new();
-    let stderr = std::io::stderr();
-    for g in 0..n {
+    for (g, group) in groups.iter().enumerate() {
         // Wait until folder g's plan and every one of its images are in.
         loop {
             let ready = plans
@@ -290,6 +293,7 @@ fn finish(
                     image,
                     result,
                 }) => {
+                    progress.add(0, 1);
                     results
                         .entry(group)
                         .or_default()
@@ -359,7 +363,8 @@ fn finish(
         for e in errors {
             let _ = writeln!(text, "{e}");
         }
-        let _ = stderr.lock().write_all(&text);
+        progress.eprint(&text);
+        progress.add(group.files.len() as u64, 0);
         *finished.lock().unwrap_or_else(|e| e.into_inner()) = g + 1;
         changed.notify_all();
     }

@@ -48,6 +48,11 @@ pub fn count_read(len: usize) {
     READS.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Bytes read from files so far (the progress bar shows them).
+pub fn read_bytes() -> u64 {
+    READ_BYTES.load(Ordering::Relaxed)
+}
+
 pub fn count_decodes(n: u64) {
     DECODES.fetch_add(n, Ordering::Relaxed);
 }
