@@ -154,7 +154,11 @@ fn header(src: &dyn Source, limits: &Limits) -> Result<TocHeader> {
             "the TOC's AES-CTR nonce count is {} for {} blocks{}",
             h.nonces,
             h.blocks,
-            if h.encrypted() { "" } else { " of a container not flagged encrypted" }
+            if h.encrypted() {
+                ""
+            } else {
+                " of a container not flagged encrypted"
+            }
         )));
     }
     if (h.header_size as u64) < HEADER_LEN || h.block_entry_size != 12 {
@@ -553,8 +557,13 @@ impl Toc {
         }
         let mut blocks = Vec::with_capacity((last - first + 1) as usize);
         for i in first as usize..=last as usize {
-            let b = to_block(&self.header, &self.methods, &self.blocks[i], self.nonces.get(i))
-                .map_err(|e| e.in_file(&name))?;
+            let b = to_block(
+                &self.header,
+                &self.methods,
+                &self.blocks[i],
+                self.nonces.get(i),
+            )
+            .map_err(|e| e.in_file(&name))?;
             blocks.push(b);
         }
         // Blocks decode to `block_size` bytes except the chunk's last; the offset inside the

@@ -630,7 +630,9 @@ fn qdfp_directory(dir: &[u8], at: u64, limits: &Limits) -> Result<Vec<(String, i
     d.skip(8)?;
     let table = |d: &mut Reader, n: usize, what: &str| -> Result<Vec<u32>> {
         if (n as u64).saturating_mul(4) > d.remaining() as u64 {
-            return Err(Error::malformed(format!("{n} {what} past the directory's end")));
+            return Err(Error::malformed(format!(
+                "{n} {what} past the directory's end"
+            )));
         }
         (0..n).map(|_| d.u32()).collect()
     };
