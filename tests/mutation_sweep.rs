@@ -511,6 +511,9 @@ const DEFAULT_SAMPLES: &[&str] = &[
     // Engine-made containers (issue 17): an encrypted Oodle pak and an Oodle IoStore pair.
     "unreal/cue4parse-fixtures/UE5_8/LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted",
     "unreal/cue4parse-fixtures/UE5_8/IoStore/Unversioned/Oodle/CUE4ParseFixtures-Minimal-Oodle-Windows",
+    // UE 6.0 (issue 31): a pak v15 and a TOC v10, both AES-CTR encrypted.
+    "unreal/cue4parse-fixtures/UE6_0/LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted",
+    "unreal/cue4parse-fixtures/UE6_0/IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows",
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -1024,3 +1024,94 @@ fn android_pak_decodes_to_its_sources() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// UE 6.0 bad input (issue 31): version fields nobody knows get a sentence naming the file, never
+// a guess; truncated and bit-flipped v10 TOCs and v15 paks fail cleanly.
+
+/// The UE 6.0 encrypted containers' bytes (TOC v10 / pak v15, AES-CTR; MANIFEST).
+fn ue60_ctr_files() -> (Vec<u8>, Vec<u8>) {
+    let r = root("UE6_0");
+    let toc = std::fs::read(r.join(
+        "IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc",
+    ))
+    .unwrap();
+    let pak = std::fs::read(r.join(
+        "LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted.pak",
+    ))
+    .unwrap();
+    (toc, pak)
+}
+
+/// The version field rewritten to values no engine wrote (0, one past the newest known, 2^31 for
+/// the pak's i32 and 255 for the TOC's byte): the error names the file and says which versions
+/// are read. Where the fields lie: the TOC's version is the byte after its 16-byte magic
+/// (FIoStoreTocHeader); the pak's is the i32 after the footer's magic, 262 - 21 bytes from the end
+/// of a v15 pak (see src/unreal/pak.rs).
+#[test]
+fn unknown_versions_get_a_sentence() {
+    let l = Limits::default();
+    let (toc, pak) = ue60_ctr_files();
+    for v in [0u8, 11, 255] {
+        let mut b = toc.clone();
+        b[16] = v;
+        let src: SourceRef = Arc::new(BytesSource::new("X.utoc", b));
+        let e = iostore::open(&src, |_| None, &keys(), &l).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!("X.utoc: TOC version {v}; Texscope reads versions 1 to 10 (UE4.25 to UE6.0)")
+        );
+    }
+    let at = pak.len() - 262 + 21;
+    for v in [0i32, 16, i32::MIN] {
+        let mut b = pak.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        let src: SourceRef = Arc::new(BytesSource::new("X.pak", b));
+        assert!(pak::sniff(src.as_ref(), &l), "{v}: still named a pak");
+        let e = pak::open(&src, &keys(), &l).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!("X.pak: pak version {v}; Texscope reads versions 3 to 15 (UE4.0 to UE6.0)")
+        );
+    }
+}
+
+/// Every cut of the v10 TOC and the v15 pak, and single bit flips through their headers, tables
+/// and footers, give an error or a smaller listing, never a panic; with the right key the intact
+/// files list everything (the control).
+#[test]
+fn truncated_and_flipped_ue60_containers_fail_cleanly() {
+    let l = Limits::default();
+    let (toc, pak) = ue60_ctr_files();
+    let open_toc = |b: Vec<u8>| {
+        let src: SourceRef = Arc::new(BytesSource::new("T.utoc", b));
+        iostore::open(&src, |_| None, &keys(), &l).map(|t| t.files.len())
+    };
+    let open_pak = |b: Vec<u8>| {
+        let src: SourceRef = Arc::new(BytesSource::new("P.pak", b));
+        pak::open(&src, &keys(), &l).map(|p| p.entries.len())
+    };
+    // 97 packages and 14 bulk sidecars (the fixtures' README), 11 legacy files (README).
+    assert_eq!(open_toc(toc.clone()).unwrap(), 111);
+    assert_eq!(open_pak(pak.clone()).unwrap(), 11);
+    for cut in (0..toc.len()).step_by(97) {
+        if let Err(e) = open_toc(toc[..cut].to_vec()) {
+            assert!(e.to_string().starts_with("T.utoc"), "{e}");
+        }
+    }
+    for cut in (0..pak.len()).step_by(89) {
+        if let Err(e) = open_pak(pak[..cut].to_vec()) {
+            assert!(e.to_string().starts_with("P.pak"), "{e}");
+        }
+    }
+    for bit in (0..toc.len() * 8).step_by(61) {
+        let mut b = toc.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        let _ = open_toc(b);
+    }
+    for bit in ((pak.len() - 600) * 8..pak.len() * 8).step_by(7) {
+        let mut b = pak.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        let _ = open_pak(b);
+    }
+}

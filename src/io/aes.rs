@@ -319,6 +319,29 @@ mod tests {
     }
 
     #[test]
+    fn ctr_matches_nist_sp800_38a() {
+        // NIST SP 800-38A F.5.5 (CTR-AES256.Encrypt), its first two blocks.
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len() / 2)
+                .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+                .collect()
+        };
+        let k: [u8; 32] = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+            .try_into()
+            .unwrap();
+        let iv: [u8; 16] = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").try_into().unwrap();
+        let mut buf = hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51");
+        let key = AesKey::from_bytes(k);
+        key.apply_ctr(&iv, &mut buf).unwrap();
+        assert_eq!(
+            buf,
+            hex("601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5")
+        );
+        // The counter block as UE 6.0 containers build it: nonce, then the counter big-endian.
+        assert_eq!(ctr_iv(&[7; 12], 0x0102_0304)[12..], [1, 2, 3, 4]);
+    }
+
+    #[test]
     fn key_files_in_both_shapes() {
         let g = "0123456789ABCDEF0123456789ABCDEF";
         let flat = format!(r#"{{"{g}": "{FIXTURE_HEX}"}}"#);
