@@ -756,17 +756,22 @@ fn every_pak_version_reads_back() {
     let want = loose(&files);
     assert_eq!(want.textures.len(), 1);
     let key = AesKey::parse(KEY).unwrap();
-    for version in 3..=12 {
+    for version in 3..=15 {
         for zlib in [false, true] {
-            for keyed in [false, true] {
+            for (keyed, ctr) in [(false, false), (true, false), (true, true)] {
+                // AES-CTR exists from version 13 (UE 6.0).
+                if ctr && version < 13 {
+                    continue;
+                }
                 let o = PakOptions {
                     version,
+                    ctr,
                     zlib,
                     block_size: 4096,
                     key: keyed.then(|| key.clone()),
                     ..Default::default()
                 };
-                let what = format!("v{version} zlib={zlib} key={keyed}");
+                let what = format!("v{version} zlib={zlib} key={keyed} ctr={ctr}");
                 let bytes = cx::pak(&files, &o);
                 let src = BytesSource::shared("gen.pak", bytes);
                 let p = pak::open(&src, &keys(), &l).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -827,15 +832,22 @@ fn generated_iostore_reads_back() {
     );
     assert_eq!(want.textures.len(), 1);
     let key = AesKey::parse(KEY).unwrap();
-    for (zlib, keyed, partition) in [
-        (false, false, None),
-        (true, false, None),
-        (true, true, None),
-        (false, false, Some(4096)),
-        (true, true, Some(4096)),
+    // (TOC version, AES-CTR, zlib, key, partition size): version 10 is UE 6.0's, with ECB or CTR.
+    for (version, ctr, zlib, keyed, partition) in [
+        (8, false, false, false, None),
+        (8, false, true, false, None),
+        (8, false, true, true, None),
+        (8, false, false, false, Some(4096)),
+        (8, false, true, true, Some(4096)),
+        (10, false, true, true, None),
+        (10, true, true, true, None),
+        (10, true, false, true, Some(4096)),
+        (9, false, true, false, None),
     ] {
-        let what = format!("zlib={zlib} key={keyed} partition={partition:?}");
+        let what = format!("v{version} ctr={ctr} zlib={zlib} key={keyed} partition={partition:?}");
         let o = TocOptions {
+            version,
+            ctr,
             zlib,
             block_size: 4096,
             key: keyed.then(|| key.clone()),
