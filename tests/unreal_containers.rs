@@ -1127,3 +1127,26 @@ fn truncated_and_flipped_ue60_containers_fail_cleanly() {
         let _ = open_pak(b);
     }
 }
+
+/// Containers as users drop them (issue 31): an IoStore container without any of its .ucas files
+/// (a patch TOC dropped alone) is one line naming the .ucas to drop, not one error per package; a
+/// `_P` patch pak dropped without its base opens alone. Both sets.
+#[test]
+fn partial_drops_say_one_thing_per_container() {
+    for &(set, _, _) in SETS {
+        let utoc = root(set)
+            .join("IoStore/Unversioned/Oodle/CUE4ParseFixtures-Minimal-Oodle-Windows.utoc");
+        let c = texscope::open(vec![file(&utoc)], &Default::default());
+        assert!(c.textures.is_empty(), "{set}");
+        assert_eq!(c.problems.len(), 1, "{set}: {:#?}", c.problems);
+        let e = &c.problems[0].error;
+        assert!(
+            e.contains("drop") && e.contains("CUE4ParseFixtures-Minimal-Oodle-Windows.ucas"),
+            "{set}: {e}"
+        );
+        // The patch pak alone: DA_PatchTarget's .uasset and .uexp (see patches_override_their_base).
+        let p = root(set).join("Patch/Pak/CUE4ParseFixtures-PatchBase_0_P.pak");
+        let pak = pak::open(&file(&p), &Keys::default(), &Limits::default()).unwrap();
+        assert_eq!(pak.entries.len(), 2, "{set}");
+    }
+}

@@ -235,6 +235,10 @@ pub struct Toc {
     pub mount: String,
     pub files: Vec<TocFile>,
     pub keyed: bool,
+    /// Partition files (`.ucas`) that were not given.
+    pub missing_parts: Vec<String>,
+    /// How many partition files it has.
+    pub part_count: usize,
     store: Arc<BlockStore>,
 }
 
@@ -393,6 +397,12 @@ pub fn open(
         key = Some(k);
     }
     let keyed = key.is_some();
+    let part_count = parts.len();
+    let missing_parts = parts
+        .iter()
+        .filter(|p| p.source.is_none())
+        .map(|p| p.name.clone())
+        .collect();
     let store = BlockStore::new(name.clone(), parts, limits).with_key(key);
     Ok(Toc {
         name,
@@ -405,6 +415,8 @@ pub fn open(
         mount,
         files,
         keyed,
+        missing_parts,
+        part_count,
         store: Arc::new(store),
     })
 }
