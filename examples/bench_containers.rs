@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use texscope::fixtures::containers::{self as cx, PakOptions, TocOptions};
 use texscope::fixtures::unreal::{self as ue, Rng};
+use texscope::io::aes::AesKey;
 use texscope::io::FileSource;
 use texscope::{PixelFormat, Result, Source, SourceRef};
 
@@ -97,8 +98,11 @@ fn other_packages(rng: &mut Rng) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     (uasset, t.uexp, zen)
 }
 
-fn write(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+/// The 100,000 packages as (legacy files, zen files), and the small other-class zen package and
+/// the first texture's zen package and bulk data (for the sparse container). Deterministic: every
+/// call gives the same bytes.
+type Files = Vec<(String, Vec<u8>)>;
+fn packages() -> (Files, Files, Vec<u8>, Vec<u8>, Vec<u8>) {
     let mut rng = Rng(0xB16);
     let (o_uasset, o_uexp, o_zen) = other_packages(&mut rng);
     let textures: Vec<_> = (0..TEXTURES)
@@ -127,6 +131,52 @@ fn write(dir: &Path) -> std::io::Result<()> {
             zen.push((path(i, &format!("{n}.uasset")), o_zen.clone()));
         }
     }
+    let t = &textures[0];
+    (legacy, zen, o_zen, t.uzenasset.clone(), t.ubulk.clone())
+}
+
+/// The key the encrypted containers are written with and opened with.
+fn bench_key() -> AesKey {
+    AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789")
+}
+
+/// The same 100,000 packages encrypted: UE 5.8's layout with ECB (pak v12, TOC v8) and UE 6.0's
+/// with AES-CTR (pak v15, TOC v10), all zlib.
+fn write_encrypted(dir: &Path) -> std::io::Result<()> {
+    let (legacy, zen, ..) = packages();
+    for (stem, pak_version, toc_version, ctr) in [("Ecb58", 12, 8, false), ("Ctr60", 15, 10, true)]
+    {
+        let pak = cx::pak(
+            &legacy,
+            &PakOptions {
+                version: pak_version,
+                ctr,
+                zlib: true,
+                key: Some(bench_key()),
+                ..Default::default()
+            },
+        );
+        std::fs::write(dir.join(format!("{stem}.pak")), pak)?;
+        let toc = cx::iostore(
+            &zen,
+            &TocOptions {
+                version: toc_version,
+                ctr,
+                zlib: true,
+                key: Some(bench_key()),
+                ..Default::default()
+            },
+        );
+        std::fs::write(dir.join(format!("{stem}.utoc")), &toc.utoc)?;
+        std::fs::write(dir.join(format!("{stem}.ucas")), toc.ucas(0))?;
+    }
+    Ok(())
+}
+
+fn write(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let (legacy, zen, o_zen, t_zen, t_bulk) = packages();
+    let path = |i: usize, name: &str| format!("Props/D{:03}/{name}", i % 1000);
     let pak = cx::pak(
         &legacy,
         &PakOptions {
@@ -145,13 +195,12 @@ fn write(dir: &Path) -> std::io::Result<()> {
     std::fs::write(dir.join("Big.utoc"), &toc.utoc)?;
     std::fs::write(dir.join("Big.ucas"), toc.ucas(0))?;
     // Sparse: 1,000 small packages, then (past 40 GiB) one texture package and its bulk data.
-    let t = &textures[0];
     let mut few: Vec<(String, Vec<u8>)> = (0..1000)
         .map(|i| (path(i, &format!("P_Prop{i:06}.uasset")), o_zen.clone()))
         .collect();
     let k = few.len();
-    few.push(("Far/T_Far.uasset".into(), t.uzenasset.clone()));
-    few.push(("Far/T_Far.ubulk".into(), t.ubulk.clone()));
+    few.push(("Far/T_Far.uasset".into(), t_zen));
+    few.push(("Far/T_Far.ubulk".into(), t_bulk));
     let toc = cx::iostore(
         &few,
         &TocOptions {
@@ -208,7 +257,9 @@ fn measure(files: Vec<PathBuf>) {
         })
         .collect();
     let (t0, c0) = (Instant::now(), cpu());
-    let cat = texscope::open(sources, &Default::default());
+    let mut options = texscope::OpenOptions::default();
+    options.aes_keys.push(None, bench_key());
+    let cat = texscope::open(sources, &options);
     let secs = t0.elapsed().as_secs_f64();
     let cpu_secs = cpu() - c0;
     let (listed_bytes, listed_reads) = (bytes.get(), reads.get());
@@ -254,6 +305,13 @@ fn main() {
         eprintln!("writing the containers into {} ...", dir.display());
         write(&dir).expect("write the containers");
     }
+    if !dir.join("Ctr60.ucas").exists() {
+        eprintln!(
+            "writing the encrypted containers into {} ...",
+            dir.display()
+        );
+        write_encrypted(&dir).expect("write the encrypted containers");
+    }
     let me = std::env::current_exe().expect("own path");
     println!("| container | packages | textures listed | list time: wall (CPU) | peak RSS (list / + decode) | bytes read to list | reads | index size | read / index | mip 0 decode: bytes read |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
@@ -262,6 +320,26 @@ fn main() {
         (
             "Big.utoc + .ucas (zlib)",
             vec!["Big.utoc", "Big.ucas"],
+            PACKAGES,
+        ),
+        (
+            "Ecb58.pak (UE 5.8: v12, zlib, AES-ECB)",
+            vec!["Ecb58.pak"],
+            PACKAGES,
+        ),
+        (
+            "Ctr60.pak (UE 6.0: v15, zlib, AES-CTR)",
+            vec!["Ctr60.pak"],
+            PACKAGES,
+        ),
+        (
+            "Ecb58.utoc + .ucas (UE 5.8: TOC v8, zlib, AES-ECB)",
+            vec!["Ecb58.utoc", "Ecb58.ucas"],
+            PACKAGES,
+        ),
+        (
+            "Ctr60.utoc + .ucas (UE 6.0: TOC v10, zlib, AES-CTR)",
+            vec!["Ctr60.utoc", "Ctr60.ucas"],
             PACKAGES,
         ),
         (

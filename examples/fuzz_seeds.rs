@@ -436,17 +436,24 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
         aes_keys: keys,
         ..Default::default()
     };
-    for (version, zlib, key) in [
-        (12, false, false),
-        (12, true, false),
-        (12, true, true),
-        (11, false, true),
-        (8, true, false),
-        (7, false, true),
-        (3, true, false),
+    // (version, zlib, key, AES-CTR): 13-15 are UE 6.0's (262-byte footer, QDFP directory, CTR).
+    for (version, zlib, key, ctr) in [
+        (15, true, true, true),
+        (15, false, true, true),
+        (15, true, true, false),
+        (14, false, false, false),
+        (13, true, true, true),
+        (12, false, false, false),
+        (12, true, false, false),
+        (12, true, true, false),
+        (11, false, true, false),
+        (8, true, false, false),
+        (7, false, true, false),
+        (3, true, false, false),
     ] {
         let o = PakOptions {
             version,
+            ctr,
             zlib,
             block_size: 2048,
             key: key.then(fuzz_key),
@@ -456,7 +463,11 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
         let seed = format!(
             "v{version}_{}{}",
             if zlib { "zlib" } else { "stored" },
-            if key { "_aes" } else { "" }
+            match (key, ctr) {
+                (true, true) => "_aes_ctr",
+                (true, false) => "_aes",
+                _ => "",
+            }
         );
         out.put_with("ue_pak", &seed, &[("fuzz.pak", &bytes)], &keyed);
     }
@@ -464,13 +475,20 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
         ("T/T_Fuzz.uasset".into(), t.uzenasset.clone()),
         ("T/T_Fuzz.ubulk".into(), t.ubulk.clone()),
     ];
-    for (name, zlib, key, partition) in [
-        ("stored", false, false, None),
-        ("zlib", true, false, None),
-        ("zlib_aes", true, true, None),
-        ("parts", false, false, Some(1024)),
+    // (seed, TOC version, AES-CTR, zlib, key, partition size): version 10 is UE 6.0's.
+    for (name, version, ctr, zlib, key, partition) in [
+        ("stored", 8, false, false, false, None),
+        ("zlib", 8, false, true, false, None),
+        ("zlib_aes", 8, false, true, true, None),
+        ("parts", 8, false, false, false, Some(1024)),
+        ("v10_zlib_aes_ctr", 10, true, true, true, None),
+        ("v10_stored_aes_ctr", 10, true, false, true, None),
+        ("v10_zlib_aes_ecb", 10, false, true, true, None),
+        ("v9_stored", 9, false, false, false, None),
     ] {
         let o = TocOptions {
+            version,
+            ctr,
             zlib,
             block_size: 1024,
             key: key.then(fuzz_key),

@@ -1,6 +1,6 @@
-//! Unreal containers (issue 17) on the engine-cooked UE 5.8 fixtures (shared samples,
-//! cue4parse-fixtures/UE5_8; MANIFEST.md there): every .pak and IoStore variant lists and reads
-//! the same packages. Expected bytes come from the loose `_extracted/` copies (written from the
+//! Unreal containers (issue 17; UE 6.0 with issue 31) on the engine-cooked UE 5.8 and UE 6.0
+//! fixtures (shared samples, cue4parse-fixtures/UE5_8 and UE6_0; MANIFEST.md there), one test body
+//! for both sets: every .pak and IoStore variant lists and reads the same packages. Expected bytes come from the loose `_extracted/` copies (written from the
 //! Uncompressed containers by a separate script, see the MANIFEST), expected names and counts from
 //! manifest.json and the fixtures' README, the AES key from the MANIFEST.
 #![cfg(feature = "containers")]
@@ -16,8 +16,26 @@ use texscope::unreal::container::{visible_files, Opened};
 use texscope::unreal::{iostore, pak};
 use texscope::{Limits, SourceRef};
 
-fn ue58() -> PathBuf {
-    samples().join("unreal/cue4parse-fixtures/UE5_8")
+/// The two cooks of the same project (MANIFEST.md): UE 5.8 and UE 6.0, with the TOC and pak
+/// versions each one's containers carry (the UE6_0 README part of the MANIFEST: TOC version 10,
+/// pak version 15; UE 5.8: 8 and 12, read from its files).
+const SETS: &[(&str, u8, i32)] = &[("UE5_8", 8, 12), ("UE6_0", 10, 15)];
+
+fn root(set: &str) -> PathBuf {
+    samples().join("unreal/cue4parse-fixtures").join(set)
+}
+
+/// The loose copies of a LegacyPak serialization: `_extracted/LegacyPak/<ser>` where the set has
+/// one (UE 5.8); UE 6.0 ships none, so there its Uncompressed pak (stored entries, no cipher) is
+/// the reference the other variants must equal, and the pixels are checked against the source
+/// images in tests/unreal_ue58.rs.
+fn legacy_reference(set: &str, ser: &str) -> PathBuf {
+    let loose = root(set).join(format!("_extracted/LegacyPak/{ser}"));
+    if loose.exists() {
+        loose
+    } else {
+        root(set).join(format!("LegacyPak/{ser}/Uncompressed"))
+    }
 }
 
 /// The MANIFEST's key: `CUE4ParseFixtureAESKey0123456789` as 0x-hex.
@@ -40,34 +58,45 @@ const LEGACY: &[&str] = &["Uncompressed", "Zlib", "Oodle", "OodleEncrypted"];
 /// byte the loose copies in `_extracted/LegacyPak/<serialization>/`.
 #[test]
 fn legacy_paks_hold_the_extracted_files() {
-    let l = Limits::default();
-    for ser in ["Tagged", "Unversioned"] {
-        for v in LEGACY {
-            let p = ue58().join(format!(
-                "LegacyPak/{ser}/{v}/CUE4ParseFixtures-Legacy-{ser}-{v}.pak"
-            ));
-            let pak = pak::open(&file(&p), &keys(), &l).unwrap_or_else(|e| panic!("{v}: {e}"));
-            assert_eq!(pak.footer.version, 12, "{v}");
-            assert_eq!(pak.entries.len(), 11, "{ser}/{v}");
-            assert_eq!(pak.keyed, v.contains("Encrypted"), "{v}");
-            for (i, e) in pak.entries.iter().enumerate() {
-                assert!(
-                    e.path.starts_with("CUE4ParseFixtures/Content/Fixtures/"),
-                    "{}",
-                    e.path
-                );
-                let want = std::fs::read(
-                    ue58()
-                        .join(format!("_extracted/LegacyPak/{ser}"))
-                        .join(&e.path),
-                )
-                .unwrap();
-                let src = pak.source(i).unwrap();
-                let got = read_range(src.as_ref(), 0, src.len(), &l)
-                    .unwrap_or_else(|err| panic!("{ser}/{v} {}: {err}", e.path));
-                assert!(got == want, "{ser}/{v} {} differs from _extracted", e.path);
+    for &(set, _, pak_v) in SETS {
+        let l = Limits::default();
+        for ser in ["Tagged", "Unversioned"] {
+            for v in LEGACY {
+                let p = root(set).join(format!(
+                    "LegacyPak/{ser}/{v}/CUE4ParseFixtures-Legacy-{ser}-{v}.pak"
+                ));
+                let pak = pak::open(&file(&p), &keys(), &l).unwrap_or_else(|e| panic!("{v}: {e}"));
+                assert_eq!(pak.footer.version, pak_v, "{v}");
+                assert_eq!(pak.entries.len(), 11, "{ser}/{v}");
+                assert_eq!(pak.keyed, v.contains("Encrypted"), "{v}");
+                for (i, e) in pak.entries.iter().enumerate() {
+                    assert!(
+                        e.path.starts_with("CUE4ParseFixtures/Content/Fixtures/"),
+                        "{}",
+                        e.path
+                    );
+                    let want = legacy_bytes(set, ser, &e.path);
+                    let src = pak.source(i).unwrap();
+                    let got = read_range(src.as_ref(), 0, src.len(), &l)
+                        .unwrap_or_else(|err| panic!("{ser}/{v} {}: {err}", e.path));
+                    assert!(got == want, "{ser}/{v} {} differs from _extracted", e.path);
+                }
             }
         }
+    }
+}
+
+/// The bytes of `path` in the LegacyPak reference of `set` (see [`legacy_reference`]).
+fn legacy_bytes(set: &str, ser: &str, path: &str) -> Vec<u8> {
+    let r = legacy_reference(set, ser);
+    if r.ends_with("Uncompressed") {
+        let p = r.join(format!("CUE4ParseFixtures-Legacy-{ser}-Uncompressed.pak"));
+        let pak = pak::open(&file(&p), &Keys::default(), &Limits::default()).unwrap();
+        let i = pak.entries.iter().position(|e| e.path == path).unwrap();
+        let s = pak.source(i).unwrap();
+        read_range(s.as_ref(), 0, s.len(), &Limits::default()).unwrap()
+    } else {
+        std::fs::read(r.join(path)).unwrap()
     }
 }
 
@@ -79,8 +108,8 @@ const IOSTORE: &[&str] = &[
     "OodleEncrypted",
 ];
 
-fn open_toc(ser: &str, v: &str) -> iostore::Toc {
-    let dir = ue58().join(format!("IoStore/{ser}/{v}"));
+fn open_toc(set: &str, ser: &str, v: &str) -> iostore::Toc {
+    let dir = root(set).join(format!("IoStore/{ser}/{v}"));
     let utoc = dir.join(format!("CUE4ParseFixtures-Minimal-{v}-Windows.utoc"));
     iostore::open(
         &file(&utoc),
@@ -99,45 +128,60 @@ fn open_toc(ser: &str, v: &str) -> iostore::Toc {
 /// as its loose copy in `_extracted/IoStore/<serialization>/`.
 #[test]
 fn iostore_variants_hold_the_extracted_files() {
-    let l = Limits::default();
-    for ser in ["Tagged", "Unversioned"] {
-        let mut names: Option<Vec<String>> = None;
-        for v in IOSTORE {
-            let toc = open_toc(ser, v);
-            assert_eq!(toc.header.version, 8, "{v}");
-            assert_eq!(toc.keyed, v.contains("Encrypted"), "{v}");
-            let mut paths: Vec<String> = toc.files.iter().map(|f| f.path.clone()).collect();
-            paths.sort();
-            let packages = paths
-                .iter()
-                .filter(|p| p.ends_with(".uasset") || p.ends_with(".umap"))
-                .count();
-            assert_eq!(packages, 97, "{ser}/{v}");
-            match &names {
-                Some(n) => assert_eq!(n, &paths, "{ser}/{v} lists other files"),
-                None => names = Some(paths),
-            }
-            let mut compared = 0;
-            for f in &toc.files {
-                let base = f.path.rsplit('/').next().unwrap();
-                let loose = ue58().join(format!("_extracted/IoStore/{ser}/{base}"));
-                if !loose.exists() {
-                    continue;
+    for &(set, toc_v, _) in SETS {
+        let l = Limits::default();
+        for ser in ["Tagged", "Unversioned"] {
+            let mut names: Option<Vec<String>> = None;
+            for v in IOSTORE {
+                let toc = open_toc(set, ser, v);
+                assert_eq!(toc.header.version, toc_v, "{v}");
+                assert_eq!(toc.keyed, v.contains("Encrypted"), "{v}");
+                let mut paths: Vec<String> = toc.files.iter().map(|f| f.path.clone()).collect();
+                paths.sort();
+                let packages = paths
+                    .iter()
+                    .filter(|p| p.ends_with(".uasset") || p.ends_with(".umap"))
+                    .count();
+                assert_eq!(packages, 97, "{ser}/{v}");
+                match &names {
+                    Some(n) => assert_eq!(n, &paths, "{ser}/{v} lists other files"),
+                    None => names = Some(paths),
                 }
-                let want = std::fs::read(&loose).unwrap();
-                let src = toc.chunk_source(f.chunk, format!("t/{}", f.path)).unwrap();
-                let got = read_range(src.as_ref(), 0, src.len(), &l)
-                    .unwrap_or_else(|e| panic!("{ser}/{v} {}: {e}", f.path));
-                assert!(got == want, "{ser}/{v} {} differs from _extracted", f.path);
-                compared += 1;
+                let mut compared = 0;
+                for f in &toc.files {
+                    // UE 5.8's copies lie flat, UE 6.0's under their mount paths.
+                    let base = f.path.rsplit('/').next().unwrap();
+                    let dir = root(set).join(format!("_extracted/IoStore/{ser}"));
+                    let loose = [dir.join(base), dir.join(&f.path)]
+                        .into_iter()
+                        .find(|p| p.is_file());
+                    let Some(loose) = loose else { continue };
+                    let want = std::fs::read(&loose).unwrap();
+                    let src = toc.chunk_source(f.chunk, format!("t/{}", f.path)).unwrap();
+                    let got = read_range(src.as_ref(), 0, src.len(), &l)
+                        .unwrap_or_else(|e| panic!("{ser}/{v} {}: {e}", f.path));
+                    assert!(got == want, "{ser}/{v} {} differs from _extracted", f.path);
+                    compared += 1;
+                }
+                // Every loose copy has its chunk.
+                // Every loose copy has its chunk (but UE 6.0's `_unnamed/`: chunks the directory
+                // index does not name, such as the container header, which holds each
+                // container's own id).
+                let loose = loose_files(&root(set).join(format!("_extracted/IoStore/{ser}")));
+                assert_eq!(compared, loose, "{ser}/{v}");
             }
-            // Every loose copy has its chunk.
-            let loose = std::fs::read_dir(ue58().join(format!("_extracted/IoStore/{ser}")))
-                .unwrap()
-                .count();
-            assert_eq!(compared, loose, "{ser}/{v}");
         }
     }
+}
+
+/// Files under `dir`, but those under `_unnamed/`.
+fn loose_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("_unnamed"))
+        .map(|p| if p.is_dir() { loose_files(&p) } else { 1 })
+        .sum()
 }
 
 /// Oodle block by block: every block of the Oodle containers (plain, partitioned, encrypted)
@@ -146,36 +190,38 @@ fn iostore_variants_hold_the_extracted_files() {
 /// the blocks of the container-header chunk (EIoChunkType 6), which holds each container's own id.
 #[test]
 fn oodle_blocks_match_the_uncompressed_twin() {
-    for ser in ["Tagged", "Unversioned"] {
-        let plain = open_toc(ser, "Uncompressed");
-        for v in ["Oodle", "OodlePartitioned", "OodleEncrypted", "Zlib"] {
-            let toc = open_toc(ser, v);
-            assert_eq!(toc.blocks.len(), plain.blocks.len(), "{ser}/{v}");
-            let bs = toc.header.block_size as u64;
-            let own: Vec<u64> = (0..toc.chunks.len())
-                .filter(|&c| toc.chunk_ids[c].kind() == 6)
-                .flat_map(|c| {
-                    let (o, n) = toc.chunks[c];
-                    o / bs..(o + n).div_ceil(bs)
-                })
-                .collect();
-            assert!(!own.is_empty(), "{ser}/{v} has a container header");
-            let mut methods = std::collections::BTreeSet::new();
-            for i in 0..toc.blocks.len() {
-                if own.contains(&(i as u64)) {
-                    continue;
+    for &(set, _, _) in SETS {
+        for ser in ["Tagged", "Unversioned"] {
+            let plain = open_toc(set, ser, "Uncompressed");
+            for v in ["Oodle", "OodlePartitioned", "OodleEncrypted", "Zlib"] {
+                let toc = open_toc(set, ser, v);
+                assert_eq!(toc.blocks.len(), plain.blocks.len(), "{ser}/{v}");
+                let bs = toc.header.block_size as u64;
+                let own: Vec<u64> = (0..toc.chunks.len())
+                    .filter(|&c| toc.chunk_ids[c].kind() == 6)
+                    .flat_map(|c| {
+                        let (o, n) = toc.chunks[c];
+                        o / bs..(o + n).div_ceil(bs)
+                    })
+                    .collect();
+                assert!(!own.is_empty(), "{ser}/{v} has a container header");
+                let mut methods = std::collections::BTreeSet::new();
+                for i in 0..toc.blocks.len() {
+                    if own.contains(&(i as u64)) {
+                        continue;
+                    }
+                    let b = toc.block(i).unwrap();
+                    methods.insert(b.method.name());
+                    let got = toc
+                        .store()
+                        .block(&b)
+                        .unwrap_or_else(|e| panic!("{ser}/{v} block {i}: {e}"));
+                    let want = plain.store().block(&plain.block(i).unwrap()).unwrap();
+                    assert!(got == want, "{ser}/{v} block {i} differs");
                 }
-                let b = toc.block(i).unwrap();
-                methods.insert(b.method.name());
-                let got = toc
-                    .store()
-                    .block(&b)
-                    .unwrap_or_else(|e| panic!("{ser}/{v} block {i}: {e}"));
-                let want = plain.store().block(&plain.block(i).unwrap()).unwrap();
-                assert!(got == want, "{ser}/{v} block {i} differs");
+                let want = if v == "Zlib" { "zlib" } else { "Oodle" };
+                assert!(methods.contains(want), "{ser}/{v}: {methods:?}");
             }
-            let want = if v == "Zlib" { "zlib" } else { "Oodle" };
-            assert!(methods.contains(want), "{ser}/{v}: {methods:?}");
         }
     }
 }
@@ -185,33 +231,35 @@ fn oodle_blocks_match_the_uncompressed_twin() {
 /// entry is decoded.
 #[test]
 fn keys_are_checked_before_anything_is_decoded() {
-    let l = Limits::default();
-    let wrong = {
-        let mut k = Keys::default();
-        k.push(None, AesKey::from_bytes([7; 32]));
-        k
-    };
-    let p = ue58().join(
+    for &(set, _, _) in SETS {
+        let l = Limits::default();
+        let wrong = {
+            let mut k = Keys::default();
+            k.push(None, AesKey::from_bytes([7; 32]));
+            k
+        };
+        let p = root(set).join(
         "LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted.pak",
     );
-    let utoc = ue58().join(
+        let utoc = root(set).join(
         "IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc",
     );
-    let ucas = utoc.with_extension("ucas");
-    for (k, want) in [
-        (Keys::default(), "it needs an AES key"),
-        (wrong, "does not fit"),
-    ] {
-        let e = pak::open(&file(&p), &k, &l).err().unwrap();
-        assert_eq!(e.kind, texscope::ErrorKind::NeedsKey, "{e}");
-        assert!(e.to_string().contains(want), "{e}");
-        assert!(e.to_string().contains("OodleEncrypted.pak"), "{e}");
-        let e = iostore::open(&file(&utoc), |_| Some(file(&ucas)), &k, &l)
-            .err()
-            .unwrap();
-        assert_eq!(e.kind, texscope::ErrorKind::NeedsKey, "{e}");
-        assert!(e.to_string().contains(want), "{e}");
-        assert!(e.to_string().contains("OodleEncrypted-Windows.utoc"), "{e}");
+        let ucas = utoc.with_extension("ucas");
+        for (k, want) in [
+            (Keys::default(), "it needs an AES key"),
+            (wrong, "does not fit"),
+        ] {
+            let e = pak::open(&file(&p), &k, &l).err().unwrap();
+            assert_eq!(e.kind, texscope::ErrorKind::NeedsKey, "{e}");
+            assert!(e.to_string().contains(want), "{e}");
+            assert!(e.to_string().contains("OodleEncrypted.pak"), "{e}");
+            let e = iostore::open(&file(&utoc), |_| Some(file(&ucas)), &k, &l)
+                .err()
+                .unwrap();
+            assert_eq!(e.kind, texscope::ErrorKind::NeedsKey, "{e}");
+            assert!(e.to_string().contains(want), "{e}");
+            assert!(e.to_string().contains("OodleEncrypted-Windows.utoc"), "{e}");
+        }
     }
 }
 
@@ -220,47 +268,49 @@ fn keys_are_checked_before_anything_is_decoded() {
 /// textures, MANIFEST) read whole; both Pak/ variants give the same bytes.
 #[test]
 fn minimal_and_android_paks() {
-    let l = Limits::default();
-    let mut contents = Vec::new();
-    for v in ["Uncompressed", "Oodle"] {
-        let p = ue58().join(format!("Pak/{v}/CUE4ParseFixtures-Minimal-{v}.pak"));
+    for &(set, _, _) in SETS {
+        let l = Limits::default();
+        let mut contents = Vec::new();
+        for v in ["Uncompressed", "Oodle"] {
+            let p = root(set).join(format!("Pak/{v}/CUE4ParseFixtures-Minimal-{v}.pak"));
+            let pak = pak::open(&file(&p), &Keys::default(), &l).unwrap();
+            let mut files: Vec<(String, Vec<u8>)> = (0..pak.entries.len())
+                .map(|i| {
+                    let s = pak.source(i).unwrap();
+                    let b = read_range(s.as_ref(), 0, s.len(), &l).unwrap();
+                    (pak.entries[i].path.clone(), b)
+                })
+                .collect();
+            files.sort();
+            assert_eq!(files.len(), 4, "{v}");
+            let names: Vec<&str> = files
+                .iter()
+                .map(|(p, _)| p.rsplit('/').next().unwrap())
+                .collect();
+            assert!(names.contains(&"DefaultGame.ini"), "{names:?}");
+            assert!(names.contains(&"AssetRegistry.bin"), "{names:?}");
+            assert_eq!(names.iter().filter(|n| n.ends_with(".locres")).count(), 2);
+            contents.push(files);
+        }
+        assert!(
+            contents[0] == contents[1],
+            "the Oodle pak reads as the Uncompressed one"
+        );
+        let p = root(set).join("AndroidPak/CUE4ParseFixtures-Android-Textures.pak");
         let pak = pak::open(&file(&p), &Keys::default(), &l).unwrap();
-        let mut files: Vec<(String, Vec<u8>)> = (0..pak.entries.len())
-            .map(|i| {
-                let s = pak.source(i).unwrap();
-                let b = read_range(s.as_ref(), 0, s.len(), &l).unwrap();
-                (pak.entries[i].path.clone(), b)
-            })
-            .collect();
-        files.sort();
-        assert_eq!(files.len(), 4, "{v}");
-        let names: Vec<&str> = files
+        let packages = pak
+            .entries
             .iter()
-            .map(|(p, _)| p.rsplit('/').next().unwrap())
-            .collect();
-        assert!(names.contains(&"DefaultGame.ini"), "{names:?}");
-        assert!(names.contains(&"AssetRegistry.bin"), "{names:?}");
-        assert_eq!(names.iter().filter(|n| n.ends_with(".locres")).count(), 2);
-        contents.push(files);
-    }
-    assert!(
-        contents[0] == contents[1],
-        "the Oodle pak reads as the Uncompressed one"
-    );
-    let p = ue58().join("AndroidPak/CUE4ParseFixtures-Android-Textures.pak");
-    let pak = pak::open(&file(&p), &Keys::default(), &l).unwrap();
-    let packages = pak
-        .entries
-        .iter()
-        .filter(|e| e.path.ends_with(".uasset"))
-        .count();
-    assert!(
-        packages >= 9,
-        "ASTC 4x4..12x12, normal map, ETC2 RGB/RGBA, EAC R11/RG11: {packages}"
-    );
-    for i in 0..pak.entries.len() {
-        let s = pak.source(i).unwrap();
-        read_range(s.as_ref(), 0, s.len(), &l).unwrap();
+            .filter(|e| e.path.ends_with(".uasset"))
+            .count();
+        assert!(
+            packages >= 9,
+            "ASTC 4x4..12x12, normal map, ETC2 RGB/RGBA, EAC R11/RG11: {packages}"
+        );
+        for i in 0..pak.entries.len() {
+            let s = pak.source(i).unwrap();
+            read_range(s.as_ref(), 0, s.len(), &l).unwrap();
+        }
     }
 }
 
@@ -355,48 +405,54 @@ fn pixels(c: &texscope::Catalog) -> Vec<(String, u64)> {
 /// listed or a problem.
 #[test]
 fn iostore_unversioned_lists_and_decodes_like_the_loose_copies() {
-    let loose = open_dir(&ue58().join("_extracted/IoStore/Unversioned"), false);
-    let want_list = listing(&loose);
-    let want_px = pixels(&loose);
-    assert_eq!(want_list.len(), 21, "{want_list:#?}");
-    for v in IOSTORE {
-        let dir = ue58().join(format!("IoStore/Unversioned/{v}"));
-        let mut sources: Vec<SourceRef> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| file(&e.unwrap().path()))
-            .collect();
-        sources.push(file(&ue58().join("IoStore/Unversioned/global.utoc")));
-        sources.push(file(&ue58().join("IoStore/Unversioned/global.ucas")));
-        let o = texscope::OpenOptions {
-            aes_keys: keys(),
-            ..Default::default()
-        };
-        let c = texscope::open(sources, &o);
-        assert!(c.problems.is_empty(), "{v}: {:#?}", c.problems);
-        let mut extra = Vec::new();
-        for t in &c.textures {
-            let p = t.path.as_deref().unwrap();
-            assert!(t.file.ends_with(".utoc"), "{}", t.file);
-            if !p.starts_with("CUE4ParseFixtures/Content/Fixtures/Textures/T_") {
-                extra.push(format!("{} {} in {p}", t.name, t.class));
-            }
-        }
-        extra.sort();
-        assert_eq!(
-            extra,
-            [
-                "Heightmap Texture2D in CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap",
-                "Weightmap Texture2D in CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap"
-            ],
-            "{v}"
-        );
+    for &(set, _, _) in SETS {
+        // UE 6.0's extraction also wrote the map holding the landscape's two textures; they are
+        // checked by name below, as for UE 5.8.
         let landscape = |n: &str| n.starts_with("Heightmap") || n.starts_with("Weightmap");
-        let mut list = listing(&c);
-        list.retain(|l| !landscape(l));
-        assert_eq!(list, want_list, "{v}");
-        let mut px = pixels(&c);
-        px.retain(|(n, _)| !landscape(n));
-        assert_eq!(px, want_px, "{v}");
+        let loose = open_dir(&root(set).join("_extracted/IoStore/Unversioned"), false);
+        let mut want_list = listing(&loose);
+        want_list.retain(|l| !landscape(l));
+        let mut want_px = pixels(&loose);
+        want_px.retain(|(n, _)| !landscape(n));
+        assert_eq!(want_list.len(), 21, "{want_list:#?}");
+        for v in IOSTORE {
+            let dir = root(set).join(format!("IoStore/Unversioned/{v}"));
+            let mut sources: Vec<SourceRef> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| file(&e.unwrap().path()))
+                .collect();
+            sources.push(file(&root(set).join("IoStore/Unversioned/global.utoc")));
+            sources.push(file(&root(set).join("IoStore/Unversioned/global.ucas")));
+            let o = texscope::OpenOptions {
+                aes_keys: keys(),
+                ..Default::default()
+            };
+            let c = texscope::open(sources, &o);
+            assert!(c.problems.is_empty(), "{v}: {:#?}", c.problems);
+            let mut extra = Vec::new();
+            for t in &c.textures {
+                let p = t.path.as_deref().unwrap();
+                assert!(t.file.ends_with(".utoc"), "{}", t.file);
+                if !p.starts_with("CUE4ParseFixtures/Content/Fixtures/Textures/T_") {
+                    extra.push(format!("{} {} in {p}", t.name, t.class));
+                }
+            }
+            extra.sort();
+            assert_eq!(
+                extra,
+                [
+                    "Heightmap Texture2D in CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap",
+                    "Weightmap Texture2D in CUE4ParseFixtures/Content/Fixtures/Maps/Landscape.umap"
+                ],
+                "{v}"
+            );
+            let mut list = listing(&c);
+            list.retain(|l| !landscape(l));
+            assert_eq!(list, want_list, "{v}");
+            let mut px = pixels(&c);
+            px.retain(|(n, _)| !landscape(n));
+            assert_eq!(px, want_px, "{v}");
+        }
     }
 }
 
@@ -407,81 +463,83 @@ fn iostore_unversioned_lists_and_decodes_like_the_loose_copies() {
 /// referencer stays the base's, and no path is listed twice.
 #[test]
 fn patches_override_their_base() {
-    let l = Limits::default();
-    let dir = ue58().join("Patch");
-    let read = |c: &Opened, i: usize| -> Vec<u8> {
-        let s = match c {
-            Opened::Pak(p) => p.source(i).unwrap(),
-            Opened::Toc(t) => t.chunk_source(t.files[i].chunk, "x".into()).unwrap(),
+    for &(set, _, _) in SETS {
+        let l = Limits::default();
+        let dir = root(set).join("Patch");
+        let read = |c: &Opened, i: usize| -> Vec<u8> {
+            let s = match c {
+                Opened::Pak(p) => p.source(i).unwrap(),
+                Opened::Toc(t) => t.chunk_source(t.files[i].chunk, "x".into()).unwrap(),
+            };
+            read_range(s.as_ref(), 0, s.len(), &l).unwrap()
         };
-        read_range(s.as_ref(), 0, s.len(), &l).unwrap()
-    };
-    let has = |b: &[u8], s: &str| b.windows(s.len()).any(|w| w == s.as_bytes());
-    for kind in ["Pak", "IoStore"] {
-        let mut opened = Vec::new();
-        for stem in [
-            "CUE4ParseFixtures-PatchBase",
-            "CUE4ParseFixtures-PatchBase_0_P",
-        ] {
-            let (name, c) = if kind == "Pak" {
-                let p = dir.join(format!("Pak/{stem}.pak"));
-                let c = Opened::Pak(pak::open(&file(&p), &Keys::default(), &l).unwrap());
-                (p, c)
-            } else {
-                let p = dir.join(format!("IoStore/{stem}.utoc"));
-                let c = Opened::Toc(
-                    iostore::open(
-                        &file(&p),
-                        |n| Some(file(Path::new(n))),
-                        &Keys::default(),
-                        &l,
-                    )
-                    .unwrap(),
-                );
-                (p, c)
-            };
-            opened.push((name.display().to_string(), Rc::new(c)));
-        }
-        let by_name: Vec<(String, Rc<Opened>)> = opened.clone();
-        // Either order of the drop gives the same result.
-        for order in [opened.clone(), opened.into_iter().rev().collect::<Vec<_>>()] {
-            let vis = visible_files(order);
-            let target: Vec<_> = vis
-                .iter()
-                .filter(|(_, p, _)| p.ends_with("DA_PatchTarget.uasset"))
-                .collect();
-            assert_eq!(target.len(), 1, "{kind}: {vis:?}");
-            let (f, _, i) = target[0];
-            assert!(
-                f.ends_with(if kind == "Pak" {
-                    "_0_P.pak"
+        let has = |b: &[u8], s: &str| b.windows(s.len()).any(|w| w == s.as_bytes());
+        for kind in ["Pak", "IoStore"] {
+            let mut opened = Vec::new();
+            for stem in [
+                "CUE4ParseFixtures-PatchBase",
+                "CUE4ParseFixtures-PatchBase_0_P",
+            ] {
+                let (name, c) = if kind == "Pak" {
+                    let p = dir.join(format!("Pak/{stem}.pak"));
+                    let c = Opened::Pak(pak::open(&file(&p), &Keys::default(), &l).unwrap());
+                    (p, c)
                 } else {
-                    "_0_P.utoc"
-                }),
-                "{f}"
-            );
-            let c = &by_name.iter().find(|(n, _)| n == f).unwrap().1;
-            let pkg = read(c, *i);
-            let exp = vis
-                .iter()
-                .find(|(_, p, _)| p.ends_with("DA_PatchTarget.uexp"));
-            // Pak: the text is in the .uexp; IoStore: in the zen package itself.
-            let body = match exp {
-                Some((f2, _, i2)) => {
-                    assert!(f2.ends_with("_0_P.pak"), "{f2}");
-                    let c2 = &by_name.iter().find(|(n, _)| n == f2).unwrap().1;
-                    read(c2, *i2)
-                }
-                None => pkg,
-            };
-            assert!(has(&body, "Patch payload"), "{kind}");
-            assert!(!has(&body, "Base payload"), "{kind}");
-            let refr: Vec<_> = vis
-                .iter()
-                .filter(|(_, p, _)| p.ends_with("DA_PatchReferencer.uasset"))
-                .collect();
-            assert_eq!(refr.len(), 1, "{kind}");
-            assert!(!refr[0].0.contains("_0_P"), "{kind}");
+                    let p = dir.join(format!("IoStore/{stem}.utoc"));
+                    let c = Opened::Toc(
+                        iostore::open(
+                            &file(&p),
+                            |n| Some(file(Path::new(n))),
+                            &Keys::default(),
+                            &l,
+                        )
+                        .unwrap(),
+                    );
+                    (p, c)
+                };
+                opened.push((name.display().to_string(), Rc::new(c)));
+            }
+            let by_name: Vec<(String, Rc<Opened>)> = opened.clone();
+            // Either order of the drop gives the same result.
+            for order in [opened.clone(), opened.into_iter().rev().collect::<Vec<_>>()] {
+                let vis = visible_files(order);
+                let target: Vec<_> = vis
+                    .iter()
+                    .filter(|(_, p, _)| p.ends_with("DA_PatchTarget.uasset"))
+                    .collect();
+                assert_eq!(target.len(), 1, "{kind}: {vis:?}");
+                let (f, _, i) = target[0];
+                assert!(
+                    f.ends_with(if kind == "Pak" {
+                        "_0_P.pak"
+                    } else {
+                        "_0_P.utoc"
+                    }),
+                    "{f}"
+                );
+                let c = &by_name.iter().find(|(n, _)| n == f).unwrap().1;
+                let pkg = read(c, *i);
+                let exp = vis
+                    .iter()
+                    .find(|(_, p, _)| p.ends_with("DA_PatchTarget.uexp"));
+                // Pak: the text is in the .uexp; IoStore: in the zen package itself.
+                let body = match exp {
+                    Some((f2, _, i2)) => {
+                        assert!(f2.ends_with("_0_P.pak"), "{f2}");
+                        let c2 = &by_name.iter().find(|(n, _)| n == f2).unwrap().1;
+                        read(c2, *i2)
+                    }
+                    None => pkg,
+                };
+                assert!(has(&body, "Patch payload"), "{kind}");
+                assert!(!has(&body, "Base payload"), "{kind}");
+                let refr: Vec<_> = vis
+                    .iter()
+                    .filter(|(_, p, _)| p.ends_with("DA_PatchReferencer.uasset"))
+                    .collect();
+                assert_eq!(refr.len(), 1, "{kind}");
+                assert!(!refr[0].0.contains("_0_P"), "{kind}");
+            }
         }
     }
 }
@@ -492,24 +550,26 @@ fn patches_override_their_base() {
 /// do, `tagged_iostore_matches_unversioned` below holds.
 #[test]
 fn tagged_iostore_finds_its_texture_packages() {
-    let mut want: Option<Vec<String>> = None;
-    for v in IOSTORE {
-        let c = open_dir(&ue58().join(format!("IoStore/Tagged/{v}")), true);
-        let mut found: Vec<String> = c
-            .textures
-            .iter()
-            .map(|t| t.path.clone().unwrap())
-            .chain(c.problems.iter().map(|p| {
-                assert!(p.file.ends_with(".utoc"), "{}", p.file);
-                p.path.clone().unwrap_or_else(|| panic!("{v}: {}", p.error))
-            }))
-            .collect();
-        found.sort();
-        found.dedup();
-        assert_eq!(found.len(), 22, "{v}: {found:#?}");
-        match &want {
-            Some(w) => assert_eq!(&found, w, "{v}"),
-            None => want = Some(found),
+    for &(set, _, _) in SETS {
+        let mut want: Option<Vec<String>> = None;
+        for v in IOSTORE {
+            let c = open_dir(&root(set).join(format!("IoStore/Tagged/{v}")), true);
+            let mut found: Vec<String> = c
+                .textures
+                .iter()
+                .map(|t| t.path.clone().unwrap())
+                .chain(c.problems.iter().map(|p| {
+                    assert!(p.file.ends_with(".utoc"), "{}", p.file);
+                    p.path.clone().unwrap_or_else(|| panic!("{v}: {}", p.error))
+                }))
+                .collect();
+            found.sort();
+            found.dedup();
+            assert_eq!(found.len(), 22, "{v}: {found:#?}");
+            match &want {
+                Some(w) => assert_eq!(&found, w, "{v}"),
+                None => want = Some(found),
+            }
         }
     }
 }
@@ -519,12 +579,14 @@ fn tagged_iostore_finds_its_texture_packages() {
 /// pixels.
 #[test]
 fn tagged_iostore_matches_unversioned() {
-    let want = open_dir(&ue58().join("IoStore/Unversioned/Oodle"), false);
-    for v in IOSTORE {
-        let c = open_dir(&ue58().join(format!("IoStore/Tagged/{v}")), true);
-        assert!(c.problems.is_empty(), "{v}: {:#?}", c.problems);
-        assert_eq!(listing(&c), listing(&want), "{v}");
-        assert_eq!(pixels(&c), pixels(&want), "{v}");
+    for &(set, _, _) in SETS {
+        let want = open_dir(&root(set).join("IoStore/Unversioned/Oodle"), false);
+        for v in IOSTORE {
+            let c = open_dir(&root(set).join(format!("IoStore/Tagged/{v}")), true);
+            assert!(c.problems.is_empty(), "{v}: {:#?}", c.problems);
+            assert_eq!(listing(&c), listing(&want), "{v}");
+            assert_eq!(pixels(&c), pixels(&want), "{v}");
+        }
     }
 }
 
@@ -535,21 +597,23 @@ fn tagged_iostore_matches_unversioned() {
 /// skips them silently.
 #[test]
 fn legacy_paks_read_like_the_loose_copies() {
-    for ser in ["Tagged", "Unversioned"] {
-        let loose = open_dir(&ue58().join(format!("_extracted/LegacyPak/{ser}")), false);
-        assert_eq!(loose.textures.len(), 2, "{ser}");
-        for v in LEGACY {
-            let c = open_dir(&ue58().join(format!("LegacyPak/{ser}/{v}")), true);
-            assert!(c.problems.is_empty(), "{ser}/{v}: {:#?}", c.problems);
-            assert_eq!(listing(&c), listing(&loose), "{ser}/{v}");
-            assert_eq!(pixels(&c), pixels(&loose), "{ser}/{v}");
-            for t in &c.textures {
-                assert!(t.file.ends_with(".pak"), "{}", t.file);
-                let p = t.path.as_deref().unwrap();
-                assert!(
-                    p.starts_with("CUE4ParseFixtures/Content/Fixtures/Textures/"),
-                    "{p}"
-                );
+    for &(set, _, _) in SETS {
+        for ser in ["Tagged", "Unversioned"] {
+            let loose = open_dir(&legacy_reference(set, ser), false);
+            assert_eq!(loose.textures.len(), 2, "{ser}");
+            for v in LEGACY {
+                let c = open_dir(&root(set).join(format!("LegacyPak/{ser}/{v}")), true);
+                assert!(c.problems.is_empty(), "{ser}/{v}: {:#?}", c.problems);
+                assert_eq!(listing(&c), listing(&loose), "{ser}/{v}");
+                assert_eq!(pixels(&c), pixels(&loose), "{ser}/{v}");
+                for t in &c.textures {
+                    assert!(t.file.ends_with(".pak"), "{}", t.file);
+                    let p = t.path.as_deref().unwrap();
+                    assert!(
+                        p.starts_with("CUE4ParseFixtures/Content/Fixtures/Textures/"),
+                        "{p}"
+                    );
+                }
             }
         }
     }
@@ -559,18 +623,20 @@ fn legacy_paks_read_like_the_loose_copies() {
 /// T_BC6H (the fixtures' README), the same as the IoStore copies of those two textures.
 #[test]
 fn legacy_paks_match_iostore() {
-    let zen = open_dir(&ue58().join("IoStore/Unversioned/Uncompressed"), false);
-    let pick = |c: &texscope::Catalog| -> Vec<String> {
-        listing(c)
-            .into_iter()
-            .filter(|l| l.starts_with("T_Streaming ") || l.starts_with("T_BC6H "))
-            .collect()
-    };
-    for ser in ["Tagged", "Unversioned"] {
-        for v in LEGACY {
-            let c = open_dir(&ue58().join(format!("LegacyPak/{ser}/{v}")), true);
-            assert!(c.problems.is_empty(), "{ser}/{v}: {:#?}", c.problems);
-            assert_eq!(pick(&c), pick(&zen), "{ser}/{v}");
+    for &(set, _, _) in SETS {
+        let zen = open_dir(&root(set).join("IoStore/Unversioned/Uncompressed"), false);
+        let pick = |c: &texscope::Catalog| -> Vec<String> {
+            listing(c)
+                .into_iter()
+                .filter(|l| l.starts_with("T_Streaming ") || l.starts_with("T_BC6H "))
+                .collect()
+        };
+        for ser in ["Tagged", "Unversioned"] {
+            for v in LEGACY {
+                let c = open_dir(&root(set).join(format!("LegacyPak/{ser}/{v}")), true);
+                assert!(c.problems.is_empty(), "{ser}/{v}: {:#?}", c.problems);
+                assert_eq!(pick(&c), pick(&zen), "{ser}/{v}");
+            }
         }
     }
 }
@@ -581,63 +647,65 @@ fn legacy_paks_match_iostore() {
 /// script object with its index: the computed ones must be there under the right names.
 #[test]
 fn texture_class_hashes_match_global_script_objects() {
-    use texscope::unreal::script::script_index as script_class_index;
-    let l = Limits::default();
-    let g = ue58().join("IoStore/Unversioned/global.utoc");
-    let toc = iostore::open(
-        &file(&g),
-        |n| Some(file(Path::new(n))),
-        &Keys::default(),
-        &l,
-    )
-    .unwrap();
-    // EIoChunkType 5 = ScriptObjects.
-    let c = (0..toc.chunk_ids.len())
-        .find(|&i| toc.chunk_ids[i].kind() == 5)
+    for &(set, _, _) in SETS {
+        use texscope::unreal::script::script_index as script_class_index;
+        let l = Limits::default();
+        let g = root(set).join("IoStore/Unversioned/global.utoc");
+        let toc = iostore::open(
+            &file(&g),
+            |n| Some(file(Path::new(n))),
+            &Keys::default(),
+            &l,
+        )
         .unwrap();
-    let s = toc
-        .chunk_source(c as u32, "global/ScriptObjects".into())
-        .unwrap();
-    let d = read_range(s.as_ref(), 0, s.len(), &l).unwrap();
-    let u32_at = |o: usize| u32::from_le_bytes(d[o..o + 4].try_into().unwrap());
-    let u64_at = |o: usize| u64::from_le_bytes(d[o..o + 8].try_into().unwrap());
-    // Name batch: count, string bytes, hash algorithm, hashes, BE u16 lengths, strings.
-    let n = u32_at(0) as usize;
-    let mut at = 16 + 8 * n;
-    let lens: Vec<usize> = (0..n)
-        .map(|k| u16::from_be_bytes([d[at + 2 * k], d[at + 2 * k + 1]]) as usize)
-        .collect();
-    at += 2 * n;
-    let mut names = Vec::new();
-    for len in lens {
-        assert!(len & 0x8000 == 0, "an ASCII name");
-        names.push(String::from_utf8_lossy(&d[at..at + len]).into_owned());
-        at += len;
-    }
-    let count = u32_at(at) as usize;
-    at += 4;
-    let mut objects = std::collections::HashMap::new();
-    for k in 0..count {
-        let e = at + 32 * k;
-        // FMappedName: the top bits say which name map; the index is the low 30.
-        let name = &names[(u32_at(e) & 0x3FFF_FFFF) as usize];
-        let (index, outer) = (u64_at(e + 8), u64_at(e + 16));
-        objects.insert(index, (name.clone(), outer));
-    }
-    for class in [
-        "Texture2D",
-        "TextureCube",
-        "VolumeTexture",
-        "Texture2DArray",
-        "TextureLightProfile",
-    ] {
-        let h = script_class_index(&format!("/Script/Engine.{class}"));
-        let (name, outer) = objects.get(&h).unwrap_or_else(|| panic!("{class}: {h:#x}"));
-        assert_eq!(name, class);
-        assert_eq!(
-            objects.get(outer).map(|o| o.0.as_str()),
-            Some("/Script/Engine")
-        );
+        // EIoChunkType 5 = ScriptObjects.
+        let c = (0..toc.chunk_ids.len())
+            .find(|&i| toc.chunk_ids[i].kind() == 5)
+            .unwrap();
+        let s = toc
+            .chunk_source(c as u32, "global/ScriptObjects".into())
+            .unwrap();
+        let d = read_range(s.as_ref(), 0, s.len(), &l).unwrap();
+        let u32_at = |o: usize| u32::from_le_bytes(d[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(d[o..o + 8].try_into().unwrap());
+        // Name batch: count, string bytes, hash algorithm, hashes, BE u16 lengths, strings.
+        let n = u32_at(0) as usize;
+        let mut at = 16 + 8 * n;
+        let lens: Vec<usize> = (0..n)
+            .map(|k| u16::from_be_bytes([d[at + 2 * k], d[at + 2 * k + 1]]) as usize)
+            .collect();
+        at += 2 * n;
+        let mut names = Vec::new();
+        for len in lens {
+            assert!(len & 0x8000 == 0, "an ASCII name");
+            names.push(String::from_utf8_lossy(&d[at..at + len]).into_owned());
+            at += len;
+        }
+        let count = u32_at(at) as usize;
+        at += 4;
+        let mut objects = std::collections::HashMap::new();
+        for k in 0..count {
+            let e = at + 32 * k;
+            // FMappedName: the top bits say which name map; the index is the low 30.
+            let name = &names[(u32_at(e) & 0x3FFF_FFFF) as usize];
+            let (index, outer) = (u64_at(e + 8), u64_at(e + 16));
+            objects.insert(index, (name.clone(), outer));
+        }
+        for class in [
+            "Texture2D",
+            "TextureCube",
+            "VolumeTexture",
+            "Texture2DArray",
+            "TextureLightProfile",
+        ] {
+            let h = script_class_index(&format!("/Script/Engine.{class}"));
+            let (name, outer) = objects.get(&h).unwrap_or_else(|| panic!("{class}: {h:#x}"));
+            assert_eq!(name, class);
+            assert_eq!(
+                objects.get(outer).map(|o| o.0.as_str()),
+                Some("/Script/Engine")
+            );
+        }
     }
 }
 
@@ -688,17 +756,22 @@ fn every_pak_version_reads_back() {
     let want = loose(&files);
     assert_eq!(want.textures.len(), 1);
     let key = AesKey::parse(KEY).unwrap();
-    for version in 3..=12 {
+    for version in 3..=15 {
         for zlib in [false, true] {
-            for keyed in [false, true] {
+            for (keyed, ctr) in [(false, false), (true, false), (true, true)] {
+                // AES-CTR exists from version 13 (UE 6.0).
+                if ctr && version < 13 {
+                    continue;
+                }
                 let o = PakOptions {
                     version,
+                    ctr,
                     zlib,
                     block_size: 4096,
                     key: keyed.then(|| key.clone()),
                     ..Default::default()
                 };
-                let what = format!("v{version} zlib={zlib} key={keyed}");
+                let what = format!("v{version} zlib={zlib} key={keyed} ctr={ctr}");
                 let bytes = cx::pak(&files, &o);
                 let src = BytesSource::shared("gen.pak", bytes);
                 let p = pak::open(&src, &keys(), &l).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -759,15 +832,22 @@ fn generated_iostore_reads_back() {
     );
     assert_eq!(want.textures.len(), 1);
     let key = AesKey::parse(KEY).unwrap();
-    for (zlib, keyed, partition) in [
-        (false, false, None),
-        (true, false, None),
-        (true, true, None),
-        (false, false, Some(4096)),
-        (true, true, Some(4096)),
+    // (TOC version, AES-CTR, zlib, key, partition size): version 10 is UE 6.0's, with ECB or CTR.
+    for (version, ctr, zlib, keyed, partition) in [
+        (8, false, false, false, None),
+        (8, false, true, false, None),
+        (8, false, true, true, None),
+        (8, false, false, false, Some(4096)),
+        (8, false, true, true, Some(4096)),
+        (10, false, true, true, None),
+        (10, true, true, true, None),
+        (10, true, false, true, Some(4096)),
+        (9, false, true, false, None),
     ] {
-        let what = format!("zlib={zlib} key={keyed} partition={partition:?}");
+        let what = format!("v{version} ctr={ctr} zlib={zlib} key={keyed} partition={partition:?}");
         let o = TocOptions {
+            version,
+            ctr,
             zlib,
             block_size: 4096,
             key: keyed.then(|| key.clone()),
@@ -821,51 +901,55 @@ fn generated_iostore_reads_back() {
 /// listed or (until UE 5.8 legacy summaries parse, issue 18) a problem naming the pak and path.
 #[test]
 fn android_pak_finds_its_textures() {
-    let p = ue58().join("AndroidPak");
-    let c = open_dir(&p, false);
-    let mut paths: Vec<String> = c
-        .textures
-        .iter()
-        .map(|t| t.path.clone().unwrap())
-        .chain(c.problems.iter().map(|p| {
-            assert!(p.file.ends_with("Android-Textures.pak"), "{}", p.file);
-            p.path.clone().unwrap_or_else(|| panic!("{}", p.error))
-        }))
-        .collect();
-    paths.sort();
-    paths.dedup();
-    assert!(paths.len() >= 9, "{paths:#?}");
-    assert!(paths.iter().all(|p| p.ends_with(".uasset")), "{paths:#?}");
+    for &(set, _, _) in SETS {
+        let p = root(set).join("AndroidPak");
+        let c = open_dir(&p, false);
+        let mut paths: Vec<String> = c
+            .textures
+            .iter()
+            .map(|t| t.path.clone().unwrap())
+            .chain(c.problems.iter().map(|p| {
+                assert!(p.file.ends_with("Android-Textures.pak"), "{}", p.file);
+                p.path.clone().unwrap_or_else(|| panic!("{}", p.error))
+            }))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        assert!(paths.len() >= 9, "{paths:#?}");
+        assert!(paths.iter().all(|p| p.ends_with(".uasset")), "{paths:#?}");
+    }
 }
 
 /// The Android textures list with the formats the MANIFEST names, 64x64 each.
 #[test]
 fn android_pak_formats() {
-    let c = open_dir(&ue58().join("AndroidPak"), false);
-    assert!(c.problems.is_empty(), "{:#?}", c.problems);
-    let formats: std::collections::BTreeSet<String> = c
-        .textures
-        .iter()
-        .map(|t| t.format.name().to_string())
-        .collect();
-    for f in [
-        "ASTC_4x4",
-        "ASTC_6x6",
-        "ASTC_8x8",
-        "ASTC_10x10",
-        "ASTC_12x12",
-    ] {
-        assert!(formats.iter().any(|x| x.contains(f)), "{f}: {formats:?}");
-    }
-    assert!(formats.iter().any(|x| x.contains("ETC2")), "{formats:?}");
-    assert!(
-        formats
+    for &(set, _, _) in SETS {
+        let c = open_dir(&root(set).join("AndroidPak"), false);
+        assert!(c.problems.is_empty(), "{:#?}", c.problems);
+        let formats: std::collections::BTreeSet<String> = c
+            .textures
             .iter()
-            .any(|x| x.contains("EAC") || x.contains("R11")),
-        "{formats:?}"
-    );
-    for t in &c.textures {
-        assert_eq!((t.width, t.height), (64, 64), "{}", t.name);
+            .map(|t| t.format.name().to_string())
+            .collect();
+        for f in [
+            "ASTC_4x4",
+            "ASTC_6x6",
+            "ASTC_8x8",
+            "ASTC_10x10",
+            "ASTC_12x12",
+        ] {
+            assert!(formats.iter().any(|x| x.contains(f)), "{f}: {formats:?}");
+        }
+        assert!(formats.iter().any(|x| x.contains("ETC2")), "{formats:?}");
+        assert!(
+            formats
+                .iter()
+                .any(|x| x.contains("EAC") || x.contains("R11")),
+            "{formats:?}"
+        );
+        for t in &c.textures {
+            assert_eq!((t.width, t.height), (64, 64), "{}", t.name);
+        }
     }
 }
 
@@ -884,69 +968,185 @@ type PakSource<'a> = (&'a str, &'a str, &'a [(usize, usize)], f64);
 
 #[test]
 fn android_pak_decodes_to_its_sources() {
-    let c = open_dir(&ue58().join("AndroidPak"), false);
-    let table: &[PakSource] = &[
-        (
-            "T_ASTC_4x4",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            49.0,
-        ),
-        (
-            "T_ASTC_6x6",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            40.0,
-        ),
-        (
-            "T_ASTC_8x8",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            40.0,
-        ),
-        (
-            "T_ASTC_10x10",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            28.0,
-        ),
-        (
-            "T_ASTC_12x12",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            28.0,
-        ),
-        ("T_ASTC_Normal", "normal.png", &[(0, 0), (3, 1)], 67.0),
-        ("T_ETC2_RGB", "rgb.png", &[(0, 0), (1, 1), (2, 2)], 46.0),
-        (
-            "T_ETC2_RGBA",
-            "rgba.png",
-            &[(0, 0), (1, 1), (2, 2), (3, 3)],
-            47.0,
-        ),
-        ("T_EAC_R11", "grayscale.png", &[(0, 0)], 44.0),
-        ("T_EAC_RG11", "normal.png", &[(0, 0), (1, 1)], 60.0),
-    ];
-    assert_eq!(c.textures.len(), table.len(), "{:#?}", c.problems);
-    for (name, src, pairs, floor) in table {
-        let i = c
-            .textures
-            .iter()
-            .position(|t| t.name == *name)
-            .unwrap_or_else(|| panic!("{name} is not listed"));
-        let got = c.decode(i, 0, 0, Default::default()).unwrap().to_rgba8();
-        let (_, _, want) = common::read_png_rgba8(&ue58().join("SourceTextures").join(src));
-        assert_eq!(got.len(), want.len(), "{name}");
-        // Each decoded channel moved to its source channel's place, then PSNR over those.
-        let mut moved = vec![0u8; got.len()];
-        for (m, g) in moved.chunks_exact_mut(4).zip(got.chunks_exact(4)) {
-            for &(a, b) in pairs.iter() {
-                m[b] = g[a];
+    for &(set, _, _) in SETS {
+        let c = open_dir(&root(set).join("AndroidPak"), false);
+        let table: &[PakSource] = &[
+            (
+                "T_ASTC_4x4",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                49.0,
+            ),
+            (
+                "T_ASTC_6x6",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                40.0,
+            ),
+            (
+                "T_ASTC_8x8",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                40.0,
+            ),
+            (
+                "T_ASTC_10x10",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                28.0,
+            ),
+            (
+                "T_ASTC_12x12",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                28.0,
+            ),
+            ("T_ASTC_Normal", "normal.png", &[(0, 0), (3, 1)], 67.0),
+            ("T_ETC2_RGB", "rgb.png", &[(0, 0), (1, 1), (2, 2)], 46.0),
+            (
+                "T_ETC2_RGBA",
+                "rgba.png",
+                &[(0, 0), (1, 1), (2, 2), (3, 3)],
+                47.0,
+            ),
+            ("T_EAC_R11", "grayscale.png", &[(0, 0)], 44.0),
+            ("T_EAC_RG11", "normal.png", &[(0, 0), (1, 1)], 60.0),
+        ];
+        assert_eq!(c.textures.len(), table.len(), "{:#?}", c.problems);
+        for (name, src, pairs, floor) in table {
+            let i = c
+                .textures
+                .iter()
+                .position(|t| t.name == *name)
+                .unwrap_or_else(|| panic!("{name} is not listed"));
+            let got = c.decode(i, 0, 0, Default::default()).unwrap().to_rgba8();
+            let (_, _, want) = common::read_png_rgba8(&root(set).join("SourceTextures").join(src));
+            assert_eq!(got.len(), want.len(), "{name}");
+            // Each decoded channel moved to its source channel's place, then PSNR over those.
+            let mut moved = vec![0u8; got.len()];
+            for (m, g) in moved.chunks_exact_mut(4).zip(got.chunks_exact(4)) {
+                for &(a, b) in pairs.iter() {
+                    m[b] = g[a];
+                }
             }
+            let chans: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+            let db = common::psnr(&moved, &want, &chans);
+            eprintln!("{name} vs {src} {pairs:?}: {db:.1} dB");
+            assert!(db >= *floor, "{name} vs {src}: {db:.1} dB < {floor} dB");
         }
-        let chans: Vec<usize> = pairs.iter().map(|p| p.1).collect();
-        let db = common::psnr(&moved, &want, &chans);
-        eprintln!("{name} vs {src} {pairs:?}: {db:.1} dB");
-        assert!(db >= *floor, "{name} vs {src}: {db:.1} dB < {floor} dB");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// UE 6.0 bad input (issue 31): version fields nobody knows get a sentence naming the file, never
+// a guess; truncated and bit-flipped v10 TOCs and v15 paks fail cleanly.
+
+/// The UE 6.0 encrypted containers' bytes (TOC v10 / pak v15, AES-CTR; MANIFEST).
+fn ue60_ctr_files() -> (Vec<u8>, Vec<u8>) {
+    let r = root("UE6_0");
+    let toc = std::fs::read(r.join(
+        "IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc",
+    ))
+    .unwrap();
+    let pak = std::fs::read(r.join(
+        "LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted.pak",
+    ))
+    .unwrap();
+    (toc, pak)
+}
+
+/// The version field rewritten to values no engine wrote (0, one past the newest known, 2^31 for
+/// the pak's i32 and 255 for the TOC's byte): the error names the file and says which versions
+/// are read. Where the fields lie: the TOC's version is the byte after its 16-byte magic
+/// (FIoStoreTocHeader); the pak's is the i32 after the footer's magic, 262 - 21 bytes from the end
+/// of a v15 pak (see src/unreal/pak.rs).
+#[test]
+fn unknown_versions_get_a_sentence() {
+    let l = Limits::default();
+    let (toc, pak) = ue60_ctr_files();
+    for v in [0u8, 11, 255] {
+        let mut b = toc.clone();
+        b[16] = v;
+        let src: SourceRef = Arc::new(BytesSource::new("X.utoc", b));
+        let e = iostore::open(&src, |_| None, &keys(), &l).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!("X.utoc: TOC version {v}; Texscope reads versions 1 to 10 (UE4.25 to UE6.0)")
+        );
+    }
+    let at = pak.len() - 262 + 21;
+    for v in [0i32, 16, i32::MIN] {
+        let mut b = pak.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        let src: SourceRef = Arc::new(BytesSource::new("X.pak", b));
+        assert!(pak::sniff(src.as_ref(), &l), "{v}: still named a pak");
+        let e = pak::open(&src, &keys(), &l).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!("X.pak: pak version {v}; Texscope reads versions 3 to 15 (UE4.0 to UE6.0)")
+        );
+    }
+}
+
+/// Every cut of the v10 TOC and the v15 pak, and single bit flips through their headers, tables
+/// and footers, give an error or a smaller listing, never a panic; with the right key the intact
+/// files list everything (the control).
+#[test]
+fn truncated_and_flipped_ue60_containers_fail_cleanly() {
+    let l = Limits::default();
+    let (toc, pak) = ue60_ctr_files();
+    let open_toc = |b: Vec<u8>| {
+        let src: SourceRef = Arc::new(BytesSource::new("T.utoc", b));
+        iostore::open(&src, |_| None, &keys(), &l).map(|t| t.files.len())
+    };
+    let open_pak = |b: Vec<u8>| {
+        let src: SourceRef = Arc::new(BytesSource::new("P.pak", b));
+        pak::open(&src, &keys(), &l).map(|p| p.entries.len())
+    };
+    // 97 packages and 14 bulk sidecars (the fixtures' README), 11 legacy files (README).
+    assert_eq!(open_toc(toc.clone()).unwrap(), 111);
+    assert_eq!(open_pak(pak.clone()).unwrap(), 11);
+    for cut in (0..toc.len()).step_by(97) {
+        if let Err(e) = open_toc(toc[..cut].to_vec()) {
+            assert!(e.to_string().starts_with("T.utoc"), "{e}");
+        }
+    }
+    for cut in (0..pak.len()).step_by(89) {
+        if let Err(e) = open_pak(pak[..cut].to_vec()) {
+            assert!(e.to_string().starts_with("P.pak"), "{e}");
+        }
+    }
+    for bit in (0..toc.len() * 8).step_by(61) {
+        let mut b = toc.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        let _ = open_toc(b);
+    }
+    for bit in ((pak.len() - 600) * 8..pak.len() * 8).step_by(7) {
+        let mut b = pak.clone();
+        b[bit / 8] ^= 1 << (bit % 8);
+        let _ = open_pak(b);
+    }
+}
+
+/// Containers as users drop them (issue 31): an IoStore container without any of its .ucas files
+/// (a patch TOC dropped alone) is one line naming the .ucas to drop, not one error per package; a
+/// `_P` patch pak dropped without its base opens alone. Both sets.
+#[test]
+fn partial_drops_say_one_thing_per_container() {
+    for &(set, _, _) in SETS {
+        let utoc = root(set)
+            .join("IoStore/Unversioned/Oodle/CUE4ParseFixtures-Minimal-Oodle-Windows.utoc");
+        let c = texscope::open(vec![file(&utoc)], &Default::default());
+        assert!(c.textures.is_empty(), "{set}");
+        assert_eq!(c.problems.len(), 1, "{set}: {:#?}", c.problems);
+        let e = &c.problems[0].error;
+        assert!(
+            e.contains("drop") && e.contains("CUE4ParseFixtures-Minimal-Oodle-Windows.ucas"),
+            "{set}: {e}"
+        );
+        // The patch pak alone: DA_PatchTarget's .uasset and .uexp (see patches_override_their_base).
+        let p = root(set).join("Patch/Pak/CUE4ParseFixtures-PatchBase_0_P.pak");
+        let pak = pak::open(&file(&p), &Keys::default(), &Limits::default()).unwrap();
+        assert_eq!(pak.entries.len(), 2, "{set}");
     }
 }

@@ -5,9 +5,10 @@
 //! this set (CUE4Parse.Tests FixtureTextureDecodeTests / FixtureTestUtilities: sizes, mip counts,
 //! formats, the tolerances of its decoder) and the source images in SourceTextures/.
 //!
-//! [`variants`] yields each place the packages can be read from. Today those are the loose copies
-//! in `_extracted/`; the container variants (.utoc/.ucas, .pak) join the list when the container
-//! reader lands, and every test here runs over all of them unchanged.
+//! [`variants`] yields each place the packages can be read from: the loose copies in
+//! `_extracted/` and the container variants (.utoc/.ucas, .pak) of both the UE 5.8 set and its
+//! UE 6.0 twin (UE6_0/, the same project and sources); every test here runs over all of them
+//! unchanged.
 
 mod common;
 
@@ -19,6 +20,12 @@ use texscope::{Catalog, Image, Layout, Pixels, SourceRef, TextureKind};
 
 fn set() -> PathBuf {
     common::samples().join("unreal/cue4parse-fixtures/UE5_8")
+}
+
+/// The same project cooked by UE 6.0 (MANIFEST.md, "UE6_0/"): its containers join the variants.
+#[cfg(feature = "containers")]
+fn set_6_0() -> PathBuf {
+    common::samples().join("unreal/cue4parse-fixtures/UE6_0")
 }
 
 /// One way of reaching the set's packages: a catalog of everything it holds.
@@ -97,30 +104,34 @@ fn variants() -> Vec<Variant> {
         // The containers themselves (issue 17): the Oodle forms of IoStore (plain, partitioned,
         // encrypted; the Uncompressed and Zlib ones read byte for byte as these, see
         // tests/unreal_containers.rs) with global.utoc beside them, and the encrypted legacy pak.
+        // The same containers cooked by UE 6.0 (issue 31: TOC version 10 and pak version 15,
+        // AES-CTR in the encrypted ones) hold the same textures and meet the same expectations.
         #[cfg(feature = "containers")]
-        for v in ["Oodle", "OodlePartitioned", "OodleEncrypted"] {
-            let io = set().join("IoStore").join(s);
-            let mut files = files_in(&io.join(v));
-            files.extend(
-                files_in(&io)
-                    .into_iter()
-                    .filter(|f| f.name().contains("global.u")),
-            );
+        for root in [set(), set_6_0()] {
+            let name = root.file_name().unwrap().to_string_lossy().into_owned();
+            for v in ["Oodle", "OodlePartitioned", "OodleEncrypted"] {
+                let io = root.join("IoStore").join(s);
+                let mut files = files_in(&io.join(v));
+                files.extend(
+                    files_in(&io)
+                        .into_iter()
+                        .filter(|f| f.name().contains("global.u")),
+                );
+                out.push(Variant {
+                    label: format!("{name} IoStore/{s}/{v} (container)"),
+                    textures: all.clone(),
+                    catalog: without_landscape(open(files, tagged)),
+                });
+            }
             out.push(Variant {
-                label: format!("IoStore/{s}/{v} (container)"),
-                textures: all.clone(),
-                catalog: without_landscape(open(files, tagged)),
+                label: format!("{name} LegacyPak/{s}/OodleEncrypted (container)"),
+                textures: vec!["T_BC6H", "T_Streaming"],
+                catalog: open(
+                    files_in(&root.join("LegacyPak").join(s).join("OodleEncrypted")),
+                    tagged,
+                ),
             });
         }
-        #[cfg(feature = "containers")]
-        out.push(Variant {
-            label: format!("LegacyPak/{s}/OodleEncrypted (container)"),
-            textures: vec!["T_BC6H", "T_Streaming"],
-            catalog: open(
-                files_in(&set().join("LegacyPak").join(s).join("OodleEncrypted")),
-                tagged,
-            ),
-        });
     }
     out
 }
@@ -412,10 +423,10 @@ fn every_texture_is_listed_with_the_engines_facts() {
         }
     }
     // 21 textures in each IoStore form, 2 in each legacy pak (README); with containers, each
-    // serialization has the loose form and three IoStore containers, the loose pak files and one
-    // pak.
-    let forms = if cfg!(feature = "containers") { 4 } else { 1 };
-    let paks = if cfg!(feature = "containers") { 2 } else { 1 };
+    // serialization has the loose form and three IoStore containers per set (UE 5.8, UE 6.0),
+    // the loose pak files and one pak per set.
+    let forms = if cfg!(feature = "containers") { 7 } else { 1 };
+    let paks = if cfg!(feature = "containers") { 3 } else { 1 };
     assert_eq!(n, 2 * forms * 21 + 2 * paks * 2);
 }
 
@@ -452,8 +463,8 @@ fn every_mip_and_slice_decodes() {
     // Per IoStore form 75 images (eight one-mip 2D textures, T_Mips 7, T_Streaming 10, T_Virtual
     // 10, T_UDIM 9, cube 6, array 4, volume 4 depth slices, cube array 12, five more one-mip
     // textures), per legacy pak 11 (T_BC6H 1, T_Streaming 10); forms as in the test above.
-    let forms = if cfg!(feature = "containers") { 4 } else { 1 };
-    let paks = if cfg!(feature = "containers") { 2 } else { 1 };
+    let forms = if cfg!(feature = "containers") { 7 } else { 1 };
+    let paks = if cfg!(feature = "containers") { 3 } else { 1 };
     assert_eq!(images, 2 * forms * 75 + 2 * paks * 11);
 }
 

@@ -37,6 +37,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         size,
         method,
         encrypted: false,
+        ctr: None,
     };
     let half = size / 2;
     if let Ok(s) = BlockSource::new("fuzz.pak/e", store, vec![b, b], half, size) {

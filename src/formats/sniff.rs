@@ -8,11 +8,11 @@ pub fn describe(name: &str, head: &[u8]) -> String {
     } else if head.starts_with(&[0xff, 0xd8, 0xff]) {
         "a JPEG image, not a game texture container"
     } else if head.starts_with(b"PK\x03\x04") {
-        "a ZIP archive: extract it and drop the files inside"
+        "a ZIP archive: Texscope reads the game files inside it, not the archive; drop those files"
     } else if lower.ends_with(".pak") {
-        "a .pak archive: extract it first (e.g. with FModel or retoc), then drop the .uasset/.uexp/.ubulk files"
+        "a .pak file without an Unreal pak footer (magic 0x5A6F12E1 in its last bytes): a truncated or damaged pak, or another engine's archive"
     } else if lower.ends_with(".utoc") || lower.ends_with(".ucas") {
-        "an IoStore container: extract it first, then drop the packages"
+        "part of an Unreal IoStore container: drop the .utoc together with its .ucas files"
     } else if is_unity_name(&lower) && looks_random(head) {
         "by the look of it an encrypted Unity bundle (no UnityFS/UnityWeb/UnityRaw signature, only \
          noise-like bytes): some games encrypt their bundles; decrypt them first with a tool made for that game"
@@ -49,7 +49,7 @@ mod tests {
     #[test]
     fn names_common_kinds() {
         assert!(super::describe("a/b.png", b"\x89PNG\r\n").contains("PNG image"));
-        assert!(super::describe("pakchunk0.pak", b"xx").contains("extract it first"));
+        assert!(super::describe("pakchunk0.pak", b"xx").contains("without an Unreal pak footer"));
         assert!(super::describe("x.bin", b"").contains("empty"));
         // Bytes from a xorshift generator stand in for ciphertext.
         let mut x = 0x2545_f491_4f6c_dd1du64;

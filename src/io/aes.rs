@@ -1,5 +1,6 @@
-//! AES-256 keys of encrypted Unreal containers and the ECB decryption they use (RustCrypto `aes`;
-//! no cipher written here). A key is given as users keep them: `0x` + 64 hex digits (as FModel and
+//! AES-256 keys of encrypted Unreal containers and the two modes they use: ECB (every container
+//! up to UE 5.8 and UE 6.0's default) and CTR (UE 6.0's per-container choice), both from RustCrypto
+//! (`aes`, `ctr`); no cipher is written here. A key is given as users keep them: `0x` + 64 hex digits (as FModel and
 //! UnrealPak print them), 64 bare hex digits, or base64 of the 32 bytes; several keys come as a
 //! JSON file keyed by the container's encryption-key GUID.
 //!
@@ -14,6 +15,15 @@ pub const AES_BLOCK: u64 = 16;
 /// `n` rounded up to whole AES blocks.
 pub fn align(n: u64) -> u64 {
     n.div_ceil(AES_BLOCK) * AES_BLOCK
+}
+
+/// The AES-CTR counter block of a 12-byte nonce at block counter `counter` (see
+/// [`AesKey::apply_ctr`]).
+pub fn ctr_iv(nonce: &[u8; 12], counter: u32) -> [u8; 16] {
+    let mut iv = [0u8; 16];
+    iv[..12].copy_from_slice(nonce);
+    iv[12..].copy_from_slice(&counter.to_be_bytes());
+    iv
 }
 
 /// A container's encryption-key GUID (FGuid: four little-endian u32 A, B, C, D).
@@ -122,6 +132,27 @@ impl AesKey {
             c.decrypt_block(GenericArray::from_mut_slice(b));
         }
         Ok(())
+    }
+
+    /// Decrypts (or, the same operation, encrypts) `buf` in place in CTR mode from the counter
+    /// block `iv`: a 12-byte nonce and a 32-bit big-endian block counter. That split is what the
+    /// UE 6.0 fixtures (cue4parse-fixtures UE6_0) decrypt with: each IoStore block and pak entry
+    /// stores a 12-byte nonce and its data decrypts from counter 0, checked against the
+    /// unencrypted twin containers byte for byte. Any length is allowed (CTR is a stream).
+    pub fn apply_ctr(&self, iv: &[u8; 16], buf: &mut [u8]) -> Result<()> {
+        use ctr::cipher::{KeyIvInit, StreamCipher};
+        let mut c = ctr::Ctr32BE::<aes::Aes256>::new(
+            GenericArray::from_slice(&self.0),
+            GenericArray::from_slice(iv),
+        );
+        // The counter is 32 bits: 64 GiB from one nonce, far past any block or entry
+        // (IoStore blocks are at most 16 MiB, their sizes being 24-bit).
+        c.try_apply_keystream(buf).map_err(|_| {
+            Error::malformed(format!(
+                "{} bytes of AES-CTR data overrun the 32-bit block counter",
+                buf.len()
+            ))
+        })
     }
 
     /// Encrypts `buf` in place (the fixture writers and tests make encrypted containers with it).
@@ -285,6 +316,29 @@ mod tests {
         key.decrypt(&mut block).unwrap();
         assert_eq!(block, (0..16u8).map(|i| i * 0x11).collect::<Vec<_>>());
         assert!(key.decrypt(&mut [0u8; 15]).is_err());
+    }
+
+    #[test]
+    fn ctr_matches_nist_sp800_38a() {
+        // NIST SP 800-38A F.5.5 (CTR-AES256.Encrypt), its first two blocks.
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len() / 2)
+                .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+                .collect()
+        };
+        let k: [u8; 32] = hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+            .try_into()
+            .unwrap();
+        let iv: [u8; 16] = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").try_into().unwrap();
+        let mut buf = hex("6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51");
+        let key = AesKey::from_bytes(k);
+        key.apply_ctr(&iv, &mut buf).unwrap();
+        assert_eq!(
+            buf,
+            hex("601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5")
+        );
+        // The counter block as UE 6.0 containers build it: nonce, then the counter big-endian.
+        assert_eq!(ctr_iv(&[7; 12], 0x0102_0304)[12..], [1, 2, 3, 4]);
     }
 
     #[test]

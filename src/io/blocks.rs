@@ -29,6 +29,9 @@ pub struct Block {
     pub size: u64,
     pub method: Method,
     pub encrypted: bool,
+    /// The AES-CTR counter block its stored bytes decrypt from (UE 6.0 containers that chose
+    /// CTR); `None`: ECB, as every earlier container.
+    pub ctr: Option<[u8; 16]>,
 }
 
 /// One file of a store: a partition that may be missing from the drop.
@@ -131,17 +134,18 @@ impl BlockStore {
         }
         let mut raw = read_range(src.as_ref(), b.offset, b.stored, &self.limits)?;
         if b.encrypted {
-            self.decrypt(&mut raw)?;
+            self.decrypt(&mut raw, b.ctr.as_ref())?;
         }
         raw.truncate(b.payload as usize);
         Ok(raw)
     }
 
     #[cfg(feature = "containers")]
-    fn decrypt(&self, raw: &mut [u8]) -> Result<()> {
-        match &self.key {
-            Some(k) => k.decrypt(raw),
-            None => Err(Error::unsupported(format!(
+    fn decrypt(&self, raw: &mut [u8], ctr: Option<&[u8; 16]>) -> Result<()> {
+        match (&self.key, ctr) {
+            (Some(k), Some(iv)) => k.apply_ctr(iv, raw),
+            (Some(k), None) => k.decrypt(raw),
+            (None, _) => Err(Error::unsupported(format!(
                 "{} is encrypted: it needs an AES key",
                 self.name
             ))),
@@ -149,7 +153,7 @@ impl BlockStore {
     }
 
     #[cfg(not(feature = "containers"))]
-    fn decrypt(&self, _raw: &mut [u8]) -> Result<()> {
+    fn decrypt(&self, _raw: &mut [u8], _ctr: Option<&[u8; 16]>) -> Result<()> {
         Err(Error::not_in_build(
             format_args!("the encrypted blocks of {}", self.name),
             "containers",
@@ -323,6 +327,7 @@ mod tests {
             size: 100,
             method,
             encrypted: false,
+            ctr: None,
         };
         let blocks = vec![
             b(0, z.len(), Method::Zlib),

@@ -127,6 +127,7 @@ fn open_unityfs(src: &SourceRef, limits: &Limits) -> Result<Container> {
             size: usize_,
             method,
             encrypted: false,
+            ctr: None,
         });
         comp = end;
         uncomp += usize_;

@@ -392,6 +392,20 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
                         }
                         continue;
                     }
+                    // No .ucas at all (a patch container dropped without its data, say): one line
+                    // for the container, not one per package it names.
+                    if !t.files.is_empty() && t.missing_parts.len() == t.part_count {
+                        let e = Error::missing_sibling(
+                            &t.missing_parts[0],
+                            format_args!(
+                                "the data of {} ({} files)",
+                                base_name(&name),
+                                t.files.len()
+                            ),
+                        );
+                        ctx.problems.push(problem(&name, &e));
+                        continue;
+                    }
                 }
                 list.push(Mounted {
                     folder: folder_of(&name),

@@ -1,4 +1,4 @@
-//! Unreal IoStore containers: the `.utoc` table of contents (TOC versions 1 to 8, UE4.25 to UE5.8)
+//! Unreal IoStore containers: the `.utoc` table of contents (TOC versions 1 to 10, UE4.25 to UE6.0)
 //! and the `.ucas` data with its partitions (`_s1.ucas` ...), read by compression block; the
 //! directory index (also when AES-encrypted) names every chunk that is a file: packages
 //! (`.uasset`/`.umap`, their ExportBundleData chunk) and their bulk data (`.ubulk`, optional
@@ -9,21 +9,35 @@
 //! header, 12-byte chunk ids, 5+5-byte big-endian offset/length, 12-byte block entries with
 //! 40-bit offsets into partitions of `PartitionSize` bytes. Opening reads the TOC up to the end of
 //! its directory index and nothing of the `.ucas`.
+//!
+//! UE 6.0 (TOC versions 9 and 10), read from the UE6_0 fixtures against their UE 5.8 twins, as no
+//! public reader describes them yet: version 9 (source hashes) changes nothing before the
+//! per-chunk metadata that follows the directory index, which Texscope does not read (every
+//! table size of a v10 TOC equals its v8 twin's). Version 10 puts an encryption method in the
+//! header byte after the container flags (UE's `Reserved3`: 0 in the unencrypted fixtures, 2 in
+//! the AES-CTR ones; 1 is taken as ECB, the value `EIoEncryptionMethod::AES` has in UE's
+//! headers) and, for CTR, a count at offset 0x68 (the first `Reserved8` word) of 12-byte nonces
+//! stored between the compression block entries and the method names: one per block, then one
+//! for the directory index. Each block, and the directory index, decrypts in CTR mode from its
+//! nonce with a 32-bit big-endian counter starting at 0 (all 133 blocks of the fixture match
+//! their unencrypted twin's bytes but the one holding the container id, which differs).
 
 // The core's `SourceRef` is `Arc<dyn Source>` without Send/Sync (sources are used on one thread,
 // and in the browser's worker), so a source wrapping one cannot be Send either.
 #![allow(clippy::arc_with_non_send_sync)]
 
 use super::container::{choose_key, fstring, method_at, method_names, mount_path, Methods};
-use crate::io::aes::{align, Guid, Keys};
+use crate::io::aes::{align, ctr_iv, Guid, Keys};
 use crate::io::blocks::{Block, BlockSource, BlockStore, Part};
 use crate::io::{read_range, Error, Limits, Reader, Result, Source, SourceRef};
 use std::sync::Arc;
 
 pub const TOC_MAGIC: &[u8; 16] = b"-==--==--==--==-";
 pub const HEADER_LEN: u64 = 144;
-/// EIoStoreTocVersion values this reader knows (8 = ReplaceIoChunkHashWithIoHash, UE5.4+).
-pub const MAX_VERSION: u8 = 8;
+/// EIoStoreTocVersion values this reader knows (8 = ReplaceIoChunkHashWithIoHash, UE5.4+;
+/// 9 source hashes and 10 a per-container encryption method, UE 6.0).
+pub const MAX_VERSION: u8 = 10;
+const V_ENCRYPTION_METHOD: u8 = 10;
 const V_DIRECTORY_INDEX: u8 = 2;
 const V_PARTITION_SIZE: u8 = 3;
 const V_PERFECT_HASH: u8 = 4;
@@ -54,9 +68,13 @@ pub struct TocHeader {
     pub container_id: u64,
     pub guid: Guid,
     pub flags: u8,
+    /// Version 10+: 0 none, 1 AES-ECB, 2 AES-CTR (see the module's notes).
+    pub encryption_method: u8,
     pub perfect_hash_seeds: u32,
     pub partition_size: u64,
     pub without_perfect_hash: u32,
+    /// Version 10 with AES-CTR: 12-byte nonces after the block entries.
+    pub nonces: u64,
 }
 
 impl TocHeader {
@@ -66,7 +84,14 @@ impl TocHeader {
     pub fn indexed(&self) -> bool {
         self.flags & FLAG_INDEXED != 0 && self.version >= V_DIRECTORY_INDEX
     }
+    /// Whether its encrypted bytes are AES-CTR (else ECB).
+    pub fn ctr(&self) -> bool {
+        self.version >= V_ENCRYPTION_METHOD && self.encryption_method == METHOD_CTR
+    }
 }
+
+/// The version-10 encryption method of AES-CTR.
+const METHOD_CTR: u8 = 2;
 
 fn header(src: &dyn Source, limits: &Limits) -> Result<TocHeader> {
     let b = read_range(src, 0, HEADER_LEN.min(src.len()), limits)?;
@@ -93,16 +118,47 @@ fn header(src: &dyn Source, limits: &Limits) -> Result<TocHeader> {
         container_id: r.u64()?,
         guid: Guid::from_le_bytes(r.array()?),
         flags: r.u8()?,
+        encryption_method: r.u8()?,
         perfect_hash_seeds: {
-            r.skip(3)?;
+            r.skip(2)?;
             r.u32()?
         },
         partition_size: r.u64()?,
         without_perfect_hash: r.u32()?,
+        nonces: {
+            r.skip(4)?;
+            r.u64()?
+        },
     };
     if version == 0 || version > MAX_VERSION {
         return Err(Error::unsupported(format!(
-            "TOC version {version}: Texscope reads versions 1 to {MAX_VERSION} (UE4.25 to UE5.8)"
+            "TOC version {version}; Texscope reads versions 1 to {MAX_VERSION} (UE4.25 to UE6.0)"
+        )));
+    }
+    let mut h = h;
+    if version < V_ENCRYPTION_METHOD {
+        // Reserved bytes before version 10: never read as a method or a count.
+        h.encryption_method = 0;
+        h.nonces = 0;
+    } else if h.encryption_method > METHOD_CTR {
+        return Err(Error::unsupported(format!(
+            "TOC encryption method {}; Texscope reads 0 (none), 1 (AES-ECB) and 2 (AES-CTR)",
+            h.encryption_method
+        )));
+    }
+    if !h.ctr() {
+        h.nonces = 0;
+    } else if !h.encrypted() || h.nonces < h.blocks as u64 || h.nonces > h.blocks as u64 + 1 {
+        // One nonce per block, and one for the directory index when there is one.
+        return Err(Error::malformed(format!(
+            "the TOC's AES-CTR nonce count is {} for {} blocks{}",
+            h.nonces,
+            h.blocks,
+            if h.encrypted() {
+                ""
+            } else {
+                " of a container not flagged encrypted"
+            }
         )));
     }
     if (h.header_size as u64) < HEADER_LEN || h.block_entry_size != 12 {
@@ -173,10 +229,16 @@ pub struct Toc {
     /// Offset and length of each chunk in the decoded stream.
     pub chunks: Vec<(u64, u64)>,
     pub blocks: Vec<TocBlock>,
+    /// AES-CTR nonces (TOC version 10): one per block, then the directory index's.
+    pub nonces: Vec<[u8; 12]>,
     pub methods: Methods,
     pub mount: String,
     pub files: Vec<TocFile>,
     pub keyed: bool,
+    /// Partition files (`.ucas`) that were not given.
+    pub missing_parts: Vec<String>,
+    /// How many partition files it has.
+    pub part_count: usize,
     store: Arc<BlockStore>,
 }
 
@@ -224,6 +286,7 @@ pub fn open(
         .saturating_add(seeds.saturating_mul(4))
         .saturating_add(overflow.saturating_mul(4))
         .saturating_add((h.blocks as u64).saturating_mul(12))
+        .saturating_add(h.nonces.saturating_mul(12))
         .saturating_add((h.method_names as u64).saturating_mul(h.method_name_len as u64));
     for (count, what) in [
         (n, "TOC chunks"),
@@ -264,6 +327,11 @@ pub fn open(
             method: b[11],
         });
     }
+    // Counted against the blocks in `header` and against the file in `need` above.
+    let mut nonces = Vec::with_capacity(h.nonces as usize);
+    for _ in 0..h.nonces {
+        nonces.push(r.array::<12>()?);
+    }
     let methods = method_names(&mut r, h.method_names as usize, h.method_name_len as usize)?;
     // Signatures (signed containers) lie between the method names and the directory index.
     if h.flags & FLAG_SIGNED != 0 {
@@ -290,9 +358,21 @@ pub fn open(
         let raw = read_range(utoc.as_ref(), need, h.directory_size as u64, limits)
             .map_err(|e| e.at_field("TOC directory index").in_file(&name))?;
         let parsed = if h.encrypted() {
+            let iv = if h.ctr() {
+                let nonce = nonces.get(h.blocks as usize).ok_or_else(|| {
+                    Error::malformed("the TOC has no AES-CTR nonce for its directory index")
+                        .in_file(&name)
+                })?;
+                Some(ctr_iv(nonce, 0))
+            } else {
+                None
+            };
             let (k, v) = choose_key(&name, h.guid, keys, "the directory index", |k| {
                 let mut d = raw.clone();
-                k.decrypt(&mut d)?;
+                match &iv {
+                    Some(iv) => k.apply_ctr(iv, &mut d)?,
+                    None => k.decrypt(&mut d)?,
+                }
                 parse_directory(&d, n, limits)
             })?;
             key = Some(k);
@@ -310,11 +390,19 @@ pub fn open(
             let Some(b) = first else { return Ok(()) };
             let store =
                 BlockStore::new("probe", clone_parts(&parts), limits).with_key(Some(k.clone()));
-            store.block(&to_block(&h, &methods, &b)?).map(|_| ())
+            store
+                .block(&to_block(&h, &methods, &b, nonces.first())?)
+                .map(|_| ())
         })?;
         key = Some(k);
     }
     let keyed = key.is_some();
+    let part_count = parts.len();
+    let missing_parts = parts
+        .iter()
+        .filter(|p| p.source.is_none())
+        .map(|p| p.name.clone())
+        .collect();
     let store = BlockStore::new(name.clone(), parts, limits).with_key(key);
     Ok(Toc {
         name,
@@ -322,10 +410,13 @@ pub fn open(
         chunk_ids,
         chunks,
         blocks,
+        nonces,
         methods,
         mount,
         files,
         keyed,
+        missing_parts,
+        part_count,
         store: Arc::new(store),
     })
 }
@@ -340,7 +431,13 @@ fn clone_parts(parts: &[Part]) -> Vec<Part> {
         .collect()
 }
 
-fn to_block(h: &TocHeader, methods: &Methods, b: &TocBlock) -> Result<Block> {
+/// The store's view of block `b`; `nonce` is its AES-CTR nonce when the container uses CTR.
+fn to_block(
+    h: &TocHeader,
+    methods: &Methods,
+    b: &TocBlock,
+    nonce: Option<&[u8; 12]>,
+) -> Result<Block> {
     let method = method_at(methods, b.method as u32, "the TOC's")?;
     let psize = if h.version >= V_PARTITION_SIZE && h.partition_size > 0 {
         h.partition_size
@@ -357,6 +454,12 @@ fn to_block(h: &TocHeader, methods: &Methods, b: &TocBlock) -> Result<Block> {
         size: b.size as u64,
         method,
         encrypted: h.encrypted(),
+        ctr: if h.encrypted() && h.ctr() {
+            let nonce = nonce.ok_or_else(|| Error::malformed("a block has no AES-CTR nonce"))?;
+            Some(ctr_iv(nonce, 0))
+        } else {
+            None
+        },
     })
 }
 
@@ -465,8 +568,15 @@ impl Toc {
             .in_file(&name));
         }
         let mut blocks = Vec::with_capacity((last - first + 1) as usize);
-        for b in &self.blocks[first as usize..=last as usize] {
-            blocks.push(to_block(&self.header, &self.methods, b).map_err(|e| e.in_file(&name))?);
+        for i in first as usize..=last as usize {
+            let b = to_block(
+                &self.header,
+                &self.methods,
+                &self.blocks[i],
+                self.nonces.get(i),
+            )
+            .map_err(|e| e.in_file(&name))?;
+            blocks.push(b);
         }
         // Blocks decode to `block_size` bytes except the chunk's last; the offset inside the
         // first is the chunk's offset modulo the block size.
@@ -485,7 +595,7 @@ impl Toc {
             .blocks
             .get(i)
             .ok_or_else(|| Error::malformed(format!("no block {i}")))?;
-        to_block(&self.header, &self.methods, b)
+        to_block(&self.header, &self.methods, b, self.nonces.get(i))
     }
 
     /// The key that opened it (tests compare keys; never printed).

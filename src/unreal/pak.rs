@@ -1,5 +1,5 @@
-//! Unreal `.pak` files, versions 3 (UE4.0+, compression blocks and encryption) to 12 (UE5.3+,
-//! what the UE 5.8 fixtures carry): the footer (FPakInfo), the legacy index (a list of full
+//! Unreal `.pak` files, versions 3 (UE4.0+, compression blocks and encryption) to 15 (UE 6.0;
+//! 12, UE5.3+, is what the UE 5.8 fixtures carry): the footer (FPakInfo), the legacy index (a list of full
 //! entries, up to version 9) and the path-hash + full-directory index with bit-packed entries
 //! (version 10+, UE4.25+), AES-256-encrypted indexes and entries, and entries stored or compressed
 //! (zlib, gzip, LZ4, Oodle, Zstandard) in blocks that are decoded one at a time.
@@ -8,13 +8,24 @@
 //! footers, both index forms' fields, the v12 full directory's file names written without their
 //! NUL) and UE's published field orders (FPakInfo, FPakEntry, FPakEntry encoding). Nothing here
 //! reads more than the footer, the index and the directory when a pak is opened.
+//!
+//! Versions 13 to 15 (UE 6.0), read from the UE6_0 fixtures (every pak there is version 15) against
+//! their UE 5.8 twins, as no public reader describes them yet: the footer grows from 221 to 262
+//! bytes, the v12 footer followed by an i32 (-1 in every fixture; not used here), an encryption
+//! method byte (2 = AES-CTR in the encrypted paks, 1 in the others, read as ECB) and three 12-byte
+//! AES-CTR nonces: the primary index's, the path-hash index's and the full directory index's. With
+//! CTR, each encrypted bit-packed entry carries its own 12-byte nonce after its uncompressed size,
+//! and the entry's data (after its record, blocks padded to 16 bytes as with ECB) is one CTR
+//! stream from counter 0: its second and third blocks match the unencrypted twin's only so. The
+//! entry record before the data is unchanged. Versions 13 and 14 have no fixture: they are read
+//! with version 15's footer, and a footer of another size is not found (the error says so).
 
 // The core's `SourceRef` is `Arc<dyn Source>` without Send/Sync (sources are used on one thread,
 // and in the browser's worker), so a source wrapping one cannot be Send either.
 #![allow(clippy::arc_with_non_send_sync)]
 
 use super::container::{choose_key, fstring, method_at, method_names, mount_path, Methods};
-use crate::io::aes::{align, AesKey, Guid, Keys};
+use crate::io::aes::{align, ctr_iv, AesKey, Guid, Keys};
 use crate::io::blocks::{Block, BlockSource, BlockStore};
 use crate::io::compress::Method;
 use crate::io::{read_range, Error, Limits, Reader, Result, Source, SourceRef};
@@ -22,9 +33,14 @@ use std::sync::Arc;
 
 /// FPakInfo::PakFile_Magic.
 pub const PAK_MAGIC: u32 = 0x5A6F_12E1;
-/// Versions this reader knows (EPakFileVersion): 3 CompressionEncryption .. 12 Utf8PakDirectory.
+/// Versions this reader knows (EPakFileVersion): 3 CompressionEncryption .. 12 Utf8PakDirectory,
+/// and UE 6.0's 13 to 15 (see the module's notes).
 pub const MIN_VERSION: i32 = 3;
-pub const MAX_VERSION: i32 = 12;
+pub const MAX_VERSION: i32 = 15;
+/// The first version with the 262-byte footer (its encryption method and nonces).
+const V_ENCRYPTION_METHOD: i32 = 13;
+/// The footer's encryption method of AES-CTR.
+const METHOD_CTR: u8 = 2;
 const V_INDEX_ENCRYPTION: i32 = 4;
 const V_RELATIVE_CHUNK_OFFSETS: i32 = 5;
 const V_DELETE_RECORDS: i32 = 6;
@@ -35,8 +51,8 @@ const V_PATH_HASH_INDEX: i32 = 10;
 const V_UTF8_DIRECTORY: i32 = 12;
 /// Bytes of one compression-method name in the footer (FPakInfo::CompressionMethodNameLen).
 const METHOD_NAME_LEN: usize = 32;
-/// The largest footer: v9 with five method names and the frozen-index byte.
-const MAX_FOOTER: u64 = 16 + 1 + 44 + 1 + 5 * METHOD_NAME_LEN as u64;
+/// The largest footer: v13+ with five method names, an i32, the method byte and three nonces.
+const MAX_FOOTER: u64 = 16 + 1 + 44 + 5 * METHOD_NAME_LEN as u64 + 4 + 1 + 3 * 12;
 
 /// What a pak's footer says.
 #[derive(Debug, Clone)]
@@ -51,6 +67,20 @@ pub struct Footer {
     pub methods: Methods,
     /// Bytes of the footer at the end of the file.
     pub size: u64,
+    /// Version 13+: the index, path-hash index and full directory index are AES-CTR with these
+    /// nonces (and encrypted entries carry their own); `None`: ECB.
+    pub ctr: Option<[[u8; 12]; 3]>,
+}
+
+impl Footer {
+    /// The index's bytes decrypted with `key` in the footer's mode; `which` is 0 for the primary
+    /// index, 2 for the full directory index.
+    fn decrypt(&self, key: &AesKey, which: usize, buf: &mut [u8]) -> Result<()> {
+        match &self.ctr {
+            Some(n) => key.apply_ctr(&ctr_iv(&n[which], 0), buf),
+            None => key.decrypt(buf),
+        }
+    }
 }
 
 /// Reads the footer: each known footer size is tried from the end of the file, as the engine
@@ -59,8 +89,10 @@ pub fn footer(src: &dyn Source, limits: &Limits) -> Result<Footer> {
     let len = src.len();
     let n = len.min(MAX_FOOTER);
     let tail = read_range(src, len - n, n, limits)?;
+    let mut seen_version = None;
     // (footer size, has guid, has encrypted flag, method names, frozen byte)
     const FORMS: &[(u64, bool, bool, usize, bool)] = &[
+        (262, true, true, 5, false),
         (222, true, true, 5, true),
         (221, true, true, 5, false),
         (189, true, true, 4, false),
@@ -84,21 +116,24 @@ pub fn footer(src: &dyn Source, limits: &Limits) -> Result<Footer> {
         }
         let version = r.i32()?;
         let fits = match size {
+            262 => version >= V_ENCRYPTION_METHOD,
             222 => version == V_FROZEN_INDEX,
-            221 => version >= V_FNAME_COMPRESSION && version != V_FROZEN_INDEX,
+            221 => {
+                version >= V_FNAME_COMPRESSION
+                    && version != V_FROZEN_INDEX
+                    && version < V_ENCRYPTION_METHOD
+            }
             189 => version == V_FNAME_COMPRESSION,
             61 => version == V_ENCRYPTION_KEY_GUID,
             45 => (V_INDEX_ENCRYPTION..V_ENCRYPTION_KEY_GUID).contains(&version),
             _ => (1..V_INDEX_ENCRYPTION).contains(&version),
         };
         if !fits {
+            seen_version.get_or_insert(version);
             continue;
         }
         if !(MIN_VERSION..=MAX_VERSION).contains(&version) {
-            return Err(Error::unsupported(format!(
-                "pak version {version}: Texscope reads versions {MIN_VERSION} to {MAX_VERSION} (UE4.0 to UE5.8)"
-            ))
-            .in_file(src.name()));
+            return Err(unknown_version(version).in_file(src.name()));
         }
         let index_offset = r.i64()?;
         let index_size = r.i64()?;
@@ -113,6 +148,24 @@ pub fn footer(src: &dyn Source, limits: &Limits) -> Result<Footer> {
             legacy_methods()
         } else {
             method_names(&mut r, names, METHOD_NAME_LEN)?
+        };
+        let ctr = if size == 262 {
+            r.skip(4)?;
+            match r.u8()? {
+                0 | 1 => {
+                    r.skip(36)?;
+                    None
+                }
+                METHOD_CTR => Some([r.array()?, r.array()?, r.array()?]),
+                m => {
+                    return Err(Error::unsupported(format!(
+                        "pak encryption method {m}; Texscope reads 1 (AES-ECB) and 2 (AES-CTR)"
+                    ))
+                    .in_file(src.name()))
+                }
+            }
+        } else {
+            None
         };
         let end = len - size;
         if index_offset < 0
@@ -133,7 +186,13 @@ pub fn footer(src: &dyn Source, limits: &Limits) -> Result<Footer> {
             index_hash,
             methods,
             size,
+            ctr,
         });
+    }
+    // A magic with a version no footer form of that size has: the version is the news (a new
+    // engine's pak, or a damaged version field), not a missing footer.
+    if let Some(v) = seen_version {
+        return Err(unknown_version(v).in_file(src.name()));
     }
     Err(
         Error::not_recognised("no pak footer (magic 0x5A6F12E1) at the end of the file")
@@ -141,9 +200,38 @@ pub fn footer(src: &dyn Source, limits: &Limits) -> Result<Footer> {
     )
 }
 
+fn unknown_version(version: i32) -> Error {
+    Error::unsupported(format!(
+        "pak version {version}; Texscope reads versions {MIN_VERSION} to {MAX_VERSION} (UE4.0 to UE6.0)"
+    ))
+}
+
+/// Whether the file ends with a pak footer's magic at one of the known footer sizes, whatever
+/// its version says (so a pak of a version Texscope does not read is named as one).
+fn has_magic(src: &dyn Source, limits: &Limits) -> bool {
+    let len = src.len();
+    let n = len.min(MAX_FOOTER);
+    let Ok(tail) = read_range(src, len - n, n, limits) else {
+        return false;
+    };
+    [262u64, 222, 221, 189, 61, 45, 44].iter().any(|&size| {
+        size <= n && {
+            // The magic follows the GUID and the encrypted flag (17 bytes), the flag alone
+            // (45-byte footers) or nothing (44).
+            let at = (n - size) as usize
+                + match size {
+                    44 => 0,
+                    45 => 1,
+                    _ => 17,
+                };
+            tail.get(at..at + 4) == Some(&PAK_MAGIC.to_le_bytes()[..])
+        }
+    })
+}
+
 /// Whether `src` ends with a pak footer.
 pub fn sniff(src: &dyn Source, limits: &Limits) -> bool {
-    src.len() >= 44 && footer(src, limits).is_ok()
+    src.len() >= 44 && (footer(src, limits).is_ok() || has_magic(src, limits))
 }
 
 /// One file of a pak.
@@ -164,6 +252,8 @@ pub struct PakEntry {
     pub block_size: u32,
     /// Compression blocks as (start, end) byte offsets (relative to `offset` from version 5).
     pub blocks: Vec<(u64, u64)>,
+    /// Its AES-CTR nonce (pak version 13+ with CTR; see the module's notes).
+    pub nonce: Option<[u8; 12]>,
 }
 
 impl PakEntry {
@@ -200,7 +290,7 @@ pub struct Pak {
 /// index must start with a plausible mount point.
 fn decrypt_index(raw: &[u8], key: &AesKey, f: &Footer) -> Result<Vec<u8>> {
     let mut d = raw.to_vec();
-    key.decrypt(&mut d)?;
+    f.decrypt(key, 0, &mut d)?;
     if f.index_hash != [0; 20] {
         use sha1::Digest;
         let h: [u8; 20] = sha1::Sha1::digest(&d).into();
@@ -224,7 +314,7 @@ pub fn open(src: &SourceRef, keys: &Keys, limits: &Limits) -> Result<Pak> {
     let raw = read_range(src.as_ref(), f.index_offset, f.index_size, limits)?;
     let mut key = None;
     let index = if f.index_encrypted {
-        if raw.len() % 16 != 0 {
+        if f.ctr.is_none() && raw.len() % 16 != 0 {
             return Err(Error::malformed(format!(
                 "the encrypted pak index is {} bytes, not whole AES blocks",
                 raw.len()
@@ -368,6 +458,7 @@ fn read_entry(r: &mut Reader, version: i32, limits: &Limits) -> Result<PakEntry>
         deleted: version >= V_DELETE_RECORDS && flags & 2 != 0,
         block_size,
         blocks,
+        nonce: None,
     })
 }
 
@@ -442,7 +533,7 @@ fn parse_path_hash_index(
     let mut dir = read_range(src, dir_offset as u64, dir_size as u64, limits)?;
     if f.index_encrypted {
         let k = key.ok_or_else(|| Error::needs_key("the directory index is encrypted"))?;
-        k.decrypt(&mut dir)
+        f.decrypt(k, 2, &mut dir)
             .map_err(|e| e.at_field("full directory index"))?;
     }
     if dir_hash != [0; 20] {
@@ -454,10 +545,47 @@ fn parse_path_hash_index(
             ));
         }
     }
-    let mut d = Reader::at(&dir, dir_offset as u64);
-    let ndirs = d.count_i32(8, limits, "pak directories")?;
+    let names = if dir.starts_with(QDFP_MAGIC) {
+        qdfp_directory(&dir, dir_offset as u64, limits)?
+    } else {
+        legacy_directory(&dir, dir_offset as u64, f, limits)?
+    };
     // The count is the file's word: each entry takes at least 12 encoded bytes or one full record.
     let mut entries = Vec::with_capacity((count as usize).min(encoded.len() / 12 + full.len()));
+    for (path, loc) in names {
+        // i32::MIN marks an invalid location, i32::MAX an unused one (FPakEntryLocation).
+        if loc == i32::MIN || loc == i32::MAX {
+            continue;
+        }
+        let mut e = if loc >= 0 {
+            decode_entry(encoded, loc as usize, f)
+                .map_err(|e| e.at_field(&format!("encoded entry of {path}")))?
+        } else {
+            let i = (-(loc as i64) - 1) as usize;
+            full.get(i).cloned().ok_or_else(|| {
+                Error::malformed(format!(
+                    "{path} names unencoded entry {i} of {}",
+                    full.len()
+                ))
+            })?
+        };
+        e.path = mount_path(&mount, &path);
+        entries.push(e);
+    }
+    Ok((mount, entries))
+}
+
+/// The full directory index of versions 10 to 12: directories, each with (file name, entry
+/// location) pairs. Gives (path under the mount point, location) in the file's order.
+fn legacy_directory(
+    dir: &[u8],
+    at: u64,
+    f: &Footer,
+    limits: &Limits,
+) -> Result<Vec<(String, i32)>> {
+    let mut d = Reader::at(dir, at);
+    let ndirs = d.count_i32(8, limits, "pak directories")?;
+    let mut out = Vec::new();
     for _ in 0..ndirs {
         let dname = fstring(&mut d)?;
         let nfiles = d.count_i32(8, limits, "files in a pak directory")?;
@@ -472,33 +600,89 @@ fn parse_path_hash_index(
             } else {
                 fstring(&mut d)?
             };
-            let loc = d.i32()?;
-            // i32::MIN marks an invalid location, i32::MAX an unused one (FPakEntryLocation).
-            if loc == i32::MIN || loc == i32::MAX {
-                continue;
-            }
-            let mut e = if loc >= 0 {
-                decode_entry(encoded, loc as usize, f.version)
-                    .map_err(|e| e.at_field(&format!("encoded entry of {dname}{file}")))?
-            } else {
-                let i = (-(loc as i64) - 1) as usize;
-                full.get(i).cloned().ok_or_else(|| {
-                    Error::malformed(format!(
-                        "{dname}{file} names unencoded entry {i} of {}",
-                        full.len()
-                    ))
-                })?
-            };
-            e.path = mount_path(&mount, &format!("{dname}{file}"));
-            entries.push(e);
+            out.push((format!("{dname}{file}"), d.i32()?));
         }
     }
-    Ok((mount, entries))
+    Ok(out)
+}
+
+/// The first bytes of UE 6.0's full directory index.
+const QDFP_MAGIC: &[u8; 4] = b"QDFP";
+
+/// UE 6.0's full directory index (every v15 pak of the UE6_0 fixtures), laid out as read from
+/// them: "QDFP"; u32 directories, files, 16 (not used), directory-table bytes, file-name bytes,
+/// path hashes, 0 (not used); the path hashes (u64 each) and their entry locations (u32); two u32
+/// (0 and the directory-table bytes); per directory + 1 the index of its first file; per file + 1
+/// where its name starts in the name bytes; per file its entry location; the directory table
+/// (per directory: u32 bytes shared with the previous directory's name, u32 length, the rest of
+/// the name); the file names, unseparated. Every count is checked against the bytes before use.
+fn qdfp_directory(dir: &[u8], at: u64, limits: &Limits) -> Result<Vec<(String, i32)>> {
+    let mut d = Reader::at(dir, at);
+    d.skip(4)?;
+    let ndirs = d.count_u32(8 + 4, limits, "pak directories")?;
+    let nfiles = d.count_u32(8, limits, "pak files")?;
+    d.skip(4)?;
+    let dir_bytes = d.u32()? as usize;
+    let name_bytes = d.u32()? as usize;
+    let nhashes = d.count_u32(12, limits, "pak path hashes")?;
+    d.skip(4)?;
+    d.skip(nhashes * 12)?;
+    d.skip(8)?;
+    let table = |d: &mut Reader, n: usize, what: &str| -> Result<Vec<u32>> {
+        if (n as u64).saturating_mul(4) > d.remaining() as u64 {
+            return Err(Error::malformed(format!(
+                "{n} {what} past the directory's end"
+            )));
+        }
+        (0..n).map(|_| d.u32()).collect()
+    };
+    let first_file = table(&mut d, ndirs + 1, "directory starts")?;
+    let name_start = table(&mut d, nfiles + 1, "file name starts")?;
+    let locs = table(&mut d, nfiles, "entry locations")?;
+    let dirs_raw = d.bytes(dir_bytes)?;
+    let names = d.bytes(name_bytes)?;
+    let mut t = Reader::new(dirs_raw);
+    let mut dir_names: Vec<String> = Vec::with_capacity(ndirs);
+    let mut prev: Vec<u8> = Vec::new();
+    for _ in 0..ndirs {
+        let shared = t.u32()? as usize;
+        let len = t.u32()? as usize;
+        let rest = t.bytes(len)?;
+        let head = prev.get(..shared).ok_or_else(|| {
+            Error::malformed(format!(
+                "a directory shares {shared} bytes of a previous name of {}",
+                prev.len()
+            ))
+        })?;
+        let mut name = head.to_vec();
+        name.extend_from_slice(rest);
+        dir_names.push(String::from_utf8_lossy(&name).into_owned());
+        prev = name;
+    }
+    let mut out = Vec::with_capacity(nfiles);
+    for (k, dname) in dir_names.iter().enumerate() {
+        let (a, b) = (first_file[k] as usize, first_file[k + 1] as usize);
+        if a > b || b > nfiles {
+            return Err(Error::malformed(format!(
+                "directory {dname} holds files {a} to {b} of {nfiles}"
+            )));
+        }
+        for i in a..b {
+            let (s, e) = (name_start[i] as usize, name_start[i + 1] as usize);
+            let file = names.get(s..e).filter(|_| s <= e).ok_or_else(|| {
+                Error::malformed(format!("file name {i} at bytes {s} to {e} of {name_bytes}"))
+            })?;
+            let file = String::from_utf8_lossy(file);
+            out.push((format!("{dname}{file}"), locs[i] as i32));
+        }
+    }
+    Ok(out)
 }
 
 /// One bit-packed entry (FPakFile::DecodePakEntry): a u32 of flags and counts, then 32- or
 /// 64-bit offset and sizes, then the block sizes.
-fn decode_entry(enc: &[u8], at: usize, version: i32) -> Result<PakEntry> {
+fn decode_entry(enc: &[u8], at: usize, f: &Footer) -> Result<PakEntry> {
+    let version = f.version;
     let mut r = Reader::new(enc);
     r.seek(at)?;
     let bits = r.u32()?;
@@ -509,7 +693,7 @@ fn decode_entry(enc: &[u8], at: usize, version: i32) -> Result<PakEntry> {
     let nblocks = (bits >> 6) & 0xFFFF;
     let encrypted = bits & (1 << 22) != 0;
     let method = (bits >> 23) & 0x3F;
-    let mut var = |safe32: bool| -> Result<u64> {
+    let var = |r: &mut Reader, safe32: bool| -> Result<u64> {
         Ok(if safe32 {
             r.u32()? as u64
         } else {
@@ -517,10 +701,15 @@ fn decode_entry(enc: &[u8], at: usize, version: i32) -> Result<PakEntry> {
             u64::try_from(v).map_err(|_| Error::malformed(format!("negative size {v}")))?
         })
     };
-    let offset = var(bits & (1 << 31) != 0)?;
-    let uncompressed = var(bits & (1 << 30) != 0)?;
+    let offset = var(&mut r, bits & (1 << 31) != 0)?;
+    let uncompressed = var(&mut r, bits & (1 << 30) != 0)?;
+    let nonce = if encrypted && f.ctr.is_some() {
+        Some(r.array::<12>()?)
+    } else {
+        None
+    };
     let size = if method != 0 {
-        var(bits & (1 << 29) != 0)?
+        var(&mut r, bits & (1 << 29) != 0)?
     } else {
         uncompressed
     };
@@ -534,6 +723,7 @@ fn decode_entry(enc: &[u8], at: usize, version: i32) -> Result<PakEntry> {
         deleted: false,
         block_size,
         blocks: Vec::new(),
+        nonce,
     };
     if nblocks > 0 {
         // Blocks follow the entry's record; offsets are relative to the entry from version 5.
@@ -570,6 +760,26 @@ fn entry_blocks(f: &Footer, e: &PakEntry) -> Result<Vec<Block>> {
     if method == Method::Stored && stored_end.is_none_or(|end| end > f.index_offset) {
         return Err(Error::truncated(data, e.size, f.index_offset).at_field("pak entry data"));
     }
+    // AES-CTR: the entry's data is one stream from counter 0 at `data`; a block at `at` starts
+    // at counter (at - data) / 16, blocks being padded to whole AES blocks.
+    let ctr_at = |at: u64| -> Result<Option<[u8; 16]>> {
+        if !e.encrypted || f.ctr.is_none() {
+            return Ok(None);
+        }
+        let nonce = e.nonce.as_ref().ok_or_else(|| {
+            Error::unsupported(
+                "an AES-CTR pak entry stored whole in the index (not bit-packed): where its nonce \
+                 lies is not known",
+            )
+        })?;
+        let rel = at
+            .checked_sub(data)
+            .filter(|r| r % 16 == 0)
+            .ok_or_else(|| Error::malformed(format!("an AES-CTR block at offset {at}, not a whole number of AES blocks after the entry's data at {data}")))?;
+        let counter = u32::try_from(rel / 16)
+            .map_err(|_| Error::malformed("an AES-CTR block past the 32-bit counter"))?;
+        Ok(Some(ctr_iv(nonce, counter)))
+    };
     if method == Method::Stored {
         if !e.encrypted {
             return Ok(vec![Block {
@@ -580,6 +790,7 @@ fn entry_blocks(f: &Footer, e: &PakEntry) -> Result<Vec<Block>> {
                 size: e.size,
                 method,
                 encrypted: false,
+                ctr: None,
             }]);
         }
         // Encrypted stored data: cut into 64 KiB pieces (whole AES blocks) so a range read
@@ -597,6 +808,7 @@ fn entry_blocks(f: &Footer, e: &PakEntry) -> Result<Vec<Block>> {
                 size: n,
                 method,
                 encrypted: true,
+                ctr: ctr_at(data + at)?,
             });
             at += n;
         }
@@ -630,16 +842,18 @@ fn entry_blocks(f: &Footer, e: &PakEntry) -> Result<Vec<Block>> {
         let n = t - s;
         let size = left.min(block_size);
         left -= size;
+        let offset = base
+            .checked_add(s)
+            .ok_or_else(|| Error::malformed("block offset overflows"))?;
         out.push(Block {
             part: 0,
-            offset: base
-                .checked_add(s)
-                .ok_or_else(|| Error::malformed("block offset overflows"))?,
+            offset,
             stored: if e.encrypted { align(n) } else { n },
             payload: n,
             size,
             method,
             encrypted: e.encrypted,
+            ctr: ctr_at(offset)?,
         });
     }
     Ok(out)

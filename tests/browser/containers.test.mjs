@@ -189,6 +189,53 @@ test('an encrypted IoStore asks for a key in a bar, opens with the typed key and
   assert.deepEqual(problems, []);
 });
 
+// UE 6.0 (issue 31): the same project cooked by UE 6.0 (MANIFEST.md, UE6_0/): TOC version 10 and pak
+// version 15, both AES-CTR encrypted with the same key.
+const SET6 = SAMPLES && join(SAMPLES, 'unreal/cue4parse-fixtures/UE6_0');
+const skip6 = !SET6 || !existsSync(SET6) ? 'the UE 6.0 fixture set (shared/samples/unreal/cue4parse-fixtures/UE6_0) is not here' : false;
+
+test('a UE 6.0 Paks folder (AES-CTR IoStore + global, AES-CTR pak) asks for the key as 5.8 does, opens both containers with it and decodes every texture', { skip: skip6 }, async (t) => {
+  const { page: p, problems, consoleText } = await page(t);
+  const io = join(SET6, 'IoStore/Unversioned');
+  const utoc = 'CUE4ParseFixtures-Minimal-OodleEncrypted-Windows';
+  const pak = 'CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted';
+  // A Paks folder as a game ships it: the encrypted container pair, the global container and a pak.
+  const files = [
+    ...inDir(join(io, 'OodleEncrypted'), `${utoc}.utoc`, `${utoc}.ucas`),
+    ...inDir(io, 'global.utoc', 'global.ucas'),
+    join(SET6, `LegacyPak/Unversioned/OodleEncrypted/${pak}.pak`),
+  ];
+  await open(p, files, 0);
+  await p.waitForSelector('[data-testid=keys]:not([hidden])', { timeout: 120000 });
+  const asked = await p.$$eval('[data-testid=keys-name]', (l) => l.map((e) => e.textContent));
+  assert.deepEqual(asked.sort(), [`${pak}.pak`, `${utoc}.utoc`].sort());
+  assert.match(await p.textContent('[data-testid=keys-title]'), /needs? an AES key/);
+  assert.equal((await textures(p)).length, 0);
+  const note = await typeKey(p, HEX);
+  t.diagnostic(`key note: ${note}`);
+  assert.match(note, new RegExp(`The key opened .*${utoc}\\.utoc`));
+  assert.match(note, new RegExp(`${pak}\\.pak`));
+  // 21 IoStore textures + the landscape's 2. The pak's T_BC6H and T_Streaming have the same
+  // package paths as the IoStore's, so one copy of each is listed, as the engine mounts them.
+  await p.waitForFunction(() => window.texscope.textures().length >= 23, null, { timeout: 120000 });
+  await waitState(p, 'ready');
+  const list = await textures(p);
+  assert.equal(list.length, 23, JSON.stringify(list.map((c) => `${c.file} ${c.name}`)));
+  assert.equal(list.filter((c) => c.name === 'T_BC6H').length, 1);
+  await shot(p, 'containers-ue60-key-opened.png');
+  // Every texture decodes (its pixels are held to the source images natively, over the same
+  // containers: tests/unreal_ue58.rs).
+  const decodable = list.filter((c) => !c.error);
+  // The landscape's heightmap has no pixels in its package (the cook leaves them to the engine).
+  assert.ok(decodable.length >= 22, `${decodable.length} textures with pixels`);
+  for (const c of decodable) {
+    const a = await texels(p, c.name, 0, 0);
+    assert.ok(a[0] > 0 && a[1] > 0, `${c.name} decodes`);
+  }
+  await keyNowhere(p, consoleText);
+  assert.deepEqual(problems, []);
+});
+
 test('an encrypted legacy pak opens with a base64 key and decodes as the loose copy', { skip }, async (t) => {
   const { page: p, problems, consoleText } = await page(t);
   const pak = join(SET, 'LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted.pak');

@@ -281,7 +281,7 @@ test('files of no known kind say what they look like', async (t) => {
   const error = await text(page, 'error');
   // The sentences issue 9 asks for.
   assert.match(error, /photo\.png is a PNG image/);
-  assert.match(error, /pakchunk0-WindowsNoEditor\.pak is a \.pak archive: extract it first/);
+  assert.match(error, /pakchunk0-WindowsNoEditor\.pak is a \.pak file without an Unreal pak footer/);
   assert.match(error, /mods\.zip is a ZIP archive/);
   assert.match(error, /data_0001\.bundle .*an encrypted Unity bundle/);
   await page.screenshot({ path: join(OUT, 'unknown-kinds.png') });
