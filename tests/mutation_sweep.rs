@@ -519,6 +519,8 @@ const DEFAULT_SAMPLES: &[&str] = &[
     // UE 6.0 (issue 31): a pak v15 and a TOC v10, both AES-CTR encrypted.
     "unreal/cue4parse-fixtures/UE6_0/LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted",
     "unreal/cue4parse-fixtures/UE6_0/IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows",
+    // A landscape map whose heightmap's pixels are in its LandscapeTextureStorageProviderFactory.
+    "unreal/cue4parse-fixtures/UE6_0/_extracted/IoStore/Tagged/CUE4ParseFixtures/Content/Fixtures/Maps/Landscape",
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -1088,6 +1088,61 @@ fn unknown_versions_get_a_sentence() {
     }
 }
 
+/// A package stating a newer version than any Texscope knows gets one sentence, never a read with
+/// the newest layout. The packages are the UE 6.0 set's own (shared samples: a versioned zen
+/// T_BC1 from the Tagged IoStore and a versioned legacy T_BC6H from the UE 5.8 Tagged LegacyPak,
+/// both stating FileVersionUE5 1018 and FileVersionUE4 522, read off their headers at the offsets
+/// the tests patch), with the version raised by one; unchanged, each lists its texture (control).
+#[test]
+fn unknown_package_versions_get_a_sentence() {
+    let tex = |set: &str, kind: &str, name: &str, ext: &str| {
+        let dir = root(set).join("_extracted").join(kind).join("Tagged");
+        let p = dir
+            .join("CUE4ParseFixtures/Content/Fixtures/Textures")
+            .join(format!("{name}.{ext}"));
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let zen = tex("UE6_0", "IoStore", "T_BC1", "uasset");
+    let legacy = tex("UE5_8", "LegacyPak", "T_BC6H", "uasset");
+    let uexp = tex("UE5_8", "LegacyPak", "T_BC6H", "uexp");
+    // (file bytes, offset of FileVersionUE4, then UE5, as read off the two headers)
+    for (name, bytes, at, extra) in [
+        ("T_BC1.uasset", &zen, 0x38usize, None),
+        ("T_BC6H.uasset", &legacy, 0x0c, Some(("T_BC6H.uexp", &uexp))),
+    ] {
+        let open = |b: Vec<u8>| {
+            let mut srcs: Vec<SourceRef> = vec![BytesSource::shared(name, b)];
+            if let Some((n, x)) = extra {
+                srcs.push(BytesSource::shared(n, x.clone()));
+            }
+            texscope::open(srcs, &Default::default())
+        };
+        assert_eq!(
+            i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()),
+            522
+        );
+        assert_eq!(
+            i32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()),
+            1018
+        );
+        assert_eq!(open(bytes.clone()).textures.len(), 1, "{name}: control");
+        for (off, v, want) in [
+            (4, 1019, format!("{name}: package version UE5 1019; Texscope reads UE5 package versions 1000 to 1018 (UE 5.0 to UE 6.0)")),
+            (0, 523, format!("{name}: package version UE4 523; Texscope reads UE4 package versions up to 522 (UE 4.27, which UE5 packages also state)")),
+        ] {
+            let mut b = bytes.clone();
+            b[at + off..at + off + 4].copy_from_slice(&(v as i32).to_le_bytes());
+            let c = open(b);
+            assert!(c.textures.is_empty(), "{name} {v}");
+            assert!(
+                c.problems.iter().any(|p| p.error == want),
+                "{name} {v}: {:?}",
+                c.problems.iter().map(|p| &p.error).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
 /// Every cut of the v10 TOC and the v15 pak, and single bit flips through their headers, tables
 /// and footers, give an error or a smaller listing, never a panic; with the right key the intact
 /// files list everything (the control).

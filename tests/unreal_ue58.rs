@@ -1051,16 +1051,16 @@ mod landscape_heightmaps {
         let unversioned =
             check_heightmap("6.0 Unversioned", &open_paths(&[ue60_map("Unversioned")]));
         assert_eq!(tagged, unversioned);
-        // UE 5.8, through its containers: the same project's landscape, the same heights.
+        // UE 5.8 and UE 6.0, through their containers (IoStore TOC v8 and v10): the same
+        // project's landscape, the same heights.
         #[cfg(feature = "containers")]
-        for form in ["Tagged", "Unversioned"] {
-            let dir = set().join("IoStore").join(form).join("Uncompressed");
-            let c = open(files_in(&dir), form == "Tagged");
-            assert_eq!(
-                check_heightmap(&format!("5.8 {form}"), &c),
-                tagged,
-                "5.8 {form}"
-            );
+        for (root, version) in [(set(), "5.8"), (set_6_0(), "6.0")] {
+            for form in ["Tagged", "Unversioned"] {
+                let dir = root.join("IoStore").join(form).join("Uncompressed");
+                let label = format!("{version} {form} container");
+                let c = open(files_in(&dir), form == "Tagged");
+                assert_eq!(check_heightmap(&label, &c), tagged, "{label}");
+            }
         }
     }
 

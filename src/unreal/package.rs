@@ -179,6 +179,31 @@ const CANDIDATES: &[(i32, &str)] = &[
     (1018, "UE5.7+"),
 ];
 
+/// The newest FileVersionUE5 Texscope knows: IMPORT_TYPE_HIERARCHIES, what the UE 5.8 and the
+/// UE 6.0 fixtures' versioned packages both write (their zen versioning info, docs/unreal.md).
+const NEWEST_UE5: i32 = ue5::IMPORT_TYPE_HIERARCHIES;
+
+/// A versioned package newer than every layout Texscope knows is refused with one sentence: its
+/// summary may have gained fields, and reading it with the newest known layout would be a guess.
+/// FileVersionUE4 stopped at 522 (VER_UE4_CORRECT_LICENSEE_FLAG, 4.26/4.27): UE5 packages still
+/// write 522 there.
+fn check_known_versions(ue4: i32, ue5: i32) -> Result<()> {
+    if ue5 > NEWEST_UE5 {
+        return Err(Error::unsupported(format!(
+            "package version UE5 {ue5}; Texscope reads UE5 package versions 1000 to {NEWEST_UE5} \
+             (UE 5.0 to UE 6.0)"
+        )));
+    }
+    if ue4 > ue4v::NEWEST {
+        return Err(Error::unsupported(format!(
+            "package version UE4 {ue4}; Texscope reads UE4 package versions up to {} (UE 4.27, \
+             which UE5 packages also state)",
+            ue4v::NEWEST
+        )));
+    }
+    Ok(())
+}
+
 /// EUnrealEngineObjectUE5Version values the summary, export map and property tags branch on
 /// (CUE4Parse ObjectVersion.cs / UE ObjectVersion.h, see docs/unreal.md).
 pub mod ue5 {
@@ -497,8 +522,9 @@ pub fn parse_legacy(
     let legacy = c.i32()?;
     if !(-9..=-4).contains(&legacy) {
         return Err(Error::unsupported(format!(
-            "LegacyFileVersion {legacy}: only UE4 and UE5 packages (-4 to -9) are supported"
-        )));
+            "package LegacyFileVersion {legacy}; Texscope reads -4 to -9 (UE4 and UE5)"
+        ))
+        .in_file(uasset.name()));
     }
     if legacy != -4 {
         c.i32()?; // LegacyUE3Version
@@ -517,6 +543,7 @@ pub fn parse_legacy(
         CANDIDATES
     } else {
         // A versioned package: its FileVersionUE5 (0 before UE5) is the layout.
+        check_known_versions(file_ue4, file_ue5).map_err(|e| e.in_file(uasset.name()))?;
         if file_ue4 != 0 && file_ue4 < ue4v::E64BIT_EXPORTMAP_SERIALSIZES {
             return Err(Error::unsupported(format!(
                 "FileVersionUE4 {file_ue4} is older than UE 4.14 (511); Texscope reads UE 4.18 and later"
@@ -957,6 +984,10 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
             last_err.map(|e| format!(" ({e})")).unwrap_or_default()
         ))
     })?;
+    // Only the layout that lines up says the versions truly: another one reads other bytes there.
+    if let Some((_, ue4, ue5, _, _)) = info {
+        check_known_versions(ue4, ue5)?;
+    }
     let since_5_3 = layout.since_5_3;
     // UE5.2+: [5.4+: u64 pad size + pad] i64 BulkDataMapSize + 32-byte rows, ending at the
     // imported-public-export-hashes section.
