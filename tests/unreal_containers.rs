@@ -1127,11 +1127,11 @@ fn unknown_package_versions_get_a_sentence() {
         );
         assert_eq!(open(bytes.clone()).textures.len(), 1, "{name}: control");
         for (off, v, want) in [
-            (4, 1019, format!("{name}: package version UE5 1019; Texscope reads UE5 package versions 1000 to 1018 (UE 5.0 to UE 6.0)")),
+            (4, 1019i32, format!("{name}: package version UE5 1019; Texscope reads UE5 package versions 1000 to 1018 (UE 5.0 to UE 6.0)")),
             (0, 523, format!("{name}: package version UE4 523; Texscope reads UE4 package versions up to 522 (UE 4.27, which UE5 packages also state)")),
         ] {
             let mut b = bytes.clone();
-            b[at + off..at + off + 4].copy_from_slice(&(v as i32).to_le_bytes());
+            b[at + off..at + off + 4].copy_from_slice(&v.to_le_bytes());
             let c = open(b);
             assert!(c.textures.is_empty(), "{name} {v}");
             assert!(
