@@ -11,12 +11,12 @@
 // - Fetch: a listed file comes from this build's cache, checked again (size and hash: a copy cut
 //   short or damaged on disk is dropped and fetched anew), else from the network (stored when it
 //   matches the list). The page's address (any query) is index.html, from the cache only when
-//   every file it needs is there. Other same-origin files come from the caches of earlier builds
+//   every file it needs is there. Hashed files (assets/) of earlier builds come from their caches
 //   (a tab still running the last build loads its own files, never this build's) or the network;
-//   other origins (?src= URLs) are not touched.
+//   nothing else is touched (other origins, and same-origin ?src= files read by range).
 // - Updates: a new build is a new sw.js (its list changed), installed beside the running one; it
-//   waits until the page asks it to take over (www/services/offline.js: the update notice, or a
-//   reload with nothing open), then keeps its own cache and the previous build's only.
+//   waits until the page asks it to take over (www/services/offline.js: the update notice's
+//   button), then keeps its own cache and the previous build's only.
 
 /**
  * @typedef {{ path: string, size: number, sha256: string, lazy?: string }} Entry
@@ -46,6 +46,8 @@ const byUrl = new Map(PRECACHE.files.map((e) => [new URL(e.path, sw.location.hre
 const shell = PRECACHE.files.filter((e) => !e.lazy);
 const INDEX = new URL('index.html', sw.location.href).href;
 const SCOPE = sw.registration.scope;
+// Vite's output folder for hashed files (vite.config.js: the default build.assetsDir).
+const ASSETS = new URL('assets/', sw.location.href).href;
 
 /** Lowercase hex SHA-256 of `buf`. @param {ArrayBuffer} buf */
 async function sha256(buf) {
@@ -175,8 +177,9 @@ sw.addEventListener('fetch', (/** @type {FetchEvent} */ e) => {
   const entry = byUrl.get(url.origin + url.pathname);
   if (entry && !url.search) {
     e.respondWith(serve(entry));
-    return;
+  } else if (url.href.startsWith(ASSETS) && !url.search) {
+    // A hashed file of an earlier build (a tab still running it): that build's cache, else the network.
+    e.respondWith(caches.match(request).then((res) => res ?? fetch(request)));
   }
-  // Not this build's: an earlier build's cache (a tab still running it), else the network.
-  e.respondWith(caches.match(request).then((res) => res ?? fetch(request)));
+  // Anything else (same-origin ?src= files, read by range) goes to the network untouched.
 });

@@ -18,8 +18,8 @@
 // - A cached copy cut short (a wasm file whose cache entry is truncated) is dropped and fetched anew.
 // - launchQueue: files handed over as the File Handling API does open together (siblings pair up);
 //   one that cannot be read is named in the error bar.
-// - A new deployment: the page says an update is ready, Reload starts the new build from its own
-//   cache, and the cache of the build before last is deleted.
+// - A new deployment: the page says an update is ready (also on a later load), its Reload button
+//   starts the new build from its own cache, and the cache of the build before last is deleted.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync, readdirSync } from 'node:fs';
@@ -324,7 +324,7 @@ test('a new deployment: the page says so, Reload starts it from its own cache, o
   await page.reload();
   await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
   assert.equal(await buildOf(page), '1');
-  assert.match(await page.textContent('[data-testid=update-notice]'), /new version of Texscope is ready/);
+  assert.match(await page.textContent('[data-testid=update-notice]'), /A new version of Texscope is ready/);
   await page.screenshot({ path: join(OUT, 'offline-update-notice.png') });
   await Promise.all([page.waitForEvent('load', { timeout: TIMEOUT }), page.click('[data-testid=update-reload]')]);
   await page.waitForFunction(() => window.texscope !== undefined, null, { timeout: TIMEOUT });
@@ -339,15 +339,56 @@ test('a new deployment: the page says so, Reload starts it from its own cache, o
   await openDemo(page, 'hdr');
   await context.setOffline(false);
 
-  // Build 3: a plain reload with nothing open starts it; build 1's cache is deleted.
+  // Build 3, found waiting by a later load: the notice again, its button starts it; build 1's
+  // cache is deleted.
   const v3 = `texscope-${redeploy(dir, '3')}`;
   await page.reload();
   await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
-  assert.equal(await buildOf(page), '2');
   await page.reload();
+  await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  assert.equal(await buildOf(page), '2');
+  await page.click('[data-testid=update-reload]');
   await page.waitForFunction(() => document.querySelector('meta[name=texscope-test-build]')?.getAttribute('content') === '3', null, { timeout: TIMEOUT });
   await poll(page, async (want) => JSON.stringify((await caches.keys()).filter((k) => k.startsWith('texscope-'))) === want,
     JSON.stringify([v2, v3]));
   assert.deepEqual(problems, []);
   assert.ok(readdirSync(dir).includes('sw.js'));
+});
+
+// The file types issue 33 names (Frostbite's: src/frostbite/mod.rs, a header is .res or .texture, a
+// chunk .chunk or .cas), each of which the installed app must be offered for.
+const OPENS = ['.uasset', '.uexp', '.ubulk', '.umap', '.pak', '.utoc', '.ucas', '.assets', '.resS', '.bundle', '.unity3d',
+  '.dds', '.ktx', '.ktx2', '.basis', '.crn', '.gnf', '.res', '.texture', '.chunk', '.cas'];
+
+test('served at the root, the page is installable and its manifest declares the files it opens', async (t) => {
+  // dist/ itself at the host's root (the other tests serve copies under a sub-path).
+  const rootHost = await serve(DIST);
+  t.after(() => rootHost.close());
+  const { context, page, problems } = await open(t, `${rootHost.url}index.html`);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: TIMEOUT });
+  // Chromium's own verdict (DevTools protocol): nothing stops installing but that a test
+  // context is an incognito-like profile, where no app can be installed.
+  const cdp = await context.newCDPSession(page);
+  const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+  assert.deepEqual(installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito'), []);
+  const { url, errors } = await cdp.send('Page.getAppManifest');
+  assert.equal(url, `${rootHost.url}manifest.webmanifest`);
+  assert.deepEqual(errors, []);
+  const manifest = JSON.parse(readFileSync(join(DIST, 'manifest.webmanifest'), 'utf8'));
+  assert.equal(manifest.display, 'standalone');
+  // The icon sizes Chrome and Edge ask for, served as PNGs of those sizes.
+  for (const size of [192, 512]) {
+    const icon = manifest.icons.find((i) => i.sizes === `${size}x${size}` && i.purpose === 'any');
+    const png = readFileSync(join(DIST, icon.src));
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [size, size], icon.src);
+  }
+  // The theme colours are the page's header bar (www/style.css --panel) in its dark and light themes.
+  const css = readFileSync(join(ROOT, 'www/style.css'), 'utf8');
+  const panel = [...css.matchAll(/--panel: (#[0-9a-f]{6})/g)].map((m) => m[1]);
+  assert.equal(manifest.theme_color, panel[0]);
+  const metas = await page.$$eval('meta[name=theme-color]', (l) => l.map((m) => [m.media, m.content]));
+  assert.deepEqual(metas, [['(prefers-color-scheme: dark)', panel[0]], ['(prefers-color-scheme: light)', panel[1]]]);
+  const declared = manifest.file_handlers.flatMap((h) => Object.values(h.accept).flat());
+  for (const ext of OPENS) assert.ok(declared.includes(ext), `file_handlers declare ${ext}`);
+  assert.deepEqual(problems, []);
 });

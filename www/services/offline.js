@@ -60,9 +60,9 @@ export function createOffline(app) {
   notice.dataset.testid = 'update-notice';
   notice.setAttribute('role', 'status');
   notice.hidden = true;
-  const reload = Object.assign(document.createElement('button'), { type: 'button', className: 'button small', textContent: 'Reload now' });
+  const reload = Object.assign(document.createElement('button'), { type: 'button', className: 'button small', textContent: 'Reload to update' });
   reload.dataset.testid = 'update-reload';
-  notice.append('A new version of Texscope is ready: it starts when you reload the page. ', reload);
+  notice.append('A new version of Texscope is ready. ', reload);
   $('error').after(notice);
 
   let applying = false;
@@ -90,11 +90,10 @@ export function createOffline(app) {
     // updateViaCache 'none': the browser asks the server for sw.js itself on every check.
     const reg = await sw.register(new URL(path, document.baseURI), { updateViaCache: 'none' });
     status.registered = true;
-    // A reload with an update waiting and nothing open: the new build starts now (one more load).
-    if (reg.waiting && sw.controller && !store.state.files.length) {
-      apply(reg.waiting);
-      return;
-    }
+    // An update that was already waiting when this page loaded (a reload does not start it: the
+    // running worker answers the reload; Chromium 156 also left a worker told to take over during
+    // the page's load waiting in 4 of 5 runs, and crashed when the page then reloaded itself, so
+    // the new build starts from the notice's button, on a loaded page).
     if (reg.waiting && sw.controller) offer(reg.waiting);
     reg.addEventListener('updatefound', () => {
       const w = reg.installing;
@@ -109,7 +108,11 @@ export function createOffline(app) {
     if (document.readyState === 'complete') warm();
     else window.addEventListener('load', warm, { once: true });
   }
-  if (swPath && container) {
+  if (!swPath) {
+    // The dev server: a worker left by a production build served from this origin would answer
+    // with that build's files instead of the ones on disk.
+    container?.getRegistration().then((r) => r?.unregister()).catch(() => {});
+  } else if (container) {
     register(swPath).catch((e) => {
       // The page works as before from the network; only offline use is lost.
       status.error = /** @type {Error} */ (e).message;
