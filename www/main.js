@@ -19,6 +19,7 @@ import { createQuery } from './services/query.js';
 import { createCompare } from './services/compare.js';
 import { createKeys } from './services/keys.js';
 import { createTasks } from './services/tasks.js';
+import { createOffline } from './services/offline.js';
 import { createStatus } from './views/status.js';
 import { createViewport } from './views/viewport.js';
 import { attachGestures } from './views/gestures.js';
@@ -82,6 +83,7 @@ createHeaderMenus(app);
 createDialogs(app);
 attachGestures(app);
 attachKeyboard(app);
+app.offline = createOffline(app);
 window.texscope = createTestApi(app);
 
 createQuery(app).start();

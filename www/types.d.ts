@@ -521,6 +521,7 @@ export interface App {
   compareView: import('./views/compare.js').CompareView;
   builds: import('./views/builds.js').BuildsView;
   keys: import('./services/keys.js').Keys;
+  offline: import('./services/offline.js').Offline;
 }
 
 declare global {
