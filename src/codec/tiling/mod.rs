@@ -11,6 +11,9 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+pub mod gcn;
+pub mod rdna;
+
 use super::PixelFormat;
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
@@ -29,8 +32,13 @@ pub enum Tiling {
     /// AMD GCN (PS4) tile mode (the `TileMode` index of the texture descriptor) and mip 0's
     /// pitch in elements.
     Gcn { tile_mode: u32, pitch: u32 },
-    /// AMD RDNA (PS5) swizzle mode (`SW_*` index of the texture descriptor).
-    Rdna { swizzle_mode: u32 },
+    /// AMD RDNA (PS5) swizzle mode (`SW_*` index of the texture descriptor) and the first mip
+    /// level stored in the chain's mip tail (the mip count when none is: [`rdna::chain`]), which
+    /// places a small level inside the shared tail block.
+    Rdna {
+        swizzle_mode: u32,
+        first_mip_in_tail: u32,
+    },
 }
 
 impl Tiling {
@@ -54,6 +62,15 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        Tiling::Gcn { tile_mode, pitch } => {
+            Ok(gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.stored_size())
+        }
+        Tiling::Rdna {
+            swizzle_mode,
+            first_mip_in_tail,
+        } => Ok(
+            rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?.stored_size(),
+        ),
         other => Err(not_yet(other, format, level)),
     }
 }
@@ -69,13 +86,31 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let _ = limits;
     match tiling {
         Tiling::Linear => {
             Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
         }
+        Tiling::Gcn { tile_mode, pitch } => {
+            gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.untile(tiled, limits)
+        }
+        Tiling::Rdna {
+            swizzle_mode,
+            first_mip_in_tail,
+        } => rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?
+            .untile(tiled, limits),
         other => Err(not_yet(other, format, level)),
     }
+}
+
+/// A surface's size in elements (blocks of a block-compressed format, else texels) and the
+/// bytes of one element; the console layouts address elements, never texels.
+pub(crate) fn elements(format: PixelFormat, w: u32, h: u32) -> (u64, u64, u64) {
+    let b = format.block();
+    (
+        (w as u64).div_ceil(b.width as u64).max(1),
+        (h as u64).div_ceil(b.height as u64).max(1),
+        b.bytes as u64,
+    )
 }
 
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
