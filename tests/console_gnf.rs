@@ -1,6 +1,7 @@
 //! PS4 and PS5 `.gnf` files (shared/samples/console, read in place), untiled through
 //! `codec::tiling::{gcn, rdna}` and decoded, against the source images the SDK tool was given
 //! (beside each file; MANIFEST.md of the folder), and hostile variants of them.
+#![cfg(feature = "gnf")]
 
 mod common;
 use common::{psnr, read_png_rgba8, samples, srgb_to_linear8};

@@ -14,8 +14,14 @@
 //! The descriptors' bit fields are the AMD ISA documents': the "Southern Islands Series
 //! Instruction Set Architecture" (image resource, T#) for PS4 and the "RDNA 1.0 Instruction Set
 //! Architecture" image descriptor for PS5; both cited field by field below.
+//!
+//! Without the `gnf` feature (the page's core module) a GNF is only recognised, as NotInBuild, and
+//! the page reopens it in the full module.
+#![cfg_attr(not(feature = "gnf"), allow(dead_code, unused_imports))]
 
-use crate::codec::tiling::{gcn, rdna, Tiling};
+use crate::codec::tiling::Tiling;
+#[cfg(feature = "gnf")]
+use crate::codec::tiling::{gcn, rdna};
 use crate::codec::PixelFormat;
 use crate::io::{read_up_to, Error, Result};
 use crate::model::{
@@ -39,7 +45,11 @@ pub fn open(ctx: &mut OpenContext) {
             continue;
         }
         ctx.claimed[i] = true;
-        match describe(ctx, i, &name) {
+        #[cfg(not(feature = "gnf"))]
+        let described = Err(Error::not_in_build("a PS4/PS5 texture (.gnf)", "gnf"));
+        #[cfg(feature = "gnf")]
+        let described = describe(ctx, i, &name);
+        match described {
             Ok(t) => ctx.textures.push(t),
             Err(e) => ctx.problems.push(FileProblem::new(
                 &name,
@@ -51,6 +61,7 @@ pub fn open(ctx: &mut OpenContext) {
 }
 
 /// The fields of a texture descriptor this reader uses, in the ISA documents' names.
+#[cfg(feature = "gnf")]
 #[derive(Debug)]
 struct Descriptor {
     platform: Platform,
@@ -66,6 +77,7 @@ struct Descriptor {
     notes: Vec<String>,
 }
 
+#[cfg(feature = "gnf")]
 fn describe(ctx: &OpenContext, i: usize, name: &str) -> Result<Texture> {
     let src = ctx.sources[i].as_ref();
     let file_len = src.len();
@@ -202,6 +214,7 @@ fn describe(ctx: &OpenContext, i: usize, name: &str) -> Result<Texture> {
     })
 }
 
+#[cfg(feature = "gnf")]
 fn size_error(d: &Descriptor, need: u64, have: u64) -> Error {
     Error::malformed(format!(
         "the descriptor ({}x{} {}, {} mips, {}) needs {need} bytes of surface, but its size field says {have}",
@@ -215,12 +228,14 @@ fn size_error(d: &Descriptor, need: u64, have: u64) -> Error {
 
 /// `dst_sel_x..w` of both descriptors (bits 96-107, 3 bits each): 4-7 pick the stored
 /// component X-W, 0 and 1 the constants.
+#[cfg(feature = "gnf")]
 fn channel_order(word3: u32) -> [u32; 4] {
     [0, 3, 6, 9].map(|s| (word3 >> s) & 7)
 }
 
 /// An 8_8_8_8 surface's pixel format from its channel selects: image2gnf writes BGRA as
 /// `dst_sel = Z, Y, X, W` (or `1` for an opaque alpha).
+#[cfg(feature = "gnf")]
 fn rgba8_order(sel: [u32; 4], notes: &mut Vec<String>) -> PixelFormat {
     match sel {
         [4, 5, 6, 7] | [4, 5, 6, 1] => PixelFormat::RGBA8,
@@ -238,6 +253,7 @@ fn rgba8_order(sel: [u32; 4], notes: &mut Vec<String>) -> PixelFormat {
 /// The PS4 (GCN) T#. Bit positions: Southern Islands ISA, "Image Resource Definition":
 /// data_format 52-57, num_format 58-61, width-1 64-77, height-1 78-91, dst_sel 96-107,
 /// base_level 108-111, last_level 112-115, tiling_index 116-120, type 124-127, pitch-1 141-154.
+#[cfg(feature = "gnf")]
 fn gcn_descriptor(w: &[u32; 8]) -> Result<Descriptor> {
     let data_format = (w[1] >> 20) & 0x3f;
     let num_format = (w[1] >> 26) & 0xf;
@@ -299,6 +315,7 @@ fn gcn_descriptor(w: &[u32; 8]) -> Result<Descriptor> {
 /// The PS5 (GFX10) image descriptor. Bit positions: RDNA 1.0 ISA, "Image Resource" table:
 /// format 52-60, width-1 62-75 (split over dwords 1 and 2), height-1 78-93, dst_sel 96-107,
 /// base_level 108-111, last_level 112-115, sw_mode 116-120, type 124-127, max_mip 164-167.
+#[cfg(feature = "gnf")]
 fn rdna_descriptor(w: &[u32; 8]) -> Result<Descriptor> {
     let fmt = (w[1] >> 20) & 0x1ff;
     let width = ((w[1] >> 30) | ((w[2] & 0xfff) << 2)) + 1;

@@ -171,19 +171,24 @@ const X_MORTON: [usize; 8] = [0, 1, 4, 5, 16, 17, 20, 21];
 const Y_MORTON: [usize; 8] = [0, 2, 8, 10, 32, 34, 40, 42];
 
 /// Copies whole Morton pairs: x0 is the lowest index bit, so elements x and x + 1 (x even) of a
-/// micro-tile row sit side by side and move as one copy of two elements; the rest of the address
-/// comes from two 8-entry tables, not per-byte arithmetic.
+/// micro-tile row sit side by side and move as one copy of two elements. The byte offset of each
+/// pair within a row of micro-tiles is computed once, so the inner loop is one table read and one
+/// copy per pair, no per-element address arithmetic.
 fn untile_1d_thin(out: &mut [u8], tiled: &[u8], ew: usize, pitch: usize, bpe: usize) {
     let row = ew * bpe;
     let tile_bytes = 64 * bpe;
-    let tiles_across = pitch / 8;
-    for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
-        let tile_row = &tiled[(y / 8) * tiles_across * tile_bytes..];
-        let ym = Y_MORTON[y % 8];
-        for (pair, dst) in dst_row.chunks_mut(2 * bpe).enumerate() {
+    let tile_row_bytes = (pitch / 8) * tile_bytes;
+    let pair_offsets: Vec<usize> = (0..ew.div_ceil(2))
+        .map(|pair| {
             let x = pair * 2;
-            let src = (x / 8) * tile_bytes + (ym + X_MORTON[x % 8]) * bpe;
-            dst.copy_from_slice(&tile_row[src..src + dst.len()]);
+            (x / 8) * tile_bytes + X_MORTON[x % 8] * bpe
+        })
+        .collect();
+    for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
+        let base = (y / 8) * tile_row_bytes + Y_MORTON[y % 8] * bpe;
+        for (dst, &off) in dst_row.chunks_mut(2 * bpe).zip(&pair_offsets) {
+            let src = base + off;
+            dst.copy_from_slice(&tiled[src..src + dst.len()]);
         }
     }
 }

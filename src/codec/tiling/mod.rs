@@ -11,7 +11,9 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+#[cfg(feature = "gnf")]
 pub mod gcn;
+#[cfg(feature = "gnf")]
 pub mod rdna;
 
 use super::PixelFormat;
@@ -62,9 +64,11 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        #[cfg(feature = "gnf")]
         Tiling::Gcn { tile_mode, pitch } => {
             Ok(gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.stored_size())
         }
+        #[cfg(feature = "gnf")]
         Tiling::Rdna {
             swizzle_mode,
             first_mip_in_tail,
@@ -77,6 +81,7 @@ pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u
 
 /// Untiles one surface of mip `level` (`w` x `h` texels) from `tiled` (at least
 /// [`stored_size`] bytes) into `format.surface_size(w, h)` bytes of row-major blocks.
+#[cfg_attr(not(feature = "gnf"), allow(unused_variables))]
 pub fn untile(
     tiling: Tiling,
     format: PixelFormat,
@@ -90,9 +95,11 @@ pub fn untile(
         Tiling::Linear => {
             Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
         }
+        #[cfg(feature = "gnf")]
         Tiling::Gcn { tile_mode, pitch } => {
             gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.untile(tiled, limits)
         }
+        #[cfg(feature = "gnf")]
         Tiling::Rdna {
             swizzle_mode,
             first_mip_in_tail,
@@ -104,6 +111,7 @@ pub fn untile(
 
 /// A surface's size in elements (blocks of a block-compressed format, else texels) and the
 /// bytes of one element; the console layouts address elements, never texels.
+#[cfg(feature = "gnf")]
 pub(crate) fn elements(format: PixelFormat, w: u32, h: u32) -> (u64, u64, u64) {
     let b = format.block();
     (
@@ -114,6 +122,17 @@ pub(crate) fn elements(format: PixelFormat, w: u32, h: u32) -> (u64, u64, u64) {
 }
 
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
+    // The page's core module leaves the AMD untilers out (Cargo.toml, feature `gnf`).
+    if matches!(tiling, Tiling::Gcn { .. } | Tiling::Rdna { .. }) && cfg!(not(feature = "gnf")) {
+        return Error::not_in_build(
+            format_args!(
+                "mip {level} ({}) stored {}",
+                format.name(),
+                tiling.census_name()
+            ),
+            "gnf",
+        );
+    }
     Error::unsupported(format!(
         "mip {level} ({}) is stored {}, which this build cannot untile yet",
         format.name(),
