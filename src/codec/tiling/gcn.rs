@@ -186,10 +186,7 @@ fn untile_1d_thin(out: &mut [u8], tiled: &[u8], ew: usize, pitch: usize, bpe: us
         .collect();
     for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
         let base = (y / 8) * tile_row_bytes + Y_MORTON[y % 8] * bpe;
-        for (dst, &off) in dst_row.chunks_mut(2 * bpe).zip(&pair_offsets) {
-            let src = base + off;
-            dst.copy_from_slice(&tiled[src..src + dst.len()]);
-        }
+        super::copy_runs(dst_row, tiled, base, &pair_offsets, 2 * bpe);
     }
 }
 

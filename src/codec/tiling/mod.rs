@@ -121,6 +121,43 @@ pub(crate) fn elements(format: PixelFormat, w: u32, h: u32) -> (u64, u64, u64) {
     )
 }
 
+/// Fills `dst_row` with runs of `run_bytes` bytes, run `k` read from `tiled` at
+/// `base + offsets[k]` (the last run may be short). Runs of 8, 16 and 32 bytes (every standard
+/// swizzle run and GCN Morton pair of a BCn or 32-bit format) are copied with a size known at
+/// compile time, which the compiler turns into plain moves instead of a `memcpy` call per run:
+/// that call was most of an untile's time (examples/bench_untile).
+#[cfg(feature = "gnf")]
+pub(crate) fn copy_runs(
+    dst_row: &mut [u8],
+    tiled: &[u8],
+    base: usize,
+    offsets: &[usize],
+    run_bytes: usize,
+) {
+    fn fixed<const N: usize>(dst_row: &mut [u8], tiled: &[u8], base: usize, offsets: &[usize]) {
+        let whole = dst_row.len() / N;
+        let mut chunks = dst_row.chunks_exact_mut(N);
+        for (dst, &off) in (&mut chunks).zip(offsets) {
+            let src: &[u8; N] = tiled[base + off..][..N].try_into().unwrap();
+            dst.copy_from_slice(src);
+        }
+        let rest = chunks.into_remainder();
+        if let Some(&off) = offsets.get(whole) {
+            rest.copy_from_slice(&tiled[base + off..][..rest.len()]);
+        }
+    }
+    match run_bytes {
+        8 => fixed::<8>(dst_row, tiled, base, offsets),
+        16 => fixed::<16>(dst_row, tiled, base, offsets),
+        32 => fixed::<32>(dst_row, tiled, base, offsets),
+        _ => {
+            for (dst, &off) in dst_row.chunks_mut(run_bytes).zip(offsets) {
+                dst.copy_from_slice(&tiled[base + off..][..dst.len()]);
+            }
+        }
+    }
+}
+
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
     // The page's core module leaves the AMD untilers out (Cargo.toml, feature `gnf`).
     if matches!(tiling, Tiling::Gcn { .. } | Tiling::Rdna { .. }) && cfg!(not(feature = "gnf")) {

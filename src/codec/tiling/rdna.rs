@@ -352,8 +352,7 @@ impl Surface {
         };
         let block_bytes = block.bytes() as usize;
         // Byte offset of each run of a row, across the row's blocks, computed once: the inner
-        // loop is then one table read and one copy per run, no per-element address arithmetic
-        // (examples/bench_untile).
+        // loop is then one table read and one copy per run, no per-element address arithmetic.
         let run_offsets: Vec<usize> = (0..ew.div_ceil(run))
             .map(|k| {
                 let sx = ox + k * run;
@@ -364,10 +363,7 @@ impl Surface {
         for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
             let sy = y + oy;
             let base = (sy / bh) * row_of_blocks + ys[sy % bh] as usize * bpe;
-            for (dst, &off) in dst_row.chunks_mut(run * bpe).zip(&run_offsets) {
-                let src = base + off;
-                dst.copy_from_slice(&tiled[src..src + dst.len()]);
-            }
+            super::copy_runs(dst_row, tiled, base, &run_offsets, run * bpe);
         }
         Ok(out)
     }
