@@ -49,6 +49,14 @@
 //! pak 29 cases in 0.1 s; the UE 5.8 Oodle IoStore pair 58 cases in 14.6 s (97 packages opened
 //! and 44 mips decoded a case), no panic. Its first run found oozextract asserting on a mutated
 //! Oodle block ("src <= src_mid", two cases): src/io/compress.rs now catches that natively.
+//!
+//! Console .gnf (2026-12-06, debug, load ~12): the default subset's two GNF groups (PS4 white.gnf
+//! with its JPEG source, PS5 Default.png.gnf) 87 cases in 2.1 s; decodes Ok 92, open problems 74
+//! (a cut or changed descriptor is refused at open); no panic; slowest case 138 ms; peak 1.2 MB.
+//! Full sweep of console/ps4 (`TEXSCOPE_FULL_SWEEP=1 TEXSCOPE_SWEEP_ONLY=console/ps4`, debug):
+//! 8 files, 8,520 cases in 397 s; decodes Ok 8,238, Err Unsupported 1; no panic; slowest case
+//! 909 ms (blue.gnf, a 750x750 decode); peak 4.5 MB. PS5 GoatBody.png.gnf the same way: 2 files,
+//! 2,130 cases in 0.1 s, no panic. The other PS5 files were not swept in full.
 
 mod common;
 use common::samples;
