@@ -1,7 +1,8 @@
 //! Writes the fuzz seed corpora: `cargo run --example fuzz_seeds -- fuzz/corpus` makes
 //! `fuzz/corpus/<target>/<seed>` for every target in fuzz/fuzz_targets. Every seed is generated
 //! here (the shared samples are not ours to redistribute): the fixture builders of the crate,
-//! the KTX writers of tests/ktx_fixtures and the Unity writers of tests/unity_fixtures. A seed holds several files in the format
+//! the KTX writers of tests/ktx_fixtures, the Unity writers of tests/unity_fixtures and a GNF
+//! writer here. A seed holds several files in the format
 //! fuzz/src/lib.rs reads: `name NUL bytes`, files separated by `SEP`.
 
 #[path = "../tests/dds_fixtures/mod.rs"]
@@ -568,6 +569,92 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
     }
 }
 
+/// A GNF file laid out as src/formats/gnf.rs reads it: the header (0x100 bytes for version 2,
+/// 64 KiB for version 5), one descriptor (`words`, its last dword set to the surface size), the
+/// surface.
+fn gnf(version: u8, words: [u32; 8], surface: &[u8]) -> Vec<u8> {
+    let (header, desc_at) = if version == 2 {
+        (0x100, 0x10)
+    } else {
+        (0x1_0000, 0x28)
+    };
+    let mut f = vec![0u8; header];
+    f[..4].copy_from_slice(b"GNF ");
+    f[4..8].copy_from_slice(&(header as u32 - 8).to_le_bytes());
+    f[8] = version;
+    f[9] = 1;
+    f[10] = 8;
+    let mut w = words;
+    w[7] = surface.len() as u32;
+    for (k, word) in w.iter().enumerate() {
+        f[desc_at + 4 * k..][..4].copy_from_slice(&word.to_le_bytes());
+    }
+    f.extend_from_slice(surface);
+    f
+}
+
+/// PS4 (GCN T#) and PS5 (GFX10 descriptor) GNF files of each layout the reader untiles, the
+/// descriptor bits as src/formats/gnf.rs documents them.
+fn gnf_seeds(out: &mut Out, rng: &mut Rng) {
+    use texscope::codec::tiling::rdna;
+    // PS4: (data_format, num_format, width, height, tile mode, pitch, element bytes, block).
+    for (fmt, num, w, h, tile, pitch, bytes, block) in [
+        (10u32, 9u32, 20u32, 12u32, 13u32, 24u32, 4u64, 1u32),
+        (35, 0, 16, 16, 13, 32, 8, 4),
+        (10, 0, 6, 5, 8, 8, 4, 1),
+    ] {
+        let words = [
+            0,
+            (fmt << 20) | (num << 26),
+            (w - 1) | ((h - 1) << 14),
+            // dst_sel Z, Y, X, W (BGRA), type 2D.
+            6 | (5 << 3) | (4 << 6) | (7 << 9) | (tile << 20) | (9 << 28),
+            (pitch - 1) << 13,
+            0,
+            0,
+            0,
+        ];
+        let rows = if tile == 13 {
+            h.div_ceil(block).div_ceil(8) * 8
+        } else {
+            h.div_ceil(block)
+        };
+        let size = (pitch / block) as u64 * rows as u64 * bytes;
+        let f = gnf(2, words, &random(rng, size));
+        out.put("gnf", &format!("ps4_{fmt}_{tile}"), &[("fuzz.gnf", &f)]);
+    }
+    // PS5: (format, width, height, mips, swizzle mode).
+    for (fmt, w, h, mips, sw) in [
+        (169u32, 64u32, 64u32, 7u32, rdna::SW_64KB_S),
+        (169, 300, 200, 9, rdna::SW_4KB_S),
+        (56, 20, 20, 1, rdna::SW_LINEAR),
+        (56, 40, 24, 3, rdna::SW_64KB_S),
+    ] {
+        let format = if fmt == 169 {
+            PixelFormat::BC1
+        } else {
+            PixelFormat::RGBA8
+        };
+        let (_, _, size) = rdna::chain(sw, format, w, h, mips).unwrap();
+        let words = [
+            0,
+            (fmt << 20) | (((w - 1) & 3) << 30),
+            ((w - 1) >> 2) | ((h - 1) << 14),
+            4 | (5 << 3) | (6 << 6) | (7 << 9) | ((mips - 1) << 16) | (sw << 20) | (9 << 28),
+            0,
+            (mips - 1) << 4,
+            0,
+            0,
+        ];
+        let f = gnf(5, words, &random(rng, size));
+        out.put(
+            "gnf",
+            &format!("ps5_{fmt}_{sw}_{w}x{h}"),
+            &[("fuzz.gnf", &f)],
+        );
+    }
+}
+
 fn main() {
     let root = std::env::args()
         .nth(1)
@@ -581,5 +668,6 @@ fn main() {
     unity_seeds(&mut out, &mut rng);
     codec_seeds(&mut out, &mut rng);
     container_seeds(&mut out, &mut rng);
+    gnf_seeds(&mut out, &mut rng);
     println!("{} seeds written under {}", out.count, out.root.display());
 }

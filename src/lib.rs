@@ -220,6 +220,7 @@ const OPENERS: &[EngineOpener] = &[
     formats::ktx::open,
     formats::crn::open,
     formats::basis::open,
+    formats::gnf::open,
     unity::open,
     unreal::open,
     frostbite::open,

@@ -20,6 +20,8 @@ pub enum Engine {
     Crn,
     /// A loose Basis Universal (.basis) file.
     Basis,
+    /// A loose PlayStation texture (.gnf).
+    Gnf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -16,6 +16,8 @@ pub fn describe(name: &str, head: &[u8]) -> String {
     } else if is_unity_name(&lower) && looks_random(head) {
         "by the look of it an encrypted Unity bundle (no UnityFS/UnityWeb/UnityRaw signature, only \
          noise-like bytes): some games encrypt their bundles; decrypt them first with a tool made for that game"
+    } else if lower.ends_with(".gnf") {
+        "named .gnf but without the 'GNF ' signature PS4 and PS5 textures start with"
     } else if head.is_empty() {
         "an empty file"
     } else {

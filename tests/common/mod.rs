@@ -28,6 +28,17 @@ pub fn psnr(a: &[u8], b: &[u8], channels: &[usize]) -> f64 {
     10.0 * (255.0 * 255.0 / (se / n)).log10()
 }
 
+/// An sRGB-encoded 8-bit value to linear 8-bit, rounded (the IEC 61966-2-1 transfer function).
+pub fn srgb_to_linear8(v: u8) -> u8 {
+    let c = v as f64 / 255.0;
+    let l = if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    };
+    (l * 255.0).round() as u8
+}
+
 /// Decodes the PNG at `path` as stored (no transformations): its frame info and pixel bytes.
 pub fn read_png(path: &std::path::Path) -> (png::OutputInfo, Vec<u8>) {
     decode_png(path, None)

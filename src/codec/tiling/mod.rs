@@ -11,6 +11,11 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+#[cfg(feature = "gnf")]
+pub mod gcn;
+#[cfg(feature = "gnf")]
+pub mod rdna;
+
 use super::PixelFormat;
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
@@ -29,8 +34,13 @@ pub enum Tiling {
     /// AMD GCN (PS4) tile mode (the `TileMode` index of the texture descriptor) and mip 0's
     /// pitch in elements.
     Gcn { tile_mode: u32, pitch: u32 },
-    /// AMD RDNA (PS5) swizzle mode (`SW_*` index of the texture descriptor).
-    Rdna { swizzle_mode: u32 },
+    /// AMD RDNA (PS5) swizzle mode (`SW_*` index of the texture descriptor) and the first mip
+    /// level stored in the chain's mip tail (the mip count when none is: [`rdna::chain`]), which
+    /// places a small level inside the shared tail block.
+    Rdna {
+        swizzle_mode: u32,
+        first_mip_in_tail: u32,
+    },
 }
 
 impl Tiling {
@@ -54,12 +64,24 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        #[cfg(feature = "gnf")]
+        Tiling::Gcn { tile_mode, pitch } => {
+            Ok(gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.stored_size())
+        }
+        #[cfg(feature = "gnf")]
+        Tiling::Rdna {
+            swizzle_mode,
+            first_mip_in_tail,
+        } => Ok(
+            rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?.stored_size(),
+        ),
         other => Err(not_yet(other, format, level)),
     }
 }
 
 /// Untiles one surface of mip `level` (`w` x `h` texels) from `tiled` (at least
 /// [`stored_size`] bytes) into `format.surface_size(w, h)` bytes of row-major blocks.
+#[cfg_attr(not(feature = "gnf"), allow(unused_variables))]
 pub fn untile(
     tiling: Tiling,
     format: PixelFormat,
@@ -69,16 +91,85 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let _ = limits;
     match tiling {
         Tiling::Linear => {
             Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
         }
+        #[cfg(feature = "gnf")]
+        Tiling::Gcn { tile_mode, pitch } => {
+            gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.untile(tiled, limits)
+        }
+        #[cfg(feature = "gnf")]
+        Tiling::Rdna {
+            swizzle_mode,
+            first_mip_in_tail,
+        } => rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?
+            .untile(tiled, limits),
         other => Err(not_yet(other, format, level)),
     }
 }
 
+/// A surface's size in elements (blocks of a block-compressed format, else texels) and the
+/// bytes of one element; the console layouts address elements, never texels.
+#[cfg(feature = "gnf")]
+pub(crate) fn elements(format: PixelFormat, w: u32, h: u32) -> (u64, u64, u64) {
+    let b = format.block();
+    (
+        (w as u64).div_ceil(b.width as u64).max(1),
+        (h as u64).div_ceil(b.height as u64).max(1),
+        b.bytes as u64,
+    )
+}
+
+/// Fills `dst_row` with runs of `run_bytes` bytes, run `k` read from `tiled` at
+/// `base + offsets[k]` (the last run may be short). Runs of 8, 16 and 32 bytes (every standard
+/// swizzle run and GCN Morton pair of a BCn or 32-bit format) are copied with a size known at
+/// compile time, which the compiler turns into plain moves instead of a `memcpy` call per run:
+/// that call was most of an untile's time (examples/bench_untile).
+#[cfg(feature = "gnf")]
+pub(crate) fn copy_runs(
+    dst_row: &mut [u8],
+    tiled: &[u8],
+    base: usize,
+    offsets: &[usize],
+    run_bytes: usize,
+) {
+    fn fixed<const N: usize>(dst_row: &mut [u8], tiled: &[u8], base: usize, offsets: &[usize]) {
+        let whole = dst_row.len() / N;
+        let mut chunks = dst_row.chunks_exact_mut(N);
+        for (dst, &off) in (&mut chunks).zip(offsets) {
+            let src: &[u8; N] = tiled[base + off..][..N].try_into().unwrap();
+            dst.copy_from_slice(src);
+        }
+        let rest = chunks.into_remainder();
+        if let Some(&off) = offsets.get(whole) {
+            rest.copy_from_slice(&tiled[base + off..][..rest.len()]);
+        }
+    }
+    match run_bytes {
+        8 => fixed::<8>(dst_row, tiled, base, offsets),
+        16 => fixed::<16>(dst_row, tiled, base, offsets),
+        32 => fixed::<32>(dst_row, tiled, base, offsets),
+        _ => {
+            for (dst, &off) in dst_row.chunks_mut(run_bytes).zip(offsets) {
+                dst.copy_from_slice(&tiled[base + off..][..dst.len()]);
+            }
+        }
+    }
+}
+
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
+    // The page's core module leaves the AMD untilers out (Cargo.toml, feature `gnf`).
+    if matches!(tiling, Tiling::Gcn { .. } | Tiling::Rdna { .. }) && cfg!(not(feature = "gnf")) {
+        return Error::not_in_build(
+            format_args!(
+                "mip {level} ({}) stored {}",
+                format.name(),
+                tiling.census_name()
+            ),
+            "gnf",
+        );
+    }
     Error::unsupported(format!(
         "mip {level} ({}) is stored {}, which this build cannot untile yet",
         format.name(),
