@@ -11,6 +11,8 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+pub mod block_linear;
+
 use super::PixelFormat;
 use crate::io::{Error, Limits, Result};
 use serde::Serialize;
@@ -38,6 +40,22 @@ impl Tiling {
         matches!(self, Tiling::Linear)
     }
 
+    /// The layout for a person (the Info line): "Switch block-linear, block height 16".
+    pub fn describe(&self) -> String {
+        match self {
+            Tiling::Linear => "linear".into(),
+            Tiling::BlockLinear { block_height } => {
+                format!("Switch block-linear, block height {block_height}")
+            }
+            Tiling::Gcn { tile_mode, pitch } => {
+                format!("PS4 GCN tiled, tile mode {tile_mode}, pitch {pitch}")
+            }
+            Tiling::Rdna { swizzle_mode } => {
+                format!("PS5 RDNA swizzled, swizzle mode {swizzle_mode}")
+            }
+        }
+    }
+
     /// The census `tiling` field: a short stable word.
     pub fn census_name(&self) -> &'static str {
         match self {
@@ -54,6 +72,9 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        Tiling::BlockLinear { block_height } => {
+            Ok(block_linear::geometry(format, level, w, h, block_height)?.stored)
+        }
         other => Err(not_yet(other, format, level)),
     }
 }
@@ -69,10 +90,12 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let _ = limits;
     match tiling {
         Tiling::Linear => {
             Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
+        }
+        Tiling::BlockLinear { block_height } => {
+            block_linear::untile(format, level, w, h, block_height, tiled, limits)
         }
         other => Err(not_yet(other, format, level)),
     }
