@@ -23,6 +23,7 @@ pub use codec::{decode_surface, Image, PixelFormat, Pixels, Precision};
 pub use io::{Error, ErrorKind, Limits, Result, Source, SourceRef};
 pub use model::{Engine, Layout, Mip, Platform, RowOrder, Storage, Texture, TextureKind};
 
+use codec::tiling::Tiling;
 use io::read_range;
 
 /// Settings for [`open`].
@@ -118,6 +119,8 @@ pub struct OpenContext {
     pub unreal_version: Option<String>,
     /// [`OpenOptions::unity_version`].
     pub unity_version: Option<String>,
+    /// [`OpenOptions::platform`]: the user's choice where the files do not say.
+    pub platform: Option<model::Platform>,
     /// [`OpenOptions::aes_keys`].
     #[cfg(feature = "containers")]
     pub aes_keys: io::aes::Keys,
@@ -225,6 +228,24 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
     open_with(sources, options, Memo::default())
 }
 
+/// The Info line of a console texture's surface layout ("layout: Switch block-linear, block
+/// height 16"), after the engine's `platform` line where it has one.
+fn describe_layout(t: &mut Texture) {
+    if t.platform.is_none() && t.tiling.is_linear() {
+        return;
+    }
+    let line = match (t.tiling, t.platform) {
+        (Tiling::Linear, Some(p)) => format!("linear ({} build)", p.name()),
+        (tiling, _) => tiling.describe(),
+    };
+    let at = t
+        .metadata
+        .iter()
+        .position(|(k, _)| k == "platform")
+        .map_or(t.metadata.len(), |i| i + 1);
+    t.metadata.insert(at, ("layout".into(), line));
+}
+
 fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Catalog {
     let n = sources.len();
     let mut ctx = OpenContext {
@@ -236,6 +257,7 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
         unity_version: options.unity_version.clone(),
+        platform: options.platform,
         #[cfg(feature = "containers")]
         aes_keys: options.aes_keys.clone(),
         heads: vec![None; n],
@@ -243,6 +265,9 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
     };
     for opener in OPENERS {
         opener(&mut ctx);
+    }
+    for t in &mut ctx.textures {
+        describe_layout(t);
     }
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
