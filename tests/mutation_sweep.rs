@@ -161,7 +161,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sample_groups(only: Option<&[&str]>) -> Vec<Group> {
     let root = samples();
     let mut files = Vec::new();
-    for top in ["unreal", "unity", "frostbite"] {
+    for top in ["unreal", "unity", "frostbite", "console"] {
         walk(&root.join(top), &mut files);
     }
     files.sort();
@@ -511,6 +511,10 @@ const DEFAULT_SAMPLES: &[&str] = &[
     // Engine-made containers (issue 17): an encrypted Oodle pak and an Oodle IoStore pair.
     "unreal/cue4parse-fixtures/UE5_8/LegacyPak/Unversioned/OodleEncrypted/CUE4ParseFixtures-Legacy-Unversioned-OodleEncrypted",
     "unreal/cue4parse-fixtures/UE5_8/IoStore/Unversioned/Oodle/CUE4ParseFixtures-Minimal-Oodle-Windows",
+    // Switch builds (issue 32): a Unity 6 file with a block-linear ASTC atlas (its m_PlatformBlob
+    // mutated too) and two textures in a .resS it lacks; a 2018.4 bundle without blobs.
+    "console/switch/Foxiary+unlogical-vi-patch/romfs/Data/sharedassets11",
+    "console/switch/tech-ticks+DreamNexus/fokko_00",
 ];
 
 // ---------------------------------------------------------------------------------------------

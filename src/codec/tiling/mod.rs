@@ -92,7 +92,17 @@ pub fn untile(
 ) -> Result<Vec<u8>> {
     match tiling {
         Tiling::Linear => {
-            Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
+            let size = format.surface_size(w, h);
+            match tiled.get(..usize::try_from(size).unwrap_or(usize::MAX)) {
+                Some(surface) => Ok(surface.to_vec()),
+                None => Err(Error::new(
+                    crate::io::ErrorKind::Truncated,
+                    format!(
+                        "mip {level}: {size} bytes needed, {} are there",
+                        tiled.len()
+                    ),
+                )),
+            }
         }
         Tiling::BlockLinear { block_height } => {
             block_linear::untile(format, level, w, h, block_height, tiled, limits)
