@@ -430,6 +430,28 @@ impl Session {
         Ok(())
     }
 
+    /// Re-opens every file with the console platform the user chose (`switch`, `ps4`, `ps5`,
+    /// `pc`; `None` or "" = as the files say), like the CLI's `--platform`: it decides how the
+    /// surfaces of files that do not say their platform are untiled. An unknown word is an error,
+    /// and nothing changes.
+    #[wasm_bindgen(js_name = setPlatform)]
+    pub fn set_platform(&mut self, platform: Option<String>) -> std::result::Result<(), JsError> {
+        let chosen = match platform.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+            None => None,
+            Some(v) => Some(crate::Platform::from_name(v).ok_or_else(|| {
+                JsError::new(&format!(
+                    "\"{v}\" is not a platform: switch, ps4, ps5 or pc"
+                ))
+            })?),
+        };
+        let options = OpenOptions {
+            platform: chosen,
+            ..self.catalog.options().clone()
+        };
+        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        Ok(())
+    }
+
     /// Panics on purpose, so the browser tests can check that a crashed decoder is reported and
     /// replaced with the files kept (issue 9). The page reaches it only via
     /// `window.texscope.debugPanic()`; no control calls it.
