@@ -317,6 +317,12 @@ impl Surface {
         })
     }
 
+    /// Only the untiling step of [`Surface::decode`] (the linear blocks; a copy when linear).
+    pub fn untile(&self) -> Result<Vec<u8>> {
+        let w = self.side;
+        tiling::untile(self.tiling, self.format, 0, w, w, &self.data, &Limits::default())
+    }
+
     pub fn decode(&self) -> Result<Image> {
         let limits = Limits::default();
         let (w, f) = (self.side, self.format);

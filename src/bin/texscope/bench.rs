@@ -163,16 +163,20 @@ fn bench_untile(side: u32, runs: usize, picked: &[PixelFormat]) {
                 continue;
             }
             let tiled = tiled.expect("checked above");
-            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let (mut a, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..runs {
                 a.push(ms(&plain));
                 b.push(ms(&tiled));
+                let t = Instant::now();
+                std::hint::black_box(tiled.untile()).ok();
+                u.push(t.elapsed().as_secs_f64() * 1000.0);
             }
-            a.sort_by(f64::total_cmp);
-            b.sort_by(f64::total_cmp);
-            let (da, db) = (a[runs / 2], b[runs / 2]);
+            for v in [&mut a, &mut b, &mut u] {
+                v.sort_by(f64::total_cmp);
+            }
+            let (da, db, du) = (a[runs / 2], b[runs / 2], u[runs / 2]);
             println!(
-                "{{{head},\"runs\":{runs},\"decode_ms\":{da:.2},\"untile_decode_ms\":{db:.2},\"ratio\":{:.3}}}",
+                "{{{head},\"runs\":{runs},\"decode_ms\":{da:.2},\"untile_decode_ms\":{db:.2},\"untile_ms\":{du:.2},\"ratio\":{:.3}}}",
                 db / da
             );
         }
