@@ -266,8 +266,11 @@ fn open_with(sources: Vec<SourceRef>, options: &OpenOptions, memo: Memo) -> Cata
     for opener in OPENERS {
         opener(&mut ctx);
     }
-    for t in &mut ctx.textures {
-        describe_layout(t);
+    // The first wasm module leaves console layouts to the full one (feature `tiling-switch`).
+    if cfg!(feature = "tiling-switch") {
+        for t in &mut ctx.textures {
+            describe_layout(t);
+        }
     }
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();

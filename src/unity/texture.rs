@@ -5,9 +5,9 @@
 use super::serialized::{self, SerializedFile};
 use super::typetree::{read_object, Value};
 use super::{layout, Found};
-use crate::codec::tiling::{self, block_linear, Tiling};
+use crate::codec::tiling::{self, Tiling};
 use crate::codec::PixelFormat;
-use crate::io::{read_range, Error, Result};
+use crate::io::{Error, Result};
 use crate::model::{
     mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, Platform, RowOrder,
     SourceId, Storage, Texture, TextureKind,
@@ -221,12 +221,14 @@ fn console(build_target: i32) -> Option<Platform> {
 
 /// Largest `m_PlatformBlob` read: Unity 6's Switch blob is 92 bytes; anything far larger is not
 /// a layout record and is refused before it is read.
+#[cfg(feature = "tiling-switch")]
 const MAX_PLATFORM_BLOB: u64 = 4096;
 
 /// What a Switch texture's `m_PlatformBlob` states. The fields, as UnityPy 1.25.4's
 /// helpers/TextureSwizzler.py reads them and the shared Foxiary files confirm: bytes 8..12 are
 /// log2 of the GOBs per block (4: a block height of 16); the 92-byte blob of Unity 6 ends with
 /// the padded surface size at bytes 84..88 (1048576 for a 1024x1024 ASTC 4x4 atlas).
+#[cfg(feature = "tiling-switch")]
 struct SwitchBlob {
     /// GOBs per block, 1 to 32.
     block_height: u32,
@@ -234,20 +236,26 @@ struct SwitchBlob {
     padded: Option<u64>,
 }
 
-/// Reads `m_PlatformBlob` (None: absent or empty, the texture is linear).
-fn switch_blob(ctx: &OpenContext, f: &Found, v: &Value) -> Result<Option<SwitchBlob>> {
+/// Where `m_PlatformBlob`'s bytes are (offset, length), when it has any.
+fn blob_range(v: &Value) -> Option<(u64, u64)> {
     // `vector m_PlatformBlob { Array { size, UInt8 data } }`: the reader keeps the byte array as
     // a range under the vector's one child.
     let blob = v.get("m_PlatformBlob").map(|b| match b {
         Value::Struct(f) if f.len() == 1 => &f[0].1,
         other => other,
     });
-    let Some(&Value::Bytes { offset, len }) = blob else {
+    match blob {
+        Some(&Value::Bytes { offset, len }) if len > 0 => Some((offset, len)),
+        _ => None,
+    }
+}
+
+/// Reads `m_PlatformBlob` (None: absent or empty, the texture is linear).
+#[cfg(feature = "tiling-switch")]
+fn switch_blob(ctx: &OpenContext, f: &Found, v: &Value) -> Result<Option<SwitchBlob>> {
+    let Some((offset, len)) = blob_range(v) else {
         return Ok(None);
     };
-    if len == 0 {
-        return Ok(None);
-    }
     let field = |e: Error| e.at_field("m_PlatformBlob");
     if len > MAX_PLATFORM_BLOB {
         return Err(field(Error::malformed(format!(
@@ -259,7 +267,7 @@ fn switch_blob(ctx: &OpenContext, f: &Found, v: &Value) -> Result<Option<SwitchB
             "{len} bytes, too short to state a block height (bytes 8..12)"
         ))));
     }
-    let b = read_range(ctx.sources[f.source].as_ref(), offset, len, &ctx.limits)?;
+    let b = crate::io::read_range(ctx.sources[f.source].as_ref(), offset, len, &ctx.limits)?;
     let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     let log2 = u32_at(8);
     if log2 > 5 {
@@ -280,7 +288,25 @@ struct SwitchLayout {
     padded: Option<u64>,
 }
 
+/// The first wasm module leaves the untiler out (feature `tiling-switch`): a texture with a blob
+/// is `NotInBuild` there, and the page reopens the files in the full module.
+#[cfg(not(feature = "tiling-switch"))]
+fn switch_layout(_: &OpenContext, _: &Found, v: &Value, tex: &mut Texture) -> Result<SwitchLayout> {
+    if blob_range(v).is_some() {
+        return Err(Error::not_in_build(
+            "a Switch block-linear texture",
+            "tiling-switch",
+        ));
+    }
+    Ok(SwitchLayout {
+        tiling: Tiling::Linear,
+        format: tex.format,
+        padded: None,
+    })
+}
+
 /// Decides how a Switch (38) texture is stored from its `m_PlatformBlob`.
+#[cfg(feature = "tiling-switch")]
 fn switch_layout(
     ctx: &OpenContext,
     f: &Found,
@@ -332,9 +358,22 @@ fn switch_layout(
     Ok(out)
 }
 
+/// The first wasm module does not guess (no untiler there).
+#[cfg(not(feature = "tiling-switch"))]
+fn switch_guess(
+    _: &OpenContext,
+    _: PixelFormat,
+    _: &[(u32, u32)],
+    _: u32,
+    _: u64,
+) -> Option<std::result::Result<Tiling, String>> {
+    None
+}
+
 /// When a Switch texture without a blob does not fit its linear size but does fit the
 /// block-linear one (a driver's default block height): the user's platform choice decides, and
 /// without it the texture names the setting rather than paint the tiled bytes as noise.
+#[cfg(feature = "tiling-switch")]
 fn switch_guess(
     ctx: &OpenContext,
     format: PixelFormat,
@@ -345,7 +384,7 @@ fn switch_guess(
     let &(w, h) = dims.first()?;
     let rows = (h as u64).div_ceil(format.block().height as u64);
     let guess = Tiling::BlockLinear {
-        block_height: block_linear::default_block_height(rows),
+        block_height: tiling::block_linear::default_block_height(rows),
     };
     let mut chain = 0u64;
     for (level, &(mw, mh)) in dims.iter().enumerate() {

@@ -16,11 +16,14 @@ pub mod texture;
 pub mod usmap;
 pub mod vt;
 
+#[cfg(feature = "tiling-switch")]
 use crate::codec::tiling::Tiling;
 use crate::io::{Error, Result};
+#[cfg(feature = "tiling-switch")]
+use crate::model::Platform;
 use crate::model::{
-    ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, Platform, RowOrder, SourceId,
-    Storage, Texture, TextureKind,
+    ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, RowOrder, SourceId, Storage,
+    Texture, TextureKind,
 };
 use crate::{base_name, file_stem, FileProblem, OpenContext};
 use package::{Export, Flavor, Package, PACKAGE_TAG};
@@ -348,7 +351,13 @@ fn open_with(
         };
         let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
         read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
+        #[cfg(feature = "tiling-switch")]
         set_console_layout(ctx, files, container, &mut t);
+        #[cfg(not(feature = "tiling-switch"))]
+        if console_named(ctx, files, container) {
+            // The first wasm module has no untilers: the files are reopened in the full one.
+            return Err(Error::not_in_build("a console cook", "tiling-switch"));
+        }
         ctx.textures.push(t);
         found += 1;
     }
@@ -363,9 +372,22 @@ fn open_with(
     Ok(found)
 }
 
+#[cfg(not(feature = "tiling-switch"))]
+/// Whether the package's path or container names a console cook, cheaply (the first wasm module
+/// only needs to know it must hand the files to the full one; [`platform_from_path`] decides).
+fn console_named(
+    ctx: &OpenContext,
+    files: &PackageSources,
+    container: Option<&ContainerEntry>,
+) -> bool {
+    let named = |n: &str| n.contains("Switch") || n.contains("PS4") || n.contains("PS5");
+    named(ctx.sources[files.main].name()) || container.is_some_and(|c| named(&c.file))
+}
+
 /// The console an Unreal cook is for, from what its files say: the cook's platform folder
 /// (`Saved/Cooked/<Platform>/`, UE's cook output path) or a container named for its platform
 /// (UE's `pakchunk0-Switch.pak`, `-PS4`, `-PS5`). `None` when they say nothing.
+#[cfg(feature = "tiling-switch")]
 pub fn platform_from_path(path: &str) -> Option<Platform> {
     let p = path.replace('\\', "/").to_ascii_lowercase();
     let by_folder = p.split("/cooked/").nth(1).and_then(|rest| {
@@ -404,6 +426,7 @@ pub fn platform_from_path(path: &str) -> Option<Platform> {
 ///   image2gnf writes by default (the shared PS4 .gnf files: 338 -> 344, 750 -> 752);
 /// - PS5: RDNA swizzle mode 9 (SW_64KB_S), what the PS5 image2gnf writes (the shared PS5 .gnf
 ///   files).
+#[cfg(feature = "tiling-switch")]
 pub fn console_tiling(platform: Platform, format: crate::PixelFormat, w: u32, h: u32) -> Tiling {
     let b = format.block();
     match platform {
@@ -423,6 +446,7 @@ pub fn console_tiling(platform: Platform, format: crate::PixelFormat, w: u32, h:
 
 /// Sets a texture's platform (files first, then the user's choice) and, for a console, its
 /// surface layout.
+#[cfg(feature = "tiling-switch")]
 fn set_console_layout(
     ctx: &OpenContext,
     files: &PackageSources,

@@ -29,6 +29,7 @@ impl BenchSurface {
 
     /// The same seeded blocks stored as an Unreal cook for `platform` (switch, ps4, ps5) lays the
     /// surface out; `decode()` then untiles first (bench.html?untile=1, `texscope bench --untile`).
+    #[cfg(feature = "tiling-switch")]
     pub fn tiled(
         format: &str,
         side: u32,
@@ -49,6 +50,7 @@ impl BenchSurface {
     }
 
     /// The layout `decode()` untiles ("linear" for a plain surface).
+    #[cfg(feature = "tiling-switch")]
     pub fn layout(&self) -> String {
         self.0.tiling.describe()
     }

@@ -11,6 +11,9 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+// The first wasm module leaves untiling to the full one (feature `tiling-switch`): its readers
+// mark console textures NotInBuild before any layout is needed.
+#[cfg(feature = "tiling-switch")]
 pub mod block_linear;
 
 use super::PixelFormat;
@@ -72,6 +75,7 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        #[cfg(feature = "tiling-switch")]
         Tiling::BlockLinear { block_height } => {
             Ok(block_linear::geometry(format, level, w, h, block_height)?.stored)
         }
@@ -90,20 +94,17 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
+    // (Only the untilers of the full module take the limits.)
+    let _ = limits;
     match tiling {
         Tiling::Linear => {
             let size = format.surface_size(w, h);
             match tiled.get(..usize::try_from(size).unwrap_or(usize::MAX)) {
                 Some(surface) => Ok(surface.to_vec()),
-                None => Err(Error::new(
-                    crate::io::ErrorKind::Truncated,
-                    format!(
-                        "mip {level}: {size} bytes needed, {} are there",
-                        tiled.len()
-                    ),
-                )),
+                None => Err(Error::truncated(0, size, tiled.len() as u64)),
             }
         }
+        #[cfg(feature = "tiling-switch")]
         Tiling::BlockLinear { block_height } => {
             block_linear::untile(format, level, w, h, block_height, tiled, limits)
         }
