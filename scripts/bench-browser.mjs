@@ -4,7 +4,8 @@
 // baseline-then-optimised compilation instead of --no-liftoff) [--native BIN --rounds N] (paired:
 // per format, BIN's `bench` and the page take N turns; one JSON line per format with every turn's
 // native and wasm result). [--no-relaxed] (the full module's SIMD128 build where the browser would
-// load its relaxed-SIMD one, www/wasm-build.js).
+// load its relaxed-SIMD one, www/wasm-build.js). [--untile] (the untiling benchmark: per console
+// platform and format, untile+decode over decode, the lines `texscope bench --untile` prints).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -17,7 +18,7 @@ const runs = opt('--runs', '5');
 const formats = opt('--formats', '');
 const native = opt('--native', '');
 const rounds = Number(opt('--rounds', '3'));
-const relaxed = args.includes('--no-relaxed') ? '&relaxed=0' : '';
+const relaxed = `${args.includes('--no-relaxed') ? '&relaxed=0' : ''}${args.includes('--untile') ? '&untile=1' : ''}`;
 const root = resolve(import.meta.dirname, '..');
 const server = await serve(resolve(opt('--dist', join(root, 'dist'))));
 const browser = await chromium.launch({

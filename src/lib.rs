@@ -23,6 +23,7 @@ pub use codec::{decode_surface, Image, PixelFormat, Pixels, Precision};
 pub use io::{Error, ErrorKind, Limits, Result, Source, SourceRef};
 pub use model::{Engine, Layout, Mip, Platform, RowOrder, Storage, Texture, TextureKind};
 
+use codec::tiling::Tiling;
 use io::read_range;
 
 /// Settings for [`open`].
@@ -118,6 +119,8 @@ pub struct OpenContext<'p> {
     pub unreal_version: Option<String>,
     /// [`OpenOptions::unity_version`].
     pub unity_version: Option<String>,
+    /// [`OpenOptions::platform`]: the user's choice where the files do not say.
+    pub platform: Option<model::Platform>,
     /// [`OpenOptions::aes_keys`].
     #[cfg(feature = "containers")]
     pub aes_keys: io::aes::Keys,
@@ -248,6 +251,27 @@ pub enum OpenStage {
     Engines,
 }
 
+/// The Info line of a console texture's surface layout ("layout: Switch block-linear, block
+/// height 16"), after the engine's `platform` line where it has one.
+fn describe_layout(t: &mut Texture) {
+    // A reader that knows the layout's own words (a GNF descriptor's "PS4 GCN 1D thin, pitch
+    // 344") has written its line already.
+    if t.platform.is_none() && t.tiling.is_linear() || t.metadata.iter().any(|(k, _)| k == "layout")
+    {
+        return;
+    }
+    let line = match (t.tiling, t.platform) {
+        (Tiling::Linear, Some(p)) => format!("linear ({} build)", p.name()),
+        (tiling, _) => tiling.describe(),
+    };
+    let at = t
+        .metadata
+        .iter()
+        .position(|(k, _)| k == "platform")
+        .map_or(t.metadata.len(), |i| i + 1);
+    t.metadata.insert(at, ("layout".into(), line));
+}
+
 fn open_with(
     sources: Vec<SourceRef>,
     options: &OpenOptions,
@@ -264,6 +288,7 @@ fn open_with(
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
         unity_version: options.unity_version.clone(),
+        platform: options.platform,
         #[cfg(feature = "containers")]
         aes_keys: options.aes_keys.clone(),
         heads: vec![None; n],
@@ -274,6 +299,12 @@ fn open_with(
     for (k, opener) in OPENERS.iter().enumerate() {
         opener(&mut ctx);
         (ctx.progress)(OpenStage::Engines, k + 1, OPENERS.len());
+    }
+    // The first wasm module leaves console layouts to the full one (feature `tiling-switch`).
+    if cfg!(feature = "tiling-switch") {
+        for t in &mut ctx.textures {
+            describe_layout(t);
+        }
     }
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();

@@ -1928,3 +1928,19 @@ fn a_terminal_gets_the_bar_and_quiet_leaves_it_out() {
     }
     let _ = std::fs::remove_dir_all(old.parent().unwrap());
 }
+
+/// `--platform` is checked and reaches the census: a word that is not a platform is refused, and
+/// the Switch sample's fields are the file's own (its blob says block-linear; UnityPy 1.25.4
+/// reads the same file as Switch, target 38, with a block height of 16: tests/unity_switch.rs).
+#[test]
+fn platform_option_is_checked_and_census_shows_platform_and_tiling() {
+    let bad = run(&["census", "--platform", "xbox", "."]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--platform is switch, ps4, ps5 or pc"));
+    let file = samples()
+        .join("console/switch/Foxiary+unlogical-vi-patch/romfs/Data/sharedassets16.assets");
+    let lines = census(&["--platform", "switch", file.to_str().unwrap()]);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["platform"], "switch");
+    assert_eq!(lines[0]["tiling"], "block_linear");
+}

@@ -173,7 +173,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sample_groups(only: Option<&[&str]>) -> Vec<Group> {
     let root = samples();
     let mut files = Vec::new();
-    for top in ["unreal", "unity", "frostbite", "console/ps4", "console/ps5"] {
+    for top in ["unreal", "unity", "frostbite", "console"] {
         walk(&root.join(top), &mut files);
     }
     files.sort();
@@ -531,6 +531,10 @@ const DEFAULT_SAMPLES: &[&str] = &[
     // PS4 and PS5 .gnf (GCN 1D thin with a padded pitch; RDNA 64KB_S with a mip tail).
     "console/ps4/AubreyLau+Team-4-PS4/PS4Starter/white",
     "console/ps5/ishant4iZard+CSC8508/Assets/Textures/Default.png",
+    // Switch builds (issue 32): a Unity 6 file with a block-linear ASTC atlas (its m_PlatformBlob
+    // mutated too) and two textures in a .resS it lacks; a 2018.4 bundle without blobs.
+    "console/switch/Foxiary+unlogical-vi-patch/romfs/Data/sharedassets11",
+    "console/switch/tech-ticks+DreamNexus/fokko_00",
 ];
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 //! its own `level0.resS`.
 
 mod common;
-use common::samples;
+use common::{samples, unitypy_pixels};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -391,40 +391,6 @@ fn truncated_samples_give_errors_not_panics() {
             }
         }
     }
-}
-
-/// Runs tests/unity/unitypy_decode.py (UnityPy 1.25.4) into a temporary folder and returns its
-/// index, or `None` (after saying so loudly) when python3 or UnityPy is missing outside CI. In CI
-/// (`CI=true`) a missing UnityPy fails the test: scripts/setup.sh --test installs it.
-fn unitypy_pixels(root: &Path) -> Option<(PathBuf, Vec<serde_json::Value>)> {
-    use std::process::Command;
-    let have = Command::new("python3")
-        .args(["-c", "import UnityPy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        let msg = "python3 with UnityPy 1.25.4 is not available (pip install unitypy==1.25.4, or scripts/setup.sh --test)";
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-        eprintln!("\n*** SKIPPED unity per-pixel comparison: {msg} ***\n");
-        return None;
-    }
-    let out = std::env::temp_dir().join(format!("texscope-unitypy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unity/unitypy_decode.py");
-    let run = Command::new("python3")
-        .arg(&script)
-        .arg(root)
-        .arg(&out)
-        .output()
-        .expect("run python3");
-    assert!(
-        run.status.success(),
-        "unitypy_decode.py failed: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
-    let index: serde_json::Value = serde_json::from_str(&index).unwrap();
-    Some((out, index.as_array().unwrap().clone()))
 }
 
 /// Our image in Pillow's RGBA8 for BC6H: UnityPy decodes BC6H through Pillow's BcnDecode.c, which

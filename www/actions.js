@@ -60,6 +60,8 @@ export function createActions(store) {
     setProfile: (profile) => commit('setProfile', { profile }),
     /** @param {string | undefined} unityVersion */
     setUnityVersion: (unityVersion) => commit('setUnityVersion', { unityVersion }),
+    /** @param {string | undefined} platform */
+    setPlatform: (platform) => commit('setPlatform', { platform }),
     /** @param {string | null} demo */
     setDemo: (demo) => commit('setDemo', { demo }),
     /** @param {import('./types').ShareView | null} restore */

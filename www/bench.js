@@ -81,6 +81,57 @@ function prepare(formats) {
   }
 }
 
+/** Milliseconds of one decode of `s`. @param {BenchSurface} s */
+function decodeMs(s) {
+  const t = performance.now();
+  s.decode();
+  return performance.now() - t;
+}
+
+/** The untiling benchmark (?untile=1; `texscope bench --untile` natively): per console platform
+ * and format, the median ms of decoding the surface stored linear and of untiling + decoding the
+ * same blocks stored as that platform's Unreal cook lays them out, in turns after a warm-up of
+ * both; ratio = untile+decode / decode. A platform whose untiler is not built yet gives its error.
+ * @param {string[]} formats @param {number} runs */
+function measureUntile(formats, runs) {
+  const out = [];
+  for (const platform of ['switch', 'ps4', 'ps5']) {
+    for (const format of formats) {
+      const seed = benchFormats().indexOf(format) + 1;
+      let plain = null;
+      let tiled = null;
+      try {
+        plain = new BenchSurface(format, side, seed);
+        tiled = BenchSurface.tiled(format, side, seed, platform);
+        const head = { untile: platform, tiling: tiled.layout(), format, side };
+        try {
+          // Warm-up of both, until 100 ms and at least 3 decodes each (V8 tier-up, allocation).
+          for (let k = 0, t0 = performance.now(); k < 3 || performance.now() - t0 < 100; k++) {
+            plain.decode();
+            tiled.decode();
+          }
+        } catch (e) {
+          out.push({ ...head, error: String(/** @type {Error} */ (e)?.message ?? e) });
+          continue;
+        }
+        const a = [];
+        const b = [];
+        for (let r = 0; r < runs; r++) { a.push(decodeMs(plain)); b.push(decodeMs(tiled)); }
+        a.sort((x, y) => x - y);
+        b.sort((x, y) => x - y);
+        const [da, db] = [a[Math.floor(runs / 2)], b[Math.floor(runs / 2)]];
+        out.push({ ...head, runs, decode_ms: da, untile_decode_ms: db, ratio: db / da });
+      } catch (e) {
+        out.push({ untile: platform, format, side, error: String(/** @type {Error} */ (e)?.message ?? e) });
+      } finally {
+        plain?.free();
+        tiled?.free();
+      }
+    }
+  }
+  return out;
+}
+
 async function run() {
   // The full module's build this browser runs (www/wasm-build.js), as the worker picks it;
   // ?relaxed=0 times the SIMD128 build instead.
@@ -89,6 +140,16 @@ async function run() {
   document.body.dataset.wasm = build ? 'relaxed-simd' : 'simd128';
   /** @type {HTMLElement} */ (document.getElementById('setup')).textContent = `${side}x${side}, ${runs} run(s) per format, wasm ${document.body.dataset.wasm}, ${navigator.userAgent}`;
   const results = [];
+  if (q.get('untile')) {
+    const picked = only ?? ['BC1', 'BC7', 'ASTC_4x4', 'RGBA8'];
+    for (const r of measureUntile(picked, runs)) {
+      results.push(r);
+      row([`${r.untile} ${r.format}`, 'error' in r ? 'n/a' : r.decode_ms.toFixed(1), 'error' in r ? String(r.error).slice(0, 60) : r.untile_decode_ms.toFixed(1), 'error' in r ? '' : r.ratio.toFixed(3)]);
+    }
+    window.benchResults = results;
+    document.body.dataset.state = 'done';
+    return;
+  }
   prepare(benchFormats().filter((f) => !only || only.includes(f)));
   for (const format of benchFormats()) {
     if (only && !only.includes(format)) continue;

@@ -50,6 +50,7 @@ const opened = () => ({
   paths: store.state.files.map(pathOf),
   profile: store.state.profile,
   unityVersion: store.state.unityVersion,
+  platform: store.state.platform,
   keys: app.keys?.keys(),
 });
 

@@ -110,6 +110,7 @@ export function initialState() {
     files: [],
     profile: undefined,
     unityVersion: undefined,
+    platform: undefined,
     textures: [],
     problems: [],
     filters: { name: '', engine: '', format: '', minSize: 0, sort: '' },

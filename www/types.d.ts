@@ -220,6 +220,8 @@ export interface OpenedFiles {
   paths?: string[];
   profile?: string;
   unityVersion?: string;
+  /** The console platform the user chose (undefined: as the files say). */
+  platform?: string;
   /** The AES keys that opened a container (services/keys.js), given before the files. */
   keys?: string[];
 }
@@ -228,11 +230,13 @@ export interface OpenedFiles {
 export interface WorkerCalls {
   /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. `keys`: AES keys to add first (a restarted or pool worker). */
   /** `slow`: a test hook (probe.openDelay), ms the worker holds each step of the open. */
-  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; keys?: string[]; slow?: number }; res: CatalogReply };
+  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; slow?: number }; res: CatalogReply };
   /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
   aesKey: { req: { key: string }; res: CatalogReply };
   profile: { req: { profile: string }; res: CatalogReply };
   unityVersion: { req: { version: string }; res: CatalogReply };
+  /** The console platform for files that do not say theirs ("" = as they say). */
+  platform: { req: { platform: string }; res: CatalogReply };
   profiles: { req: object; res: ProfileInfo[] };
   readStats: { req: object; res: number[] };
   panic: { req: object; res: null };
@@ -392,6 +396,8 @@ export interface State {
   profile: string | undefined;
   /** The Unity version for files that record none (undefined: as the files say). */
   unityVersion: string | undefined;
+  /** The console platform the user chose (undefined: as the files say). */
+  platform: string | undefined;
   textures: TextureRecord[];
   problems: Problem[];
   filters: Filters;

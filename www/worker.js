@@ -43,6 +43,8 @@ const opened = [];
 let profile;
 /** @type {string | undefined} */
 let unityVersion;
+/** @type {string | undefined} */
+let platform;
 // After a panic the wasm instance is unusable; the page starts a fresh worker.
 let broken = false;
 
@@ -75,6 +77,7 @@ async function switchToFull(step) {
   const next = new mod.Session();
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
+  if (platform !== undefined) next.setPlatform(platform);
   for (const { files, paths } of opened) next.add(files, paths?.join('\0'), step);
   session?.free();
   session = next;
@@ -167,6 +170,7 @@ async function run(req) {
       // A worker started after a crash is told the profile the files were open with.
       if (req.profile !== undefined) session.setFrostbiteProfile(profile = req.profile);
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
+      if (req.platform !== undefined) session.setPlatform(platform = req.platform);
       await addKeys(req.keys);
       // (live(): the keys may have moved the session to the full module.)
       {
@@ -194,6 +198,10 @@ async function run(req) {
     case 'unityVersion':
       session.setUnityVersion(req.version);
       unityVersion = req.version;
+      return catalog();
+    case 'platform':
+      session.setPlatform(req.platform);
+      platform = req.platform;
       return catalog();
     case 'aesKey':
       // Reopens every file with the key; the page tells which containers it opened from needsKey.

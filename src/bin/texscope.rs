@@ -66,6 +66,9 @@ total, textures, bytes read and their rate, time left); --quiet (-q) leaves it o
 redirected stderr never gets one.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
+  any command: --platform P        switch, ps4, ps5 or pc: the console the files were cooked for,
+                                   where they do not say (an Unreal cook outside Saved/Cooked/<P>/
+                                   and not in a -<P>.pak); picks how surfaces are untiled
   any command: --aes-key KEY       an AES-256 key for encrypted Unreal containers (.pak, .utoc):
                                    0x + 64 hex digits, or base64, or a JSON file of keys by
                                    container GUID ({\"GUID\": \"0x…\"} or FModel's mainKey /
@@ -136,6 +139,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut paths = Vec::new();
     let mut profile: Option<String> = None;
     let mut unity_version: Option<String> = None;
+    let mut platform = None;
     let mut keys = texscope::io::aes::Keys::default();
     let mut out = None;
     let mut mip = None;
@@ -217,6 +221,13 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 }
                 unity_version = Some(v.clone());
             }
+            "--platform" => {
+                let v = it.next().ok_or("--platform needs switch, ps4, ps5 or pc")?;
+                platform =
+                    Some(texscope::Platform::from_name(v).ok_or_else(|| {
+                        format!("--platform is switch, ps4, ps5 or pc, not '{v}'")
+                    })?);
+            }
             "--aes-key" => {
                 let k = it
                     .next()
@@ -280,6 +291,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         frostbite_profile: profile,
         unreal_version: UE_VERSION.get().cloned().flatten(),
         unity_version,
+        platform,
         aes_keys: keys,
         ..OpenOptions::default()
     };

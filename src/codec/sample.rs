@@ -3,6 +3,7 @@
 //! decodes exactly like native (`texscope fingerprints` against the `codecFingerprints` export).
 //! Platform-free on purpose: both sides run this same code, so only the decoders can differ.
 
+use super::tiling::{self, Tiling};
 use super::{decode_surface, Image, PixelFormat, Pixels, ALL_FIXED, ASTC_FOOTPRINTS};
 use crate::io::{Limits, Result};
 
@@ -238,6 +239,14 @@ const ASTC_POOL: usize = 1024;
 /// encodings") for none of their texels (so also no HDR endpoint mode in an LDR block), so the mix of partition counts, endpoint modes, weight grids and dual planes
 /// is what random legal encodings give. Random bytes alone are mostly illegal, and the error-colour
 /// fast path would be what the bench measured. Candidates are decoded as one-block surfaces.
+/// `len` bytes of seeded blocks of `format`: legal ones for ASTC, random bytes otherwise.
+fn blocks(format: PixelFormat, len: usize, seed: u64) -> Vec<u8> {
+    match format {
+        PixelFormat::ASTC { .. } => legal_astc(format, len, seed, ASTC_POOL),
+        _ => random_bytes(len, seed),
+    }
+}
+
 fn legal_astc(format: PixelFormat, len: usize, seed: u64, pool_size: usize) -> Vec<u8> {
     let PixelFormat::ASTC { w, h, .. } = format else {
         return random_bytes(len, seed);
@@ -274,31 +283,64 @@ fn legal_astc(format: PixelFormat, len: usize, seed: u64, pool_size: usize) -> V
 }
 
 /// A square surface of seeded random blocks (legal blocks for ASTC, see [`legal_astc`]), decoded
-/// again and again by the benchmark.
+/// again and again by the benchmark; stored with a console [`Tiling`], each decode untiles first
+/// (the untiling benchmark: `texscope bench --untile`, bench.html?untile=1).
 pub struct Surface {
     pub format: PixelFormat,
     pub side: u32,
+    pub tiling: Tiling,
     data: Vec<u8>,
 }
 
 impl Surface {
     pub fn new(format: PixelFormat, side: u32, seed: u64) -> Surface {
         let len = format.surface_size(side, side) as usize;
-        let data = match format {
-            PixelFormat::ASTC { .. } => legal_astc(format, len, seed, ASTC_POOL),
-            _ => random_bytes(len, seed),
-        };
-        Surface { format, side, data }
+        Surface {
+            format,
+            side,
+            tiling: Tiling::Linear,
+            data: blocks(format, len, seed),
+        }
     }
 
-    pub fn decode(&self) -> Result<Image> {
-        decode_surface(
+    /// The same seeded blocks stored with `tiling` ([`tiling::stored_size`] bytes of them, so
+    /// untiling yields a rearrangement of legal blocks that decodes at the linear surface's cost).
+    pub fn tiled(format: PixelFormat, side: u32, seed: u64, tiling: Tiling) -> Result<Surface> {
+        let len = tiling::stored_size(tiling, format, 0, side, side)?;
+        let len = usize::try_from(len)
+            .map_err(|_| crate::io::Error::limit("the tiled benchmark surface is too large"))?;
+        Ok(Surface {
+            format,
+            side,
+            tiling,
+            data: blocks(format, len, seed),
+        })
+    }
+
+    /// Only the untiling step of [`Surface::decode`] (the linear blocks; a copy when linear).
+    pub fn untile(&self) -> Result<Vec<u8>> {
+        let w = self.side;
+        tiling::untile(
+            self.tiling,
             self.format,
-            self.side,
-            self.side,
+            0,
+            w,
+            w,
             &self.data,
             &Limits::default(),
         )
+    }
+
+    pub fn decode(&self) -> Result<Image> {
+        let limits = Limits::default();
+        let (w, f) = (self.side, self.format);
+        // Only the full module benchmarks untiling (bench.html loads it): the first one keeps
+        // the plain path alone.
+        if cfg!(not(feature = "tiling-switch")) || self.tiling.is_linear() {
+            return decode_surface(f, w, w, &self.data, &limits);
+        }
+        let linear = tiling::untile(self.tiling, f, 0, w, w, &self.data, &limits)?;
+        decode_surface(f, w, w, &linear, &limits)
     }
 
     /// The surface's blocks.

@@ -86,7 +86,11 @@ pub fn texture_nodes(class_id: i32, version: &str) -> Result<Vec<Node>> {
     let mut b = Builder { nodes: Vec::new() };
     b.node(0, root, "Base", false, false);
     b.string(1, "m_Name");
-    if at(2017, 3, 0) {
+    // 2023.2 dropped m_ForcedFallbackFormat and m_DownscaleFallback (UnityPy 1.25.4's type
+    // tree package: 2023.2.0b1 and 6000.0 start m_Name, m_IsAlphaChannelOptional, m_Width).
+    if at(2023, 2, 0) {
+        b.bools(&["m_IsAlphaChannelOptional"]);
+    } else if at(2017, 3, 0) {
         b.int("m_ForcedFallbackFormat");
         if at(2020, 2, 0) {
             b.bools(&["m_DownscaleFallback", "m_IsAlphaChannelOptional"]);

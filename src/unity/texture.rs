@@ -5,11 +5,12 @@
 use super::serialized::{self, SerializedFile};
 use super::typetree::{read_object, Value};
 use super::{layout, Found};
+use crate::codec::tiling::{self, Tiling};
 use crate::codec::PixelFormat;
 use crate::io::{Error, Result};
 use crate::model::{
-    mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, RowOrder, SourceId,
-    Storage, Texture, TextureKind,
+    mip_dims, ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, Platform, RowOrder,
+    SourceId, Storage, Texture, TextureKind,
 };
 use crate::{base_name, FileProblem, OpenContext};
 
@@ -202,6 +203,204 @@ fn platform_name(p: i32) -> String {
         _ => return p.to_string(),
     };
     format!("{n} ({p})")
+}
+
+/// Unity's BuildTarget for Nintendo Switch (UnityPy's enums/BuildTarget.py: Switch = 38).
+const BUILD_TARGET_SWITCH: i32 = 38;
+
+/// The console a file was built for, where it decides the surface layout (BuildTarget numbers as
+/// in UnityPy's enums/BuildTarget.py: PS4 = 31, Switch = 38, PS5 = 44). Other targets are linear.
+fn console(build_target: i32) -> Option<Platform> {
+    match build_target {
+        31 => Some(Platform::Ps4),
+        BUILD_TARGET_SWITCH => Some(Platform::Switch),
+        44 => Some(Platform::Ps5),
+        _ => None,
+    }
+}
+
+/// Largest `m_PlatformBlob` read: Unity 6's Switch blob is 92 bytes; anything far larger is not
+/// a layout record and is refused before it is read.
+#[cfg(feature = "tiling-switch")]
+const MAX_PLATFORM_BLOB: u64 = 4096;
+
+/// What a Switch texture's `m_PlatformBlob` states. The fields, as UnityPy 1.25.4's
+/// helpers/TextureSwizzler.py reads them and the shared Foxiary files confirm: bytes 8..12 are
+/// log2 of the GOBs per block (4: a block height of 16); the 92-byte blob of Unity 6 ends with
+/// the padded surface size at bytes 84..88 (1048576 for a 1024x1024 ASTC 4x4 atlas).
+#[cfg(feature = "tiling-switch")]
+struct SwitchBlob {
+    /// GOBs per block, 1 to 32.
+    block_height: u32,
+    /// The padded size in bytes, where the blob is long enough to hold it.
+    padded: Option<u64>,
+}
+
+/// Where `m_PlatformBlob`'s bytes are (offset, length), when it has any.
+fn blob_range(v: &Value) -> Option<(u64, u64)> {
+    // `vector m_PlatformBlob { Array { size, UInt8 data } }`: the reader keeps the byte array as
+    // a range under the vector's one child.
+    let blob = v.get("m_PlatformBlob").map(|b| match b {
+        Value::Struct(f) if f.len() == 1 => &f[0].1,
+        other => other,
+    });
+    match blob {
+        Some(&Value::Bytes { offset, len }) if len > 0 => Some((offset, len)),
+        _ => None,
+    }
+}
+
+/// Reads `m_PlatformBlob` (None: absent or empty, the texture is linear).
+#[cfg(feature = "tiling-switch")]
+fn switch_blob(ctx: &OpenContext, f: &Found, v: &Value) -> Result<Option<SwitchBlob>> {
+    let Some((offset, len)) = blob_range(v) else {
+        return Ok(None);
+    };
+    let field = |e: Error| e.at_field("m_PlatformBlob");
+    if len > MAX_PLATFORM_BLOB {
+        return Err(field(Error::malformed(format!(
+            "{len} bytes, more than the {MAX_PLATFORM_BLOB} a Switch layout record can be"
+        ))));
+    }
+    if len < 12 {
+        return Err(field(Error::malformed(format!(
+            "{len} bytes, too short to state a block height (bytes 8..12)"
+        ))));
+    }
+    let b = crate::io::read_range(ctx.sources[f.source].as_ref(), offset, len, &ctx.limits)?;
+    let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let log2 = u32_at(8);
+    if log2 > 5 {
+        return Err(field(Error::malformed(format!(
+            "block height 2^{log2} GOBs (bytes 8..12 = {log2}); the Switch GPU has 1 to 32"
+        ))));
+    }
+    Ok(Some(SwitchBlob {
+        block_height: 1 << log2,
+        padded: (b.len() >= 88).then(|| u32_at(84) as u64),
+    }))
+}
+
+/// The layout of one texture of a Switch build: the tiling and the format its data is stored in.
+struct SwitchLayout {
+    tiling: Tiling,
+    format: PixelFormat,
+    padded: Option<u64>,
+}
+
+/// The first wasm module leaves the untiler out (feature `tiling-switch`): a texture with a blob
+/// is `NotInBuild` there, and the page reopens the files in the full module.
+#[cfg(not(feature = "tiling-switch"))]
+fn switch_layout(_: &OpenContext, _: &Found, v: &Value, tex: &mut Texture) -> Result<SwitchLayout> {
+    if blob_range(v).is_some() {
+        return Err(Error::not_in_build(
+            "a Switch block-linear texture",
+            "tiling-switch",
+        ));
+    }
+    Ok(SwitchLayout {
+        tiling: Tiling::Linear,
+        format: tex.format,
+        padded: None,
+    })
+}
+
+/// Decides how a Switch (38) texture is stored from its `m_PlatformBlob`.
+#[cfg(feature = "tiling-switch")]
+fn switch_layout(
+    ctx: &OpenContext,
+    f: &Found,
+    v: &Value,
+    tex: &mut Texture,
+) -> Result<SwitchLayout> {
+    let mut out = SwitchLayout {
+        tiling: Tiling::Linear,
+        format: tex.format,
+        padded: None,
+    };
+    let Some(blob) = switch_blob(ctx, f, v)? else {
+        return Ok(out);
+    };
+    tex.add_meta(
+        "m_PlatformBlob",
+        format!(
+            "block height {}{}",
+            blob.block_height,
+            blob.padded
+                .map(|p| format!(", padded size {p}"))
+                .unwrap_or_default()
+        ),
+    );
+    // UnityPy reads a blob of one GOB per block as linear (is_switch_swizzled: gobs_per_block >
+    // 1); no shared file has one, so Texscope agrees with the reference rather than guess.
+    if blob.block_height == 1 {
+        tex.notes
+            .push("m_PlatformBlob states a block height of 1: read as linear".into());
+        return Ok(out);
+    }
+    out.tiling = Tiling::BlockLinear {
+        block_height: blob.block_height,
+    };
+    out.padded = blob.padded;
+    // A swizzled RGB24 / BGR24 is stored with four bytes a texel (UnityPy's parse_image_data reads
+    // them as RGBA32 / BGRA32 before untiling): the GPU has no 3-byte texel format.
+    out.format = match tex.format {
+        PixelFormat::RGB8 => PixelFormat::RGBA8,
+        PixelFormat::BGR8 => PixelFormat::BGRA8,
+        f => f,
+    };
+    if out.format != tex.format {
+        tex.notes.push(format!(
+            "stored as {} on Switch (a tiled surface has 4 bytes a texel)",
+            out.format.name()
+        ));
+    }
+    Ok(out)
+}
+
+/// The first wasm module does not guess (no untiler there).
+#[cfg(not(feature = "tiling-switch"))]
+fn switch_guess(
+    _: &OpenContext,
+    _: PixelFormat,
+    _: &[(u32, u32)],
+    _: u32,
+    _: u64,
+) -> Option<std::result::Result<Tiling, String>> {
+    None
+}
+
+/// When a Switch texture without a blob does not fit its linear size but does fit the
+/// block-linear one (a driver's default block height): the user's platform choice decides, and
+/// without it the texture names the setting rather than paint the tiled bytes as noise.
+#[cfg(feature = "tiling-switch")]
+fn switch_guess(
+    ctx: &OpenContext,
+    format: PixelFormat,
+    dims: &[(u32, u32)],
+    images: u32,
+    data_len: u64,
+) -> Option<std::result::Result<Tiling, String>> {
+    let &(w, h) = dims.first()?;
+    let rows = (h as u64).div_ceil(format.block().height as u64);
+    let guess = Tiling::BlockLinear {
+        block_height: tiling::block_linear::default_block_height(rows),
+    };
+    let mut chain = 0u64;
+    for (level, &(mw, mh)) in dims.iter().enumerate() {
+        chain =
+            chain.checked_add(tiling::stored_size(guess, format, level as u32, mw, mh).ok()?)?;
+    }
+    if chain.checked_mul(images as u64)? != data_len {
+        return None;
+    }
+    Some(if ctx.platform == Some(Platform::Switch) {
+        Ok(guess)
+    } else {
+        Err(format!(
+            "its {data_len} bytes are the size of a {w}x{h} Switch block-linear surface, not of a linear one, and no m_PlatformBlob says its layout: choose the platform Switch (--platform switch, or the page's Platform menu) to untile it"
+        ))
+    })
 }
 
 /// The version a file's objects were written by: its own header, else its bundle's.
@@ -654,11 +853,15 @@ fn build(
             .collect();
         return Ok(tex);
     }
-    let sizes: Vec<u64> = dims
-        .iter()
-        .map(|&(mw, mh)| format.surface_size(mw, mh))
-        .collect();
-    let chain: u64 = sizes.iter().sum();
+    tex.platform = console(sf.platform);
+    let mut format = format;
+    let mut padded = None;
+    if sf.platform == BUILD_TARGET_SWITCH {
+        let l = switch_layout(ctx, f, v, &mut tex)?;
+        (tex.tiling, tex.format, format, padded) = (l.tiling, l.format, l.format, l.padded);
+    }
+    let mut sizes = stored_sizes(tex.tiling, format, &dims)?;
+    let mut chain: u64 = sizes.iter().sum();
     tex.error = chain_error(
         &sizes,
         fmt_name,
@@ -668,6 +871,26 @@ fn build(
         t.m_complete_image_size,
         data_len,
     );
+    if tex.error.is_some() && sf.platform == BUILD_TARGET_SWITCH && tex.tiling.is_linear() {
+        match switch_guess(ctx, format, &dims, images, data_len) {
+            Some(Ok(guess)) => {
+                tex.tiling = guess;
+                tex.notes.push(
+                    "no m_PlatformBlob: untiled with the driver's default block height, as the platform Switch was chosen".into(),
+                );
+                sizes = stored_sizes(guess, format, &dims)?;
+                chain = sizes.iter().sum();
+                tex.error = None;
+            }
+            Some(Err(e)) => tex.error = Some(e),
+            None => {}
+        }
+    }
+    if let Some(p) = padded.filter(|&p| p != data_len) {
+        tex.error = Some(format!(
+            "m_PlatformBlob says the padded surface is {p} bytes, but the data holds {data_len}"
+        ));
+    }
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
@@ -683,6 +906,17 @@ fn build(
         at += sizes[m];
     }
     Ok(tex)
+}
+
+/// Bytes each mip of `dims` occupies stored with `tiling` (a format's surface size when linear).
+fn stored_sizes(tiling: Tiling, format: PixelFormat, dims: &[(u32, u32)]) -> Result<Vec<u64>> {
+    dims.iter()
+        .enumerate()
+        .map(|(level, &(mw, mh))| {
+            tiling::stored_size(tiling, format, level as u32, mw, mh)
+                .map_err(|e| e.at_field("m_PlatformBlob"))
+        })
+        .collect()
 }
 
 /// `length` bytes at `at` within the object's data `storage`.
@@ -844,13 +1078,29 @@ fn build_layered(
         return Ok(tex);
     }
     let volume = kind == TextureKind::Volume;
+    tex.platform = console(sf.platform);
+    let mut format = format;
+    if sf.platform == BUILD_TARGET_SWITCH {
+        let l = switch_layout(ctx, f, v, &mut tex)?;
+        if volume && !l.tiling.is_linear() {
+            // A tiled volume interleaves depth slices in blocks of GOBs (block depth), a layout
+            // no shared file shows; refused rather than untiled slice by slice wrongly.
+            return Err(Error::unsupported(
+                "a Switch block-linear Texture3D: tiled volumes are not read yet",
+            )
+            .at_field("m_PlatformBlob"));
+        }
+        (tex.tiling, tex.format, format) = (l.tiling, l.format, l.format);
+    }
     // (w, h, d, bytes) of each level; a volume level holds all its depth slices.
-    let levels: Vec<(u32, u32, u32, u64)> = (0..mips_n)
+    let levels = (0..mips_n)
         .map(|i| {
             let (a, b, d) = mip_dims(w, h, depth, i);
-            (a, b, d, format.surface_size(a, b) * d as u64)
+            let size = tiling::stored_size(tex.tiling, format, i, a, b)
+                .map_err(|e| e.at_field("m_PlatformBlob"))?;
+            Ok((a, b, d, size * d as u64))
         })
-        .collect();
+        .collect::<Result<Vec<(u32, u32, u32, u64)>>>()?;
     let chain: u64 = levels.iter().map(|l| l.3).sum();
     let whole = chain * slices as u64;
     let data_len = match &storage {

@@ -18,7 +18,11 @@ pub mod texture;
 pub mod usmap;
 pub mod vt;
 
+#[cfg(feature = "tiling-switch")]
+use crate::codec::tiling::Tiling;
 use crate::io::{Error, Result};
+#[cfg(feature = "tiling-switch")]
+use crate::model::Platform;
 use crate::model::{
     ColorSpace, Engine, Layout, Mip, NativeFormat, NormalEncoding, RowOrder, SourceId, Storage,
     Texture, TextureKind,
@@ -351,6 +355,13 @@ fn open_with(
         };
         let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
         read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
+        #[cfg(feature = "tiling-switch")]
+        set_console_layout(ctx, files, container, &mut t);
+        #[cfg(not(feature = "tiling-switch"))]
+        if console_named(ctx, files, container) {
+            // The first wasm module has no untilers: the files are reopened in the full one.
+            return Err(Error::not_in_build("a console cook", "tiling-switch"));
+        }
         texture_exports.push((k, ctx.textures.len()));
         ctx.textures.push(t);
         found += 1;
@@ -397,6 +408,119 @@ fn landscape_not_in_build(ctx: &mut OpenContext, pkg: &Package, textures: &[(usi
             &e.in_file(&file),
         ));
     }
+}
+
+#[cfg(not(feature = "tiling-switch"))]
+/// Whether the package's path or container names a console cook, cheaply (the first wasm module
+/// only needs to know it must hand the files to the full one; [`platform_from_path`] decides).
+fn console_named(
+    ctx: &OpenContext,
+    files: &PackageSources,
+    container: Option<&ContainerEntry>,
+) -> bool {
+    let named = |n: &str| n.contains("Switch") || n.contains("PS4") || n.contains("PS5");
+    named(ctx.sources[files.main].name()) || container.is_some_and(|c| named(&c.file))
+}
+
+/// The console an Unreal cook is for, from what its files say: the cook's platform folder
+/// (`Saved/Cooked/<Platform>/`, UE's cook output path) or a container named for its platform
+/// (UE's `pakchunk0-Switch.pak`, `-PS4`, `-PS5`). `None` when they say nothing.
+#[cfg(feature = "tiling-switch")]
+pub fn platform_from_path(path: &str) -> Option<Platform> {
+    let p = path.replace('\\', "/").to_ascii_lowercase();
+    let by_folder = p.split("/cooked/").nth(1).and_then(|rest| {
+        let folder = rest.split('/').next()?;
+        // Cooked platform folders: Switch, PS4, PS5; UE5 also writes the PS5 folder as
+        // "PS5" and the Switch one as "Switch" (no client/server suffix on consoles).
+        match folder {
+            "switch" => Some(Platform::Switch),
+            "ps4" => Some(Platform::Ps4),
+            "ps5" => Some(Platform::Ps5),
+            "windows" | "windowsnoeditor" | "windowsclient" | "linux" | "linuxnoeditor" | "mac"
+            | "android" | "ios" => Some(Platform::Pc),
+            _ => None,
+        }
+    });
+    by_folder.or_else(|| {
+        let name = p.rsplit('/').next()?;
+        let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+        // The platform is the last dash-separated word of the container's name, before a
+        // patch suffix: pakchunk0-Switch.pak, pakchunk1-PS5_P.utoc.
+        let word = stem.trim_end_matches("_p").rsplit('-').next()?;
+        match word {
+            "switch" => Some(Platform::Switch),
+            "ps4" => Some(Platform::Ps4),
+            "ps5" => Some(Platform::Ps5),
+            _ => None,
+        }
+    })
+}
+
+/// The surface layout an Unreal cook for `platform` stores mip 0 of a `w` x `h` `format` in.
+/// No real UE console cook is public, so these are the platforms' defaults, assumed:
+/// - Switch: block-linear with the block height NVN picks when a texture states none
+///   (`block_linear::default_block_height`, the rule Ryujinx and `tegra_swizzle` implement);
+/// - PS4: GCN tile mode 13 (Thin_1dThin) with the pitch aligned to 8 elements, what Sony's
+///   image2gnf writes by default (the shared PS4 .gnf files: 338 -> 344, 750 -> 752);
+/// - PS5: RDNA swizzle mode 9 (SW_64KB_S), what the PS5 image2gnf writes (the shared PS5 .gnf
+///   files).
+#[cfg(feature = "tiling-switch")]
+pub fn console_tiling(
+    platform: Platform,
+    format: crate::PixelFormat,
+    w: u32,
+    h: u32,
+    mips: u32,
+) -> Tiling {
+    let b = format.block();
+    match platform {
+        Platform::Pc => Tiling::Linear,
+        Platform::Switch => Tiling::BlockLinear {
+            block_height: crate::codec::tiling::block_linear::default_block_height(
+                (h as u64).div_ceil(b.height as u64),
+            ),
+        },
+        Platform::Ps4 => Tiling::Gcn {
+            tile_mode: 13,
+            pitch: w.div_ceil(b.width).next_multiple_of(8),
+        },
+        Platform::Ps5 => {
+            // The chain decides which small levels share the mip tail (GFX10 places them
+            // together); a chain the swizzle mode cannot place keeps every level apart.
+            let first_mip_in_tail = crate::codec::tiling::rdna::chain(9, format, w, h, mips)
+                .map_or(mips, |(_, first, _)| first);
+            Tiling::Rdna {
+                swizzle_mode: 9,
+                first_mip_in_tail,
+            }
+        }
+    }
+}
+
+/// Sets a texture's platform (files first, then the user's choice) and, for a console, its
+/// surface layout.
+#[cfg(feature = "tiling-switch")]
+fn set_console_layout(
+    ctx: &OpenContext,
+    files: &PackageSources,
+    container: Option<&ContainerEntry>,
+    t: &mut Texture,
+) {
+    let said = container
+        .and_then(|c| platform_from_path(&c.file))
+        .map(|p| (p, "the container's name"))
+        .or_else(|| {
+            platform_from_path(ctx.sources[files.main].name()).map(|p| (p, "the cook folder"))
+        });
+    let Some((platform, from)) = said.or(ctx.platform.map(|p| (p, "chosen"))) else {
+        return;
+    };
+    t.platform = Some(platform);
+    t.add_meta("platform", format!("{} ({from})", platform.name()));
+    if t.is_virtual() || !matches!(t.layout, Layout::Surfaces) || t.error.is_some() {
+        return;
+    }
+    t.tiling = console_tiling(platform, t.format, t.width, t.height, t.mips.len() as u32);
 }
 
 fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {

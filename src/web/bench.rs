@@ -27,6 +27,34 @@ impl BenchSurface {
         Ok(BenchSurface(Surface::new(f, side, seed as u64)))
     }
 
+    /// The same seeded blocks stored as an Unreal cook for `platform` (switch, ps4, ps5) lays the
+    /// surface out; `decode()` then untiles first (bench.html?untile=1, `texscope bench --untile`).
+    #[cfg(feature = "tiling-switch")]
+    pub fn tiled(
+        format: &str,
+        side: u32,
+        seed: u32,
+        platform: &str,
+    ) -> Result<BenchSurface, JsError> {
+        let f = PixelFormat::from_name(format)
+            .ok_or_else(|| JsError::new(&format!("unknown format {format}")))?;
+        let p = crate::Platform::from_name(platform)
+            .ok_or_else(|| JsError::new(&format!("unknown platform {platform}")))?;
+        if side == 0 || side > 8192 {
+            return Err(JsError::new("side must be 1..8192"));
+        }
+        let tiling = crate::unreal::console_tiling(p, f, side, side, 1);
+        Surface::tiled(f, side, seed as u64, tiling)
+            .map(BenchSurface)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The layout `decode()` untiles ("linear" for a plain surface).
+    #[cfg(feature = "tiling-switch")]
+    pub fn layout(&self) -> String {
+        self.0.tiling.describe()
+    }
+
     /// Decodes once; returns megabytes of RGBA output, or throws the decode error.
     pub fn decode(&self) -> Result<f64, JsError> {
         let img = self.0.decode().map_err(|e| JsError::new(&e.to_string()))?;

@@ -446,6 +446,37 @@ impl Session {
         Ok(())
     }
 
+    /// Re-opens every file with the console platform the user chose (`switch`, `ps4`, `ps5`,
+    /// `pc`; `None` or "" = as the files say), like the CLI's `--platform`: it decides how the
+    /// surfaces of files that do not say their platform are untiled. An unknown word is an error,
+    /// and nothing changes.
+    /// The first module has no untilers: choosing a console there is `NotInBuild`, and the
+    /// worker makes the choice again in the full module.
+    #[wasm_bindgen(js_name = setPlatform)]
+    pub fn set_platform(&mut self, platform: Option<String>) -> std::result::Result<(), JsValue> {
+        let chosen = match platform.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+            None => None,
+            Some(v) => Some(crate::Platform::from_name(v).ok_or_else(|| {
+                JsValue::from(JsError::new(&format!(
+                    "\"{v}\" is not a platform: switch, ps4, ps5 or pc"
+                )))
+            })?),
+        };
+        if cfg!(not(feature = "tiling-switch")) && chosen.is_some_and(|p| p != crate::Platform::Pc)
+        {
+            return Err(decode_error(Error::not_in_build(
+                "untiling console surfaces",
+                "tiling-switch",
+            )));
+        }
+        let options = OpenOptions {
+            platform: chosen,
+            ..self.catalog.options().clone()
+        };
+        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        Ok(())
+    }
+
     /// Panics on purpose, so the browser tests can check that a crashed decoder is reported and
     /// replaced with the files kept (issue 9). The page reaches it only via
     /// `window.texscope.debugPanic()`; no control calls it.

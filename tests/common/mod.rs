@@ -112,3 +112,39 @@ pub fn read_png_rgba8(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
         .collect();
     (info.width, info.height, px)
 }
+
+/// Runs tests/unity/unitypy_decode.py (UnityPy 1.25.4) into a temporary folder and returns its
+/// index, or `None` (after saying so loudly) when python3 or UnityPy is missing outside CI. In CI
+/// (`CI=true`) a missing UnityPy fails the test: scripts/setup.sh --test installs it.
+pub fn unitypy_pixels(root: &std::path::Path) -> Option<(PathBuf, Vec<serde_json::Value>)> {
+    use std::process::Command;
+    let have = Command::new("python3")
+        .args(["-c", "import UnityPy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        let msg = "python3 with UnityPy 1.25.4 is not available (pip install unitypy==1.25.4, or scripts/setup.sh --test)";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        eprintln!("\n*** SKIPPED unity per-pixel comparison: {msg} ***\n");
+        return None;
+    }
+    let tag = root.file_name().and_then(|n| n.to_str()).unwrap_or("root");
+    let out = std::env::temp_dir().join(format!("texscope-unitypy-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/unity/unitypy_decode.py");
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg(root)
+        .arg(&out)
+        .output()
+        .expect("run python3");
+    assert!(
+        run.status.success(),
+        "unitypy_decode.py failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
+    let index: serde_json::Value = serde_json::from_str(&index).unwrap();
+    Some((out, index.as_array().unwrap().clone()))
+}

@@ -29,6 +29,7 @@ export function createOpener(app) {
   const { store, actions, client } = app;
   const profileSelect = /** @type {HTMLSelectElement} */ ($('frostbite-profile'));
   const unityInput = /** @type {HTMLInputElement} */ ($('unity-version'));
+  const platformSelect = /** @type {HTMLSelectElement} */ ($('platform'));
 
   /** Gives `fileList` to the worker and shows the catalog. @param {Iterable<File> | ArrayLike<File>} fileList */
   function openFiles(fileList) {
@@ -193,6 +194,22 @@ export function createOpener(app) {
     if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
   }
   unityInput.addEventListener('change', () => setUnityVersion(unityInput.value));
+
+  // ---- console platform (issue 32): re-opens the files untiling those that do not say theirs --
+  /** @param {string} value */
+  async function setPlatform(value) {
+    let reply;
+    try {
+      reply = await client.call({ op: 'platform', platform: value });
+    } catch (e) {
+      platformSelect.value = store.state.platform ?? '';
+      actions.fail(/** @type {Error} */ (e).message);
+      return;
+    }
+    actions.setPlatform(value || undefined);
+    if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
+  }
+  platformSelect.addEventListener('change', () => setPlatform(platformSelect.value));
 
   // ---- picking and dropping ---------------------------------------------------------------
   for (const id of ['file-input', 'folder-input']) {

@@ -11,6 +11,11 @@ pub const USAGE: &str = "  texscope bench [--side N] [--runs N] [--format NAME].
                                format N times (default 5); one JSON line per format with MB/s of
                                RGBA output (min, median, max over the runs) and vs_bc1, its median
                                over BC1's in the same run (BC1 is always measured, first)
+  texscope bench --untile [--side N] [--runs N] [--format NAME]...
+                               per console platform (Switch, PS4, PS5) and format (default BC1,
+                               BC7, ASTC_4x4, RGBA8): median ms of decoding the NxN surface stored
+                               linear, and of untiling + decoding it stored as that platform's
+                               Unreal cook lays it out, in turns; ratio = untile+decode / decode
   texscope fingerprints [VECTOR_FILE...]
                                one JSON object: the digest of every format decoded from seeded
                                random blocks, and of each tests/vectors file given";
@@ -33,6 +38,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
 
 fn bench(args: &[String]) -> Result<(), String> {
     let (mut side, mut runs, mut picked) = (2048u32, 5usize, Vec::new());
+    let mut untile = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().ok_or(format!("{flag} needs a value"));
@@ -51,11 +57,16 @@ fn bench(args: &[String]) -> Result<(), String> {
                 let n = value("--format")?;
                 picked.push(PixelFormat::from_name(n).ok_or(format!("unknown format {n}"))?);
             }
+            "--untile" => untile = true,
             other => return Err(format!("bench: unknown argument {other}")),
         }
     }
     if side == 0 || side > 8192 || runs == 0 {
         return Err("bench: --side is 1..8192 and --runs at least 1".into());
+    }
+    if untile {
+        bench_untile(side, runs, &picked);
+        return Ok(());
     }
     // BC1 first, always: every other line gives its median over BC1's measured in this run.
     let all = sample::formats();
@@ -102,6 +113,74 @@ fn bench(args: &[String]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// `bench --untile`: one JSON line per platform and format. The linear and the tiled surface hold
+/// the same seeded blocks and are decoded in turns, so a host whose speed drifts slows both.
+/// A platform whose untiler is not in this build prints its error instead of numbers.
+fn bench_untile(side: u32, runs: usize, picked: &[PixelFormat]) {
+    use texscope::Platform;
+    let defaults = [
+        PixelFormat::BC1,
+        PixelFormat::BC7,
+        PixelFormat::ASTC {
+            w: 4,
+            h: 4,
+            hdr: false,
+        },
+        PixelFormat::RGBA8,
+    ];
+    let formats = if picked.is_empty() {
+        &defaults[..]
+    } else {
+        picked
+    };
+    let all = sample::formats();
+    let ms = |s: &Surface| {
+        let t = Instant::now();
+        std::hint::black_box(s.decode()).ok();
+        t.elapsed().as_secs_f64() * 1000.0
+    };
+    for platform in [Platform::Switch, Platform::Ps4, Platform::Ps5] {
+        for &f in formats {
+            let seed = 1 + all.iter().position(|&g| g == f).unwrap_or(0) as u64;
+            let tiling = texscope::unreal::console_tiling(platform, f, side, side, 1);
+            let plain = Surface::new(f, side, seed);
+            let head = format!(
+                "\"untile\":\"{}\",\"tiling\":{},\"format\":\"{}\",\"side\":{side}",
+                platform.name(),
+                serde_json::to_string(&tiling.describe()).unwrap_or_default(),
+                f.name()
+            );
+            let tiled = Surface::tiled(f, side, seed, tiling);
+            // Untimed: first allocations, and errors (an untiler not in this build).
+            if let Err(e) = tiled.as_ref().map_err(|e| e.to_string()).and_then(|t| {
+                plain.decode().map_err(|e| e.to_string())?;
+                t.decode().map_err(|e| e.to_string())
+            }) {
+                let e = serde_json::to_string(&e).unwrap_or_default();
+                println!("{{{head},\"error\":{e}}}");
+                continue;
+            }
+            let tiled = tiled.expect("checked above");
+            let (mut a, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..runs {
+                a.push(ms(&plain));
+                b.push(ms(&tiled));
+                let t = Instant::now();
+                std::hint::black_box(tiled.untile()).ok();
+                u.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            for v in [&mut a, &mut b, &mut u] {
+                v.sort_by(f64::total_cmp);
+            }
+            let (da, db, du) = (a[runs / 2], b[runs / 2], u[runs / 2]);
+            println!(
+                "{{{head},\"runs\":{runs},\"decode_ms\":{da:.2},\"untile_decode_ms\":{db:.2},\"untile_ms\":{du:.2},\"ratio\":{:.3}}}",
+                db / da
+            );
+        }
+    }
 }
 
 fn fingerprints(files: &[String]) -> Result<(), String> {

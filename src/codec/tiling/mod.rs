@@ -11,6 +11,10 @@
 //! Like the rest of `codec`, this never sees a file or an engine: it works on a format's blocks
 //! ("elements": a 4x4 block of BC1, a texel of RGBA8) and the surface's size.
 
+// The first wasm module leaves untiling to the full one (features `gnf` and `tiling-switch`):
+// its readers mark console textures NotInBuild before any layout is needed.
+#[cfg(feature = "tiling-switch")]
+pub mod block_linear;
 #[cfg(feature = "gnf")]
 pub mod gcn;
 #[cfg(feature = "gnf")]
@@ -48,6 +52,22 @@ impl Tiling {
         matches!(self, Tiling::Linear)
     }
 
+    /// The layout for a person (the Info line): "Switch block-linear, block height 16".
+    pub fn describe(&self) -> String {
+        match self {
+            Tiling::Linear => "linear".into(),
+            Tiling::BlockLinear { block_height } => {
+                format!("Switch block-linear, block height {block_height}")
+            }
+            Tiling::Gcn { tile_mode, pitch } => {
+                format!("PS4 GCN tiled, tile mode {tile_mode}, pitch {pitch}")
+            }
+            Tiling::Rdna { swizzle_mode, .. } => {
+                format!("PS5 RDNA swizzled, swizzle mode {swizzle_mode}")
+            }
+        }
+    }
+
     /// The census `tiling` field: a short stable word.
     pub fn census_name(&self) -> &'static str {
         match self {
@@ -64,6 +84,10 @@ impl Tiling {
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
+        #[cfg(feature = "tiling-switch")]
+        Tiling::BlockLinear { block_height } => {
+            Ok(block_linear::geometry(format, level, w, h, block_height)?.stored)
+        }
         #[cfg(feature = "gnf")]
         Tiling::Gcn { tile_mode, pitch } => {
             Ok(gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.stored_size())
@@ -75,13 +99,18 @@ pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u
         } => Ok(
             rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?.stored_size(),
         ),
+        // Reached in builds that leave an untiler out (the page's core module).
+        #[allow(unreachable_patterns)]
         other => Err(not_yet(other, format, level)),
     }
 }
 
 /// Untiles one surface of mip `level` (`w` x `h` texels) from `tiled` (at least
 /// [`stored_size`] bytes) into `format.surface_size(w, h)` bytes of row-major blocks.
-#[cfg_attr(not(feature = "gnf"), allow(unused_variables))]
+#[cfg_attr(
+    not(all(feature = "gnf", feature = "tiling-switch")),
+    allow(unused_variables)
+)]
 pub fn untile(
     tiling: Tiling,
     format: PixelFormat,
@@ -93,7 +122,15 @@ pub fn untile(
 ) -> Result<Vec<u8>> {
     match tiling {
         Tiling::Linear => {
-            Ok(tiled[..format.surface_size(w, h).min(tiled.len() as u64) as usize].to_vec())
+            let size = format.surface_size(w, h);
+            match tiled.get(..usize::try_from(size).unwrap_or(usize::MAX)) {
+                Some(surface) => Ok(surface.to_vec()),
+                None => Err(Error::truncated(0, size, tiled.len() as u64)),
+            }
+        }
+        #[cfg(feature = "tiling-switch")]
+        Tiling::BlockLinear { block_height } => {
+            block_linear::untile(format, level, w, h, block_height, tiled, limits)
         }
         #[cfg(feature = "gnf")]
         Tiling::Gcn { tile_mode, pitch } => {
@@ -105,6 +142,8 @@ pub fn untile(
             first_mip_in_tail,
         } => rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?
             .untile(tiled, limits),
+        // Reached in builds that leave an untiler out (the page's core module).
+        #[allow(unreachable_patterns)]
         other => Err(not_yet(other, format, level)),
     }
 }
@@ -159,15 +198,21 @@ pub(crate) fn copy_runs(
 }
 
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
-    // The page's core module leaves the AMD untilers out (Cargo.toml, feature `gnf`).
-    if matches!(tiling, Tiling::Gcn { .. } | Tiling::Rdna { .. }) && cfg!(not(feature = "gnf")) {
+    // The page's core module leaves the untilers out (Cargo.toml, features `gnf` for the AMD
+    // layouts and `tiling-switch` for Tegra's): the page then reopens in the full module.
+    let feature = match tiling {
+        Tiling::Gcn { .. } | Tiling::Rdna { .. } if cfg!(not(feature = "gnf")) => Some("gnf"),
+        Tiling::BlockLinear { .. } if cfg!(not(feature = "tiling-switch")) => Some("tiling-switch"),
+        _ => None,
+    };
+    if let Some(feature) = feature {
         return Error::not_in_build(
             format_args!(
                 "mip {level} ({}) stored {}",
                 format.name(),
                 tiling.census_name()
             ),
-            "gnf",
+            feature,
         );
     }
     Error::unsupported(format!(

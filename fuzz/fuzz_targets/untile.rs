@@ -1,0 +1,61 @@
+//! The console untilers through `codec::tiling`: bytes 0-1 pick the format (every `PixelFormat`:
+//! `ALL_FIXED` and each LDR ASTC footprint), bytes 2-5 the size (1-1024 texels a side), byte 6 the
+//! mip level, byte 7 the `Tiling` and bytes 8-11 its parameter (any u32, so unknown block heights,
+//! tile modes and swizzle modes are exercised); the rest is the tiled surface. `stored_size`, then
+//! `untile` of whatever bytes there are (too few must be an error, never a panic), then a decode of
+//! the linear blocks.
+#![no_main]
+
+use texscope::codec::tiling::{stored_size, untile, Tiling};
+use texscope::codec::{ALL_FIXED, ASTC_FOOTPRINTS};
+use texscope::PixelFormat;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    if data.len() < 12 {
+        return;
+    }
+    let mut formats: Vec<PixelFormat> = ALL_FIXED.to_vec();
+    formats.extend(
+        ASTC_FOOTPRINTS
+            .iter()
+            .map(|&(w, h)| PixelFormat::ASTC { w, h, hdr: false }),
+    );
+    let format = formats[u16::from_le_bytes([data[0], data[1]]) as usize % formats.len()];
+    let w = 1 + u16::from_le_bytes([data[2], data[3]]) as u32 % 1024;
+    let h = 1 + u16::from_le_bytes([data[4], data[5]]) as u32 % 1024;
+    let level = data[6] as u32 % 16;
+    let p = u32::from_le_bytes([data[8], data[9], data[10], data[11]]);
+    let tiling = match data[7] % 4 {
+        0 => Tiling::Linear,
+        // Mostly valid block heights, sometimes any value.
+        1 if p & 0x100 == 0 => Tiling::BlockLinear {
+            block_height: 1 << (p % 6),
+        },
+        1 => Tiling::BlockLinear { block_height: p },
+        2 => Tiling::Gcn {
+            tile_mode: p % 32,
+            pitch: w.div_ceil(format.block().width).next_multiple_of(8),
+        },
+        _ => Tiling::Rdna {
+            swizzle_mode: p % 32,
+        },
+    };
+    let limits = texscope_fuzz::limits();
+    let tiled = &data[12..];
+    let Ok(size) = stored_size(tiling, format, level, w, h) else {
+        return;
+    };
+    let result = untile(tiling, format, level, w, h, tiled, &limits);
+    if (tiled.len() as u64) < size {
+        assert!(
+            result.is_err(),
+            "{size} bytes needed, {} given",
+            tiled.len()
+        );
+        return;
+    }
+    if let Ok(linear) = result {
+        assert_eq!(linear.len() as u64, format.surface_size(w, h));
+        let _ = texscope::decode_surface(format, w, h, &linear, &limits);
+    }
+});

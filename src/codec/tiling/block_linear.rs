@@ -1,0 +1,235 @@
+//! Tegra X1 (Nintendo Switch) block-linear surfaces.
+//!
+//! The GPU stores a surface as GOBs ("groups of bytes") of 64 bytes x 8 rows, stacked
+//! `block_height` GOBs high into blocks; blocks run left to right, then down. Everything here is
+//! in bytes and rows of a format's blocks (a 4x4 block of BC1 is an 8-byte "pixel"), so every
+//! format goes through the same code.
+//!
+//! The sizes are computed here (u64, checked: they come from files) so that the first wasm module,
+//! which leaves the untiler out, can still lay out a Switch texture's mips; the byte shuffling
+//! itself is the `tegra_swizzle` crate (feature `tiling-switch`), given the same block height.
+
+use super::PixelFormat;
+use crate::io::{Error, Limits, Result};
+
+/// Bytes of a GOB: 64 bytes wide, 8 rows high (Tegra X1 TRM, "block linear" memory layout; the
+/// same constants as `tegra_swizzle`'s GOB_WIDTH_IN_BYTES / GOB_HEIGHT_IN_BYTES).
+const GOB_WIDTH: u64 = 64;
+const GOB_HEIGHT: u64 = 8;
+const GOB_SIZE: u64 = GOB_WIDTH * GOB_HEIGHT;
+
+/// The block heights (in GOBs) the hardware takes: 1 to 32, powers of two.
+pub const BLOCK_HEIGHTS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+
+/// One mip's geometry: blocks across and down, bytes per block, and its own block height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub blocks_x: u64,
+    pub blocks_y: u64,
+    pub bytes_per_block: u64,
+    pub block_height: u32,
+    /// Bytes the tiled surface occupies, padding to whole GOBs and blocks included.
+    pub stored: u64,
+}
+
+/// The geometry of mip `level` (`w` x `h` texels) of a surface whose mip 0 has `block_height_mip0`.
+pub fn geometry(
+    format: PixelFormat,
+    level: u32,
+    w: u32,
+    h: u32,
+    block_height_mip0: u32,
+) -> Result<Geometry> {
+    if !BLOCK_HEIGHTS.contains(&block_height_mip0) {
+        return Err(Error::unsupported(format!(
+            "mip {level}: block height {block_height_mip0} is not one the Switch GPU has (1, 2, 4, 8, 16 or 32 GOBs)"
+        ))
+        .at_field("block_height"));
+    }
+    let b = format.block();
+    let blocks_x = (w as u64).div_ceil(b.width as u64).max(b.min_blocks as u64);
+    let blocks_y = (h as u64)
+        .div_ceil(b.height as u64)
+        .max(b.min_blocks as u64);
+    let bytes_per_block = b.bytes as u64;
+    let block_height = mip_block_height(blocks_y, block_height_mip0);
+    let gobs_x = blocks_x
+        .checked_mul(bytes_per_block)
+        .map(|row| row.div_ceil(GOB_WIDTH));
+    let block_rows = GOB_HEIGHT * block_height as u64;
+    let gobs_y = blocks_y.div_ceil(block_rows) * block_height as u64;
+    let stored = gobs_x
+        .and_then(|x| x.checked_mul(gobs_y))
+        .and_then(|n| n.checked_mul(GOB_SIZE))
+        .ok_or_else(|| {
+            Error::limit(format!(
+                "mip {level}: a {w}x{h} {} block-linear surface is too large",
+                format.name()
+            ))
+        })?;
+    Ok(Geometry {
+        blocks_x,
+        blocks_y,
+        bytes_per_block,
+        block_height,
+        stored,
+    })
+}
+
+/// A smaller mip's block height: the GPU halves mip 0's while a block would be over twice as
+/// high as the mip's rows (the driver rule Ryujinx and `tegra_swizzle::mip_block_height` use:
+/// halve while `rows <= block_height / 2 * 8`). Kept here, not called from the crate, so that
+/// sizes work in a build without the untiler.
+fn mip_block_height(rows: u64, block_height_mip0: u32) -> u32 {
+    let mut bh = block_height_mip0;
+    while bh > 1 && rows <= (bh as u64 / 2) * GOB_HEIGHT {
+        bh /= 2;
+    }
+    bh
+}
+
+/// The block height a driver picks for a mip 0 of `rows` rows of blocks when nothing states one
+/// (NVN's rule, as `tegra_swizzle::block_height_mip0`: the smallest of 1..16 GOBs whose block
+/// is at least two thirds of the rows).
+pub fn default_block_height(rows: u64) -> u32 {
+    let rows_and_half = rows + rows / 2;
+    match rows_and_half {
+        128.. => 16,
+        64.. => 8,
+        32.. => 4,
+        16.. => 2,
+        _ => 1,
+    }
+}
+
+/// Untiles mip `level`: `tiled` holds at least [`geometry`]'s `stored` bytes.
+pub fn untile(
+    format: PixelFormat,
+    level: u32,
+    w: u32,
+    h: u32,
+    block_height_mip0: u32,
+    tiled: &[u8],
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    let g = geometry(format, level, w, h, block_height_mip0)?;
+    if (tiled.len() as u64) < g.stored {
+        return Err(Error::new(crate::io::ErrorKind::Truncated, format!(
+            "mip {level}: a {w}x{h} {} block-linear surface (block height {}) needs {} bytes, {} are there",
+            format.name(),
+            g.block_height,
+            g.stored,
+            tiled.len()
+        )));
+    }
+    let linear = g.blocks_x * g.blocks_y * g.bytes_per_block;
+    limits.check_alloc(linear, "an untiled surface")?;
+    deswizzle(&g, tiled, level)
+}
+
+#[cfg(feature = "tiling-switch")]
+fn deswizzle(g: &Geometry, tiled: &[u8], level: u32) -> Result<Vec<u8>> {
+    use tegra_swizzle::{swizzle::deswizzle_block_linear, BlockHeight};
+    // Every value fits u32: `stored` (which is at most the bytes read) bounds blocks_x times
+    // bytes_per_block and blocks_y, and the linear size passed the allocation limit.
+    let fits = |v: u64| u32::try_from(v).ok();
+    let (Some(bx), Some(by), Some(bpp), Some(bh)) = (
+        fits(g.blocks_x),
+        fits(g.blocks_y),
+        fits(g.bytes_per_block),
+        BlockHeight::new(g.block_height),
+    ) else {
+        return Err(Error::limit(format!(
+            "mip {level}: a block-linear surface of {}x{} blocks is too large",
+            g.blocks_x, g.blocks_y
+        )));
+    };
+    deswizzle_block_linear(bx, by, 1, tiled, bh, bpp)
+        .map_err(|e| Error::malformed(format!("mip {level}: block-linear untiling failed: {e:?}")))
+}
+
+#[cfg(not(feature = "tiling-switch"))]
+fn deswizzle(_: &Geometry, _: &[u8], level: u32) -> Result<Vec<u8>> {
+    Err(Error::not_in_build(
+        format!("mip {level}, stored Switch block-linear,"),
+        "tiling-switch",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes against `tegra_swizzle::swizzle::swizzled_mip_size`, the crate's own formula, for
+    /// formats of 1 to 16 bytes a block, sizes that do and do not fill a GOB, and every block
+    /// height (with the mip rule applied the crate's way, `mip_block_height`).
+    #[cfg(feature = "tiling-switch")]
+    #[test]
+    fn sizes_match_the_crate() {
+        use tegra_swizzle::{
+            mip_block_height as crate_mbh, swizzle::swizzled_mip_size, BlockHeight,
+        };
+        let formats = [
+            PixelFormat::R8,
+            PixelFormat::RGBA8,
+            PixelFormat::BC1,
+            PixelFormat::BC7,
+            PixelFormat::ASTC {
+                w: 5,
+                h: 5,
+                hdr: false,
+            },
+        ];
+        for f in formats {
+            for &(w, h) in &[(1, 1), (7, 3), (64, 64), (100, 37), (1024, 2048), (333, 1)] {
+                for &bh0 in &BLOCK_HEIGHTS {
+                    for level in 0..3 {
+                        let (mw, mh) = ((w >> level).max(1), (h >> level).max(1));
+                        let g = geometry(f, level, mw, mh, bh0).unwrap();
+                        let bh = crate_mbh(g.blocks_y as u32, BlockHeight::new(bh0).unwrap());
+                        assert_eq!(g.block_height, bh as u32, "{f:?} {mw}x{mh} bh0 {bh0}");
+                        let want = swizzled_mip_size(
+                            g.blocks_x as u32,
+                            g.blocks_y as u32,
+                            1,
+                            bh,
+                            g.bytes_per_block as u32,
+                        );
+                        assert_eq!(g.stored, want as u64, "{f:?} {mw}x{mh} bh0 {bh0}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The default block height against `tegra_swizzle::block_height_mip0` for every row count a
+    /// surface up to 65536 texels high has.
+    #[cfg(feature = "tiling-switch")]
+    #[test]
+    fn default_block_height_matches_the_crate() {
+        for rows in 1..=65536u32 {
+            assert_eq!(
+                default_block_height(rows as u64),
+                tegra_swizzle::block_height_mip0(rows) as u32,
+                "{rows}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_block_heights_and_short_data_are_errors() {
+        let e = geometry(PixelFormat::BC1, 0, 64, 64, 3).unwrap_err();
+        assert!(e.to_string().contains("block height 3"), "{e}");
+        let e = untile(
+            PixelFormat::BC1,
+            0,
+            64,
+            64,
+            2,
+            &[0; 100],
+            &Limits::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("needs 2048 bytes"), "{e}");
+    }
+}
