@@ -264,7 +264,9 @@ fn bc6h_same_bits(what: &str, data: &[u8], w: u32, h: u32, signed: bool) -> usiz
             f32::from_bits(*x)
         );
     }
-    want.iter().filter(|x| f32::from_bits(**x).is_infinite()).count()
+    want.iter()
+        .filter(|x| f32::from_bits(**x).is_infinite())
+        .count()
 }
 
 /// Every BC6H mode (block k of a surface in mode k mod 15, the 15th a reserved id in turn), signed
@@ -277,7 +279,15 @@ fn bc6h_every_mode_bit_exact_against_bcdec_rs() {
     let mut rng = Rng(0xBC6);
     let mut infinite = 0;
     for signed in [false, true] {
-        for (w, h) in [(1, 1), (5, 3), (13, 7), (64, 64), (30, 17), (256, 4), (120, 120)] {
+        for (w, h) in [
+            (1, 1),
+            (5, 3),
+            (13, 7),
+            (64, 64),
+            (30, 17),
+            (256, 4),
+            (120, 120),
+        ] {
             let mut data = rng.bytes(PF::BC6HU.surface_size(w, h) as usize);
             for (k, b) in data.chunks_exact_mut(16).enumerate() {
                 let m = k % 15;
