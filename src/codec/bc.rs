@@ -18,7 +18,7 @@
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
-mod bc6h;
+pub(super) mod bc6h;
 
 /// Decodes `format` if it is a BCn format; returns Ok(false) for any other format.
 pub(super) fn decode(
@@ -60,6 +60,12 @@ pub(super) fn decode(
             BC7 => rows::<16, _>(w, data, out, bc7),
             _ => unreachable!("float formats decode below"),
         },
+        // wasm: the same code compiled with simd128 (src/codec/simd.rs).
+        #[cfg(target_arch = "wasm32")]
+        Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
+            super::simd::bc6h(format == BC6HS, w, data, out)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
         Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
             if format == BC6HS {
                 bc6h::rows::<true>(w, data, out)

@@ -80,23 +80,43 @@ pub(super) type Texels = [[f32; 16]; 4];
 #[inline(always)]
 pub(super) fn block<const SIGNED: bool>(b: &[u8; 16]) -> Texels {
     let v = u128::from_le_bytes(*b);
-    match MODE_OF[(b[0] & 31) as usize] {
-        0 => mode::<0, SIGNED>(v),
-        1 => mode::<1, SIGNED>(v),
-        2 => mode::<2, SIGNED>(v),
-        3 => mode::<3, SIGNED>(v),
-        4 => mode::<4, SIGNED>(v),
-        5 => mode::<5, SIGNED>(v),
-        6 => mode::<6, SIGNED>(v),
-        7 => mode::<7, SIGNED>(v),
-        8 => mode::<8, SIGNED>(v),
-        9 => mode::<9, SIGNED>(v),
-        10 => mode::<10, SIGNED>(v),
-        11 => mode::<11, SIGNED>(v),
-        12 => mode::<12, SIGNED>(v),
-        13 => mode::<13, SIGNED>(v),
-        _ => [[0.0, 0.0, 0.0, 1.0].repeat_4(); 4],
+    match modes::<SIGNED>(v) {
+        Some((e, partition)) => texels::<SIGNED>(v, &e, partition),
+        None => [[0.0, 0.0, 0.0, 1.0].repeat_4(); 4],
     }
+}
+
+/// The endpoints of block `v` (as [`endpoints`]), None for a reserved mode. Out of line: the
+/// colours and texels ([`texels`]) are one copy for all modes. Natively [`endpoints`] is inlined
+/// once per mode, its field offsets and widths constants; in wasm once for all modes, reading them
+/// from the tables: one copy per mode made the core wasm module about 10 KB (gzipped) larger, over
+/// its 300,000-byte budget.
+#[inline(never)]
+fn modes<const SIGNED: bool>(v: u128) -> Option<([[i32; 4]; 4], usize)> {
+    let m = MODE_OF[v as usize & 31] as usize;
+    if m >= 14 {
+        return None;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let e = match m {
+        0 => endpoints::<SIGNED>(0, v),
+        1 => endpoints::<SIGNED>(1, v),
+        2 => endpoints::<SIGNED>(2, v),
+        3 => endpoints::<SIGNED>(3, v),
+        4 => endpoints::<SIGNED>(4, v),
+        5 => endpoints::<SIGNED>(5, v),
+        6 => endpoints::<SIGNED>(6, v),
+        7 => endpoints::<SIGNED>(7, v),
+        8 => endpoints::<SIGNED>(8, v),
+        9 => endpoints::<SIGNED>(9, v),
+        10 => endpoints::<SIGNED>(10, v),
+        11 => endpoints::<SIGNED>(11, v),
+        12 => endpoints::<SIGNED>(12, v),
+        _ => endpoints::<SIGNED>(13, v),
+    };
+    #[cfg(target_arch = "wasm32")]
+    let e = endpoints::<SIGNED>(m, v);
+    Some(e)
 }
 
 /// `[x; 4]` flattened: a row of four equal texels.
@@ -181,9 +201,10 @@ fn finish<const SIGNED: bool>(v: i32, wide: bool) -> f32 {
 }
 
 /// The colours between endpoints `a` and `b` (R, G, B; lane 3 unused) at the weights `w`, as RGBA
-/// f32 with alpha 1, into `pal`; `wide`: 16-bit endpoints (a constant where this is inlined, so
-/// the other modes skip [`finish`]'s infinity test: signed BC6H went from 1.36x to 1.64x the speed
-/// of C bcdec on the real blocks, scripts/bench-peers.sh, CPU time, 2026-12-06).
+/// f32 with alpha 1, into `pal`; `wide`: 16-bit endpoints (the constant false for the two-subset
+/// modes, which then skip [`finish`]'s infinity test: with the test in every mode signed BC6H ran
+/// at 1.36x the speed of C bcdec on the real blocks, without it 1.64x, scripts/bench-peers.sh, CPU
+/// time, 2026-12-06).
 #[inline(always)]
 fn ramp<const SIGNED: bool>(a: [i32; 4], b: [i32; 4], w: &[u32], wide: bool, pal: &mut [[f32; 4]]) {
     for (p, &w) in pal.iter_mut().zip(w) {
@@ -197,21 +218,22 @@ fn ramp<const SIGNED: bool>(a: [i32; 4], b: [i32; 4], w: &[u32], wide: bool, pal
     }
 }
 
-/// One mode's block: endpoint fields at constant offsets, the endpoint transforms of the D3D11 BC6H
-/// description (sign extension, deltas from w, unquantization) on constant widths, the block's 16
-/// colours, then each texel's colour by subset and index.
+/// Mode `m`'s endpoints (0..13): its fields at their offsets, the endpoint transforms of the D3D11
+/// BC6H description (sign extension, deltas from w, unquantization) on its widths. Returns
+/// e[endpoint][channel] (lane 3 unused) and the partition: 0..31 for the two-subset modes, 32 for
+/// the one-subset modes with up to 15-bit endpoints, 33 for the 16-bit one (see [`ramp`]'s `wide`).
 #[inline(always)]
-fn mode<const M: usize, const SIGNED: bool>(v: u128) -> Texels {
-    let mut f = [0u32; 13];
-    for &F(pos, len, dst, shift) in FIELDS[M] {
-        f[dst as usize] |= ((v >> pos) as u32 & ((1 << len) - 1)) << shift;
+fn endpoints<const SIGNED: bool>(m: usize, v: u128) -> ([[i32; 4]; 4], usize) {
+    let mut f = [0u32; 16];
+    for &F(pos, len, dst, shift) in FIELDS[m] {
+        // `& 15`: no bounds check (dst is at most 12).
+        f[dst as usize & 15] |= ((v >> pos) as u32 & ((1 << len) - 1)) << shift;
     }
-    let two = M < 10;
+    let two = m < 10;
     let ends = if two { 4 } else { 2 };
-    let [wb, dr, dg, db] = BITS[M].map(u32::from);
+    let [wb, dr, dg, db] = BITS[m].map(u32::from);
     // Modes 9 and 10 store every endpoint whole; the others store x, y, z as deltas from w.
-    let delta = M != 9 && M != 10;
-    // e[endpoint][channel], lane 3 unused.
+    let delta = m != 9 && m != 10;
     let mut e = [[0i32; 4]; 4];
     for (ch, d) in [dr, dg, db].into_iter().enumerate() {
         let mut w = f[ch * 4] as i32;
@@ -233,13 +255,24 @@ fn mode<const M: usize, const SIGNED: bool>(v: u128) -> Texels {
             e[i][ch] = unquantize::<SIGNED>(x, wb);
         }
     }
+    let partition = if two {
+        f[12] as usize & 31
+    } else {
+        32 + (wb >= 16) as usize
+    };
+    (e, partition)
+}
+
+/// A block's 16 colours from its endpoints `e`, then each texel's colour by subset and index
+/// (`partition` as [`endpoints`] returns it).
+#[inline(always)]
+fn texels<const SIGNED: bool>(v: u128, e: &[[i32; 4]; 4], partition: usize) -> Texels {
     let mut pal = [[0f32; 4]; 16];
     let mut px: Texels = [[0.0; 16]; 4];
     let mut put = |t: usize, c: &[f32; 4]| px[t / 4][t % 4 * 4..t % 4 * 4 + 4].copy_from_slice(c);
-    if two {
+    if partition < 32 {
         // Two subsets, 3-bit indices from bit 82; texel 0's and the second subset's anchor texel's
         // indices are stored a bit short (their top bit is 0): put back, lowest first.
-        let partition = f[12] as usize & 31;
         ramp::<SIGNED>(e[0], e[1], &WEIGHTS[1][..8], false, &mut pal[..8]);
         ramp::<SIGNED>(e[2], e[3], &WEIGHTS[1][..8], false, &mut pal[8..]);
         let mut idx = (v >> 82) as u64;
@@ -255,7 +288,7 @@ fn mode<const M: usize, const SIGNED: bool>(v: u128) -> Texels {
         });
     } else {
         // One subset, 4-bit indices from bit 65, texel 0's a bit short.
-        ramp::<SIGNED>(e[0], e[1], &WEIGHTS[2], wb >= 16, &mut pal);
+        ramp::<SIGNED>(e[0], e[1], &WEIGHTS[2], partition == 33, &mut pal);
         let idx = unshorten((v >> 65) as u64, 3);
         super::sixteen(|t| put(t, &pal[(idx >> (4 * t)) as usize & 15]));
     }
@@ -264,37 +297,29 @@ fn mode<const M: usize, const SIGNED: bool>(v: u128) -> Texels {
 
 /// Decodes every BC6H block of a surface `w` texels wide (its height is `out`'s) into RGBA f32
 /// `out`, a row of blocks at a time, each block's row of 4 texels one 64-byte copy; the clipped
-/// last column and row of blocks copy only their visible texels.
-pub(super) fn rows<const SIGNED: bool>(w: usize, data: &[u8], out: &mut [f32]) {
+/// last column and row of blocks copy only their visible texels. Always inlined, so that in wasm
+/// its one caller, compiled with simd128 (src/codec/simd.rs), gets it all compiled with it.
+#[inline(always)]
+pub(in crate::codec) fn rows<const SIGNED: bool>(w: usize, data: &[u8], out: &mut [f32]) {
     let bw = w.div_ceil(4);
     let pitch = w * 4;
     let full = w / 4;
     for (src, dst) in data.chunks_exact(bw * 16).zip(out.chunks_mut(pitch * 4)) {
         let lines = dst.len() / pitch;
-        if lines == 4 {
-            let (r0, rest) = dst.split_at_mut(pitch);
-            let (r1, rest) = rest.split_at_mut(pitch);
-            let (r2, r3) = rest.split_at_mut(pitch);
-            let dsts = r0[..full * 16]
-                .chunks_exact_mut(16)
-                .zip(r1[..full * 16].chunks_exact_mut(16))
-                .zip(r2[..full * 16].chunks_exact_mut(16))
-                .zip(r3[..full * 16].chunks_exact_mut(16));
-            for (b, (((d0, d1), d2), d3)) in src[..full * 16].chunks_exact(16).zip(dsts) {
-                let px = block::<SIGNED>(b.try_into().expect("16 bytes"));
-                d0.copy_from_slice(&px[0]);
-                d1.copy_from_slice(&px[1]);
-                d2.copy_from_slice(&px[2]);
-                d3.copy_from_slice(&px[3]);
-            }
-        }
-        let first = if lines == 4 { full } else { 0 };
-        for (bx, b) in src.chunks_exact(16).enumerate().skip(first) {
+        // One call of `block` (inlined: one copy of the decoder, which the core wasm module's size
+        // budget needs), whole blocks and clipped ones alike.
+        for (bx, b) in src.chunks_exact(16).enumerate() {
             let px = block::<SIGNED>(b.try_into().expect("16 bytes"));
-            let cols = (w - bx * 4).min(4);
-            for (l, row) in px.iter().enumerate().take(lines) {
-                let o = l * pitch + bx * 16;
-                dst[o..o + cols * 4].copy_from_slice(&row[..cols * 4]);
+            let o = bx * 16;
+            if lines == 4 && bx < full {
+                for (l, row) in px.iter().enumerate() {
+                    dst[l * pitch + o..l * pitch + o + 16].copy_from_slice(row);
+                }
+            } else {
+                let cols = (w - bx * 4).min(4);
+                for (l, row) in px.iter().enumerate().take(lines) {
+                    dst[l * pitch + o..l * pitch + o + cols * 4].copy_from_slice(&row[..cols * 4]);
+                }
             }
         }
     }
