@@ -9,9 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-# The repository's target/ (dependencies it shares with texscope are built once).
-export CARGO_TARGET_DIR="$PWD/target"
+# A target directory of its own: sharing the repository's target/ let the peers' build of the
+# texscope library without default features stand in for the full one, and `cargo build --bin
+# texscope` then failed on the missing features (seen 2026-12-06 with cargo 1.95).
+export CARGO_TARGET_DIR="$PWD/target/peers"
 cargo build --release --quiet --manifest-path bench/peers/Cargo.toml
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-target/release/texscope-bench-peers "$@"
+target/peers/release/texscope-bench-peers "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
