@@ -1,6 +1,7 @@
 //! BC1-BC7. The 8-bit formats (BC1, BC2, BC3, BC4, BC5, BC7) are decoded here, a row of blocks at a
-//! time straight into the image; BC4S/BC5S/BC6H (float output) go through bcdec_rs (measured
-//! bit-exact against `dds` on random blocks, all BC6H modes: shared/notes/crates-and-toolchain.md).
+//! time straight into the image, and so is BC6H (to f32, in bc/bc6h.rs); BC4S/BC5S (float output)
+//! go through bcdec_rs (measured bit-exact against `dds` on random blocks:
+//! shared/notes/crates-and-toolchain.md).
 //!
 //! Why hand-written (issue 3 targets: BC1 >= 2.5 GB/s and BC7 >= 0.7 GB/s of RGBA in Chromium):
 //! bcdec_rs decodes a block into a 64-byte scratch that was then copied into the image, reads BC7
@@ -16,6 +17,8 @@
 
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
+
+pub(super) mod bc6h;
 
 /// Decodes `format` if it is a BCn format; returns Ok(false) for any other format.
 pub(super) fn decode(
@@ -57,6 +60,19 @@ pub(super) fn decode(
             BC7 => rows::<16, _>(w, data, out, bc7),
             _ => unreachable!("float formats decode below"),
         },
+        // wasm: the same code compiled with simd128 (src/codec/simd.rs).
+        #[cfg(target_arch = "wasm32")]
+        Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
+            super::simd::bc6h(format == BC6HS, w, data, out)
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
+            if format == BC6HS {
+                bc6h::rows::<true>(w, data, out)
+            } else {
+                bc6h::rows::<false>(w, data, out)
+            }
+        }
         Pixels::Rgba32F(out) => {
             let bw = w.div_ceil(4);
             let bh = h.div_ceil(4);
@@ -66,18 +82,6 @@ pub(super) fn decode(
                     let block = &data[i..i + bytes];
                     let mut px = [0f32; 64];
                     match format {
-                        BC6HU | BC6HS => {
-                            let mut rgb = [0f32; 48];
-                            bcdec_rs::bc6h_float(block, &mut rgb, 12, format == BC6HS);
-                            for t in 0..16 {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[
-                                    rgb[t * 3],
-                                    rgb[t * 3 + 1],
-                                    rgb[t * 3 + 2],
-                                    1.0,
-                                ]);
-                            }
-                        }
                         BC4S => {
                             let mut r = [0f32; 16];
                             bcdec_rs::bc4_float(block, &mut r, 4, true);

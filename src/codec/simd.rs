@@ -416,6 +416,18 @@ fn explicit() -> Explicit {
     Explicit(ALPHA_AT.map(|m| load(&m)))
 }
 
+/// BC6H (`signed`: BC6HS) to RGBA f32: bc/bc6h.rs's decoder, compiled here with simd128 (always
+/// inlined into this one caller), which puts each texel's 16-byte copy and the block's colour
+/// computation (four lanes) in v128 operations. Measured in docs/benchmarks.md ("BC6H").
+#[target_feature(enable = "simd128")]
+pub(super) fn bc6h(signed: bool, w: usize, data: &[u8], out: &mut [f32]) {
+    if signed {
+        super::bc::bc6h::rows::<true>(w, data, out)
+    } else {
+        super::bc::bc6h::rows::<false>(w, data, out)
+    }
+}
+
 /// Decodes a surface of `format` (a BCn or ATC format with an 8-bit kernel here) into `out`, a
 /// row of blocks at a time (bc::rows); false for any other format. Scalar bc.rs / atc.rs are the
 /// reference (tests/browser/wasm-native.test.mjs compares every format).
