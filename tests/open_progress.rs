@@ -32,9 +32,9 @@ fn an_open_counts_each_file_once_then_every_engine_pass() {
         (1..=n).map(|k| (k, n)).collect::<Vec<_>>()
     );
     assert_eq!(steps[n].0, OpenStage::Engines);
-    // Every engine pass once, in order, of the same total (src/lib.rs OPENERS: 7 engines).
+    // Every engine pass once, in order, of the same total (src/lib.rs OPENERS: 8 readers, GNF the newest).
     let total = passes[0].2;
-    assert_eq!(total, 7);
+    assert_eq!(total, 8);
     assert_eq!(
         passes.iter().map(|s| (s.1, s.2)).collect::<Vec<_>>(),
         (1..=total).map(|k| (k, total)).collect::<Vec<_>>()

@@ -84,7 +84,7 @@ test('a folder drop of 3,000 files: walk and open on the bar, Cancel ends the wo
   await watch(page);
   const t0 = Date.now();
   await dropTree(page, N);
-  await page.waitForFunction(() => /engine [1-5] of 7/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
+  await page.waitForFunction(() => /engine [1-5] of 8/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
   await shot(page, 'progress-drop-open.png');
   await page.evaluate(() => window.dropped);
   await waitState(page, 'ready');
@@ -96,20 +96,20 @@ test('a folder drop of 3,000 files: walk and open on the bar, Cancel ends the wo
   t.diagnostic(`walk: ${(opening.time - first.seen[0].time).toFixed(0)} ms; worker open: ${(first.ended - opening.time).toFixed(0)} ms including the hook's 1050 ms`);
   t.diagnostic(`the worker's steps seen at (ms after the open began): ${first.seen.filter((s) => s.text.startsWith('Opening:')).map((s) => `${s.text.slice(9)} @${(s.time - opening.time).toFixed(0)}`).join(', ')}`);
   const walk = first.seen.filter((s) => s.text.startsWith('Reading the folder'));
-  const engine = first.seen.filter((s) => / engine \d of 7$/.test(s.text));
+  const engine = first.seen.filter((s) => / engine \d of 8$/.test(s.text));
   assert.ok(walk.length >= 3, `the walk moved the bar: ${walk.map((s) => s.key).join(', ')}`);
   for (const s of walk) assert.ok(s.done <= s.total && s.cancellable, s.key);
   assert.equal(walk.at(-1).total, N, 'every file was listed by the walk\'s end');
-  // The worker's open: files read of the 3,000, rising, then engine passes done of 7 (the reopen in
+  // The worker's open: files read of the 3,000, rising, then engine passes done of 8 (the reopen in
   // the full module is not needed for DDS).
   const read = first.seen.filter((s) => / files read$/.test(s.text));
   assert.ok(read.length >= 2, `files read seen: ${read.map((s) => s.key).join(', ')}`);
   for (const [k, s] of read.entries()) {
     assert.ok(s.total === N && s.done <= N && s.cancellable && (k === 0 || s.done > read[k - 1].done), s.key);
   }
-  assert.deepEqual(engine.map((s) => [s.done, s.total]), [1, 2, 3, 4, 5, 6, 7].map((k) => [k, 7]).slice(0, engine.length));
+  assert.deepEqual(engine.map((s) => [s.done, s.total]), [1, 2, 3, 4, 5, 6, 7, 8].map((k) => [k, 8]).slice(0, engine.length));
   assert.ok(engine.length >= 5, `engine passes seen: ${engine.map((s) => s.key).join(', ')}`);
-  assert.ok(engine.every((s) => s.text === `Opening: engine ${s.done} of 7` && s.cancellable));
+  assert.ok(engine.every((s) => s.text === `Opening: engine ${s.done} of 8` && s.cancellable));
   assert.ok(first.maxGap < MAX_GAP, `the page kept painting: longest frame gap ${first.maxGap} ms`);
 
   // A second drop, cancelled mid-open: the worker is ended (its held pass does not finish), the
@@ -117,7 +117,7 @@ test('a folder drop of 3,000 files: walk and open on the bar, Cancel ends the wo
   await page.evaluate(() => window.texscope.setOpenDelay(2000));
   await watch(page);
   await dropTree(page, 200);
-  await page.waitForFunction(() => /engine 1 of 7/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
+  await page.waitForFunction(() => /engine 1 of 8/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
   const before = Date.now();
   await page.click('[data-testid=progress-cancel]');
   await page.waitForFunction(() => document.querySelector('[data-testid=status]').textContent === 'Opening cancelled', null, { timeout: 10000 });
@@ -149,7 +149,7 @@ test('a container\'s index: the open on the bar, Cancel, then the container open
   await page.evaluate(() => window.texscope.setOpenDelay(400));
   await watch(page);
   await page.setInputFiles('[data-testid=file-input]', files);
-  await page.waitForFunction(() => /engine \d of 7/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
+  await page.waitForFunction(() => /engine \d of 8/.test(window.texscope.progress()?.text ?? ''), null, { timeout: 60000 });
   await shot(page, 'progress-container.png');
   await page.click('[data-testid=progress-cancel]');
   await page.waitForFunction(() => document.querySelector('[data-testid=status]').textContent === 'Opening cancelled', null, { timeout: 10000 });
