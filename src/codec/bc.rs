@@ -18,6 +18,8 @@
 use super::{Image, PixelFormat, Pixels};
 use crate::io::Result;
 
+// The page's core wasm module leaves BC6H to the full one (feature `codec-bc6h`), see Cargo.toml.
+#[cfg(any(not(target_arch = "wasm32"), feature = "codec-bc6h"))]
 pub(super) mod bc6h;
 
 /// Decodes `format` if it is a BCn format; returns Ok(false) for any other format.
@@ -61,9 +63,13 @@ pub(super) fn decode(
             _ => unreachable!("float formats decode below"),
         },
         // wasm: the same code compiled with simd128 (src/codec/simd.rs).
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", feature = "codec-bc6h"))]
         Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
             super::simd::bc6h(format == BC6HS, w, data, out)
+        }
+        #[cfg(all(target_arch = "wasm32", not(feature = "codec-bc6h")))]
+        Pixels::Rgba32F(_) if matches!(format, BC6HU | BC6HS) => {
+            return Err(crate::io::Error::not_in_build(format.name(), "codec-bc6h"));
         }
         #[cfg(not(target_arch = "wasm32"))]
         Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {

@@ -419,6 +419,7 @@ fn explicit() -> Explicit {
 /// BC6H (`signed`: BC6HS) to RGBA f32: bc/bc6h.rs's decoder, compiled here with simd128 (always
 /// inlined into this one caller), which puts each texel's 16-byte copy and the block's colour
 /// computation (four lanes) in v128 operations. Measured in docs/benchmarks.md ("BC6H").
+#[cfg(feature = "codec-bc6h")]
 #[target_feature(enable = "simd128")]
 pub(super) fn bc6h(signed: bool, w: usize, data: &[u8], out: &mut [f32]) {
     if signed {
