@@ -35,9 +35,11 @@ export class WorkerPool {
     /** @type {Slot} */
     const slot = { worker: w, sent: 0, busy: null, pending: new Map() };
     w.onmessage = (ev) => {
-      const { id, ok, value, error, fatal } = /** @type {import('../types').WorkerReply} */ (ev.data);
+      const { id, ok, value, error, fatal, progress } = /** @type {import('../types').WorkerReply} */ (ev.data);
       const p = slot.pending.get(id);
-      if (!p) return;
+      // A worker posts an open's progress before its reply (worker.js 'add'); a pool worker's
+      // catch-up open shows no bar, so only the reply settles the request.
+      if (!p || progress) return;
       slot.pending.delete(id);
       if (ok) p.resolve(value);
       else p.reject(new Error(error));
