@@ -36,8 +36,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             tile_mode: p % 32,
             pitch: w.div_ceil(format.block().width).next_multiple_of(8),
         },
+        // The mip-tail start: any level up to past the chain's end (none in the tail).
         _ => Tiling::Rdna {
             swizzle_mode: p % 32,
+            first_mip_in_tail: (p >> 8) % 18,
         },
     };
     let limits = texscope_fuzz::limits();
