@@ -21,6 +21,8 @@ cargo +nightly fuzz build
 summary=()
 for t in "${targets[@]}"; do
   echo "== fuzz $t for ${secs} s"
+  # A target without written seeds (untile reads any bytes) starts from an empty corpus.
+  mkdir -p "fuzz/corpus/$t"
   # 10 s per input is a hang; one allocation over 128 MB is a bug (the targets' limits allow
   # 16 MiB); -print_final_stats gives the exec count.
   set +e

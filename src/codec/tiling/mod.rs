@@ -82,6 +82,7 @@ impl Tiling {
 /// Bytes that the tiled surface of mip `level` (`w` x `h` texels) occupies in the file, padding
 /// included.
 pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u32) -> Result<u64> {
+    block_grid(tiling, format, w, h)?;
     match tiling {
         Tiling::Linear => Ok(format.surface_size(w, h)),
         #[cfg(feature = "tiling-switch")]
@@ -120,6 +121,7 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
+    block_grid(tiling, format, w, h)?;
     match tiling {
         Tiling::Linear => {
             let size = format.surface_size(w, h);
@@ -195,6 +197,25 @@ pub(crate) fn copy_runs(
             }
         }
     }
+}
+
+/// The console layouts move a surface's blocks as a plain grid (whole blocks, row by row). A
+/// format whose surface is more than that grid (PVRTC pads to at least 2x2 blocks) has no console
+/// layout: refused, where an untiler would return fewer bytes than the decoder reads (the untile
+/// fuzz target found PVRTC4 1x1 untiled to 8 bytes of a 32-byte surface).
+fn block_grid(tiling: Tiling, format: PixelFormat, w: u32, h: u32) -> Result<()> {
+    let b = format.block();
+    let grid = (w as u64).div_ceil(b.width as u64).max(1)
+        * (h as u64).div_ceil(b.height as u64).max(1)
+        * b.bytes as u64;
+    if tiling.is_linear() || format.surface_size(w, h) == grid {
+        return Ok(());
+    }
+    Err(Error::unsupported(format!(
+        "{} surfaces are not stored {} by any console this reads",
+        format.name(),
+        tiling.census_name()
+    )))
 }
 
 fn not_yet(tiling: Tiling, format: PixelFormat, level: u32) -> Error {
