@@ -178,38 +178,33 @@ export function createOpener(app) {
     return [...profileSelect.options].find((o) => o.value.toLowerCase() === name.toLowerCase())?.value;
   }
 
-  // ---- Unity version (issue 4): re-opens the files reading those that record none as this one --
-  /** @param {string} value */
-  async function setUnityVersion(value) {
-    const v = value.trim();
+  // ---- reading options that re-open every file: the Unity version for files that record none
+  // (issue 4), the console platform for cooks that do not say theirs (issue 32) --------------
+  /**
+   * Asks the worker to re-open with `req`; on failure the control shows the option in force again.
+   * @param {any} req @param {HTMLInputElement | HTMLSelectElement} control @param {string | undefined} current
+   * @param {() => void} commit
+   */
+  async function reopenWith(req, control, current, commit) {
     let reply;
     try {
-      reply = await client.call({ op: 'unityVersion', version: v });
+      reply = /** @type {import("../types").CatalogReply} */ (await client.call(req));
     } catch (e) {
-      unityInput.value = store.state.unityVersion ?? '';
+      control.value = current ?? '';
       actions.fail(/** @type {Error} */ (e).message);
       return;
     }
-    actions.setUnityVersion(v || undefined);
+    commit();
     if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
   }
-  unityInput.addEventListener('change', () => setUnityVersion(unityInput.value));
-
-  // ---- console platform (issue 32): re-opens the files untiling those that do not say theirs --
-  /** @param {string} value */
-  async function setPlatform(value) {
-    let reply;
-    try {
-      reply = await client.call({ op: 'platform', platform: value });
-    } catch (e) {
-      platformSelect.value = store.state.platform ?? '';
-      actions.fail(/** @type {Error} */ (e).message);
-      return;
-    }
-    actions.setPlatform(value || undefined);
-    if (store.state.files.length) await showCatalog(reply.textures, reply.problems).catch(() => {});
-  }
-  platformSelect.addEventListener('change', () => setPlatform(platformSelect.value));
+  unityInput.addEventListener('change', () => {
+    const v = unityInput.value.trim();
+    reopenWith({ op: 'unityVersion', version: v }, unityInput, store.state.unityVersion, () => actions.setUnityVersion(v || undefined));
+  });
+  platformSelect.addEventListener('change', () => {
+    const v = platformSelect.value;
+    reopenWith({ op: 'platform', platform: v }, platformSelect, store.state.platform, () => actions.setPlatform(v || undefined));
+  });
 
   // ---- picking and dropping ---------------------------------------------------------------
   for (const id of ['file-input', 'folder-input']) {
