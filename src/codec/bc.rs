@@ -1,7 +1,6 @@
 //! BC1-BC7. The 8-bit formats (BC1, BC2, BC3, BC4, BC5, BC7) are decoded here, a row of blocks at a
-//! time straight into the image, and so is BC6H (to f32, in bc/bc6h.rs); BC4S/BC5S (float output)
-//! go through bcdec_rs (measured bit-exact against `dds` on random blocks:
-//! shared/notes/crates-and-toolchain.md).
+//! time straight into the image, and so are BC6H (to f32, in bc/bc6h.rs) and BC4S/BC5S (to f32 in
+//! -1..1, bit-exact with bcdec_rs, which decoded them before).
 //!
 //! Why hand-written (issue 3 targets: BC1 >= 2.5 GB/s and BC7 >= 0.7 GB/s of RGBA in Chromium):
 //! bcdec_rs decodes a block into a 64-byte scratch that was then copied into the image, reads BC7
@@ -26,17 +25,19 @@ pub(super) mod bc6h;
 pub(super) fn decode(
     format: PixelFormat,
     w: u32,
-    h: u32,
+    _h: u32,
     data: &[u8],
     img: &mut Image,
 ) -> Result<bool> {
     use PixelFormat::*;
-    let bytes = match format {
-        BC1 | BC4 | BC4S => 8,
-        BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7 => 16,
-        _ => return Ok(false),
-    };
-    let (w, h) = (w as usize, h as usize);
+    if !matches!(
+        format,
+        BC1 | BC4 | BC4S | BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7
+    ) {
+        return Ok(false);
+    }
+    // The height is the image's: every loop below runs over `out`'s rows.
+    let w = w as usize;
     match &mut img.pixels {
         // wasm: simd kernels (src/codec/simd.rs), the scalar code below is their reference.
         #[cfg(target_arch = "wasm32")]
@@ -79,63 +80,97 @@ pub(super) fn decode(
                 bc6h::rows::<false>(w, data, out)
             }
         }
-        Pixels::Rgba32F(out) => {
-            let bw = w.div_ceil(4);
-            let bh = h.div_ceil(4);
-            for by in 0..bh {
-                for bx in 0..bw {
-                    let i = (by * bw + bx) * bytes;
-                    let block = &data[i..i + bytes];
-                    let mut px = [0f32; 64];
-                    match format {
-                        BC4S => {
-                            let mut r = [0f32; 16];
-                            bcdec_rs::bc4_float(block, &mut r, 4, true);
-                            for (t, v) in r.iter().enumerate() {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[*v, 0.0, 0.0, 1.0]);
-                            }
-                        }
-                        BC5S => {
-                            let mut rg = [0f32; 32];
-                            bcdec_rs::bc5_float(block, &mut rg, 8, true);
-                            for t in 0..16 {
-                                px[t * 4..t * 4 + 4].copy_from_slice(&[
-                                    rg[t * 2],
-                                    rg[t * 2 + 1],
-                                    0.0,
-                                    1.0,
-                                ]);
-                            }
-                        }
-                        _ => unreachable!("8-bit formats decode above"),
-                    }
-                    copy_block(out, w, h, bx, by, &px);
-                }
-            }
-        }
+        Pixels::Rgba32F(out) if format == BC4S => rows_f32::<8>(w, data, out, |b| {
+            let r = snorm(b);
+            std::array::from_fn(|l| texels_f32(|t| [r[l * 4 + t], 0.0, 0.0, 1.0]))
+        }),
+        Pixels::Rgba32F(out) => rows_f32::<16>(w, data, out, |b| {
+            let r = snorm(b[..8].try_into().expect("8 bytes"));
+            let g = snorm(b[8..].try_into().expect("8 bytes"));
+            std::array::from_fn(|l| texels_f32(|t| [r[l * 4 + t], g[l * 4 + t], 0.0, 1.0]))
+        }),
         Pixels::Rgba16(_) => unreachable!("no BC format decodes to 16-bit"),
     }
     Ok(true)
 }
 
-/// Copies the visible part of a decoded 4x4 block (RGBA, 16 texels) into the image.
-pub(super) fn copy_block<T: Copy>(
-    out: &mut [T],
+/// A signed BC4 block's (or BC5 channel's) 16 values in -1..1, with bcdec_rs 0.2.1's `bc4_float`
+/// arithmetic step for step (the same f32 operations in the same order, so the same bits:
+/// tests/codec_reference.rs compares every value). Written here because bcdec_rs stores each texel
+/// through a run-time pitch into a scratch block that was then copied texel by texel and again into
+/// the image: through it BC5S ran at 0.76x native in Chromium, the lowest of any format.
+#[inline(always)]
+fn snorm(b: &[u8; 8]) -> [f32; 16] {
+    // -128 clamps to -127 (D3D's SNORM rule), i.e. -1.0.
+    let a0 = (b[0] as i8 as f32 / 127.0).max(-1.0);
+    let a1 = (b[1] as i8 as f32 / 127.0).max(-1.0);
+    let p = if a0 > a1 {
+        [
+            a0,
+            a1,
+            (6.0 * a0 + a1) / 7.0,
+            (5.0 * a0 + 2.0 * a1) / 7.0,
+            (4.0 * a0 + 3.0 * a1) / 7.0,
+            (3.0 * a0 + 4.0 * a1) / 7.0,
+            (2.0 * a0 + 5.0 * a1) / 7.0,
+            (a0 + 6.0 * a1) / 7.0,
+        ]
+    } else {
+        [
+            a0,
+            a1,
+            (4.0 * a0 + a1) / 5.0,
+            (3.0 * a0 + 2.0 * a1) / 5.0,
+            (2.0 * a0 + 3.0 * a1) / 5.0,
+            (a0 + 4.0 * a1) / 5.0,
+            -1.0,
+            1.0,
+        ]
+    };
+    let idx = u64::from_le_bytes(*b) >> 16;
+    std::array::from_fn(|t| p[(idx >> (3 * t)) as usize & 7])
+}
+
+/// One row of 4 RGBA f32 texels, texel `t`'s from `texel(t)`.
+#[inline(always)]
+fn texels_f32(texel: impl Fn(usize) -> [f32; 4]) -> [f32; 16] {
+    let mut row = [0f32; 16];
+    for (t, d) in row.chunks_exact_mut(4).enumerate() {
+        d.copy_from_slice(&texel(t));
+    }
+    row
+}
+
+/// [`rows`] for RGBA f32 images: `block` gives a `B`-byte block's 4 rows of 4 texels, each row one
+/// 16-float copy into the image (clipped at the right and bottom edges).
+#[inline(always)]
+pub(super) fn rows_f32<const B: usize>(
     w: usize,
-    h: usize,
-    bx: usize,
-    by: usize,
-    px: &[T],
+    data: &[u8],
+    out: &mut [f32],
+    block: impl Fn(&[u8; B]) -> [[f32; 16]; 4],
 ) {
-    let x0 = bx * 4;
-    let cols = (w - x0).min(4);
-    for row in 0..4 {
-        let y = by * 4 + row;
-        if y >= h {
-            break;
+    let bw = w.div_ceil(4);
+    let pitch = w * 4;
+    let full = w / 4;
+    for (src, dst) in data.chunks_exact(bw * B).zip(out.chunks_mut(pitch * 4)) {
+        let lines = dst.len() / pitch;
+        // One call of `block` (inlined: one copy of the decoder, which the core wasm module's size
+        // budget needs), whole blocks and clipped ones alike.
+        for (bx, b) in src.chunks_exact(B).enumerate() {
+            let px = block(b.try_into().expect("B bytes"));
+            let o = bx * 16;
+            if lines == 4 && bx < full {
+                for (l, row) in px.iter().enumerate() {
+                    dst[l * pitch + o..l * pitch + o + 16].copy_from_slice(row);
+                }
+            } else {
+                let cols = (w - bx * 4).min(4);
+                for (l, row) in px.iter().enumerate().take(lines) {
+                    dst[l * pitch + o..l * pitch + o + cols * 4].copy_from_slice(&row[..cols * 4]);
+                }
+            }
         }
-        let o = (y * w + x0) * 4;
-        out[o..o + cols * 4].copy_from_slice(&px[row * 16..row * 16 + cols * 4]);
     }
 }
 

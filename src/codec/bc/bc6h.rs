@@ -308,28 +308,7 @@ fn texels<const SIGNED: bool>(v: u128, e: &[[i32; 4]; 4], partition: usize) -> T
 /// its one caller, compiled with simd128 (src/codec/simd.rs), gets it all compiled with it.
 #[inline(always)]
 pub(in crate::codec) fn rows<const SIGNED: bool>(w: usize, data: &[u8], out: &mut [f32]) {
-    let bw = w.div_ceil(4);
-    let pitch = w * 4;
-    let full = w / 4;
-    for (src, dst) in data.chunks_exact(bw * 16).zip(out.chunks_mut(pitch * 4)) {
-        let lines = dst.len() / pitch;
-        // One call of `block` (inlined: one copy of the decoder, which the core wasm module's size
-        // budget needs), whole blocks and clipped ones alike.
-        for (bx, b) in src.chunks_exact(16).enumerate() {
-            let px = block::<SIGNED>(b.try_into().expect("16 bytes"));
-            let o = bx * 16;
-            if lines == 4 && bx < full {
-                for (l, row) in px.iter().enumerate() {
-                    dst[l * pitch + o..l * pitch + o + 16].copy_from_slice(row);
-                }
-            } else {
-                let cols = (w - bx * 4).min(4);
-                for (l, row) in px.iter().enumerate().take(lines) {
-                    dst[l * pitch + o..l * pitch + o + cols * 4].copy_from_slice(&row[..cols * 4]);
-                }
-            }
-        }
-    }
+    super::rows_f32::<16>(w, data, out, block::<SIGNED>)
 }
 
 #[cfg(test)]
