@@ -444,6 +444,13 @@ test('a new deployment: the page says so, a plain reload starts it (its scripts 
   assert.deepEqual(await texels(page), hdr1);
   await allOfBuild(got, '1');
 
+  // A new tab opened meanwhile (a visit, not a reload) does not start it: tab A runs build 1.
+  const other = await context.newPage();
+  await other.goto(url);
+  await other.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  assert.deepEqual([await buildOf(other), await buildOf(page)], ['1', '1']);
+  await other.close();
+
   // A plain reload (as F5) in the only tab starts build 2: its page, its scripts, its wasm.
   got = fetched(page);
   await page.reload();
@@ -590,6 +597,23 @@ test('a failed install (a file missing, the network gone mid-install) leaves the
   await page.reload();
   await loaded(page, '2');
   assert.deepEqual(await ourCaches(page), [v1, v2]);
+
+  // A deployment that changes sw.js alone (same files, so the same cache name) and whose install
+  // fails on a file build 2's cache had lost: build 2's cache keeps everything else it held.
+  const held = (name) => page.evaluate(async (n) => (await (await caches.open(n)).keys()).map((r) => r.url).sort(), name);
+  await page.evaluate(async (n) => (await caches.open(n)).delete(new URL('demos/hdr.json', document.baseURI).href), v2);
+  const before = await held(v2);
+  const swSource = join(root, 'sw-changed.js');
+  writeFileSync(swSource, `${readFileSync(join(ROOT, 'www/sw.js'), 'utf8')}\n// changed alone\n`);
+  assert.equal(`texscope-${writeServiceWorker(dir, swSource, sources.get(dir)).version}`, v2);
+  const hdr = join(dir, 'demos/hdr.json');
+  renameSync(hdr, `${hdr}.away`);
+  t.after(() => { if (existsSync(`${hdr}.away`)) renameSync(`${hdr}.away`, hdr); });
+  await page.reload();
+  assert.equal(await installOutcome(page), 'redundant');
+  assert.deepEqual(await ourCaches(page), [v1, v2]);
+  assert.deepEqual(await held(v2), before, 'build 2 keeps its cache');
+  assert.equal(await buildOf(page), '2');
   assert.deepEqual(problems, []);
 });
 
