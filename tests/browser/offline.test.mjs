@@ -22,13 +22,15 @@
 //   wasm module with other bytes): the page says an update is ready, a plain reload (page.reload,
 //   as F5; then location.reload) in the only tab starts it, and the page, its scripts and every
 //   wasm module loaded after are the new build's (names, and the wasm bytes Playwright reads back);
-//   a demo decodes to the same texels as in build 1; the cache of the build before last is deleted.
+//   a demo decodes to the same texels as in build 1; the cache of the build before last is deleted;
+//   a new tab opened while the update waits (a visit, not a reload) gets the old build.
 // - Two tabs: a reload in either leaves the update waiting; one tab's button starts it there; the
 //   other, left on build 1 under build 2's worker with build 1's files gone from the server, decodes
 //   ASTC with build 1's full module (astcenc's texels) and its button then reloads into build 2.
 // - A failed install: a precached file missing on the first visit (no worker, no cache, the page
 //   works from the network; installs once the file is back), and an update whose transfer of one
-//   file breaks off half-way (build 1 stays, no notice, no build 2 cache; installs once whole).
+//   file breaks off half-way (build 1 stays, no notice, no build 2 cache; installs once whole);
+//   a sw.js-only change (same cache name) failing to install leaves build 2's cache as it was.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync, readdirSync } from 'node:fs';
