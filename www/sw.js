@@ -15,8 +15,9 @@
 //   (a tab still running the last build loads its own files, never this build's) or the network;
 //   nothing else is touched (other origins, and same-origin ?src= files read by range).
 // - Updates: a new build is a new sw.js (its list changed), installed beside the running one; it
-//   waits until the page asks it to take over (www/services/offline.js: the update notice's
-//   button), then keeps its own cache and the previous build's only.
+//   waits until it is told to take over: by the running worker when the only tab reloads (see
+//   `takeOver`), or by the page (www/services/offline.js: the update notice's button). It then keeps
+//   its own cache and that of the build that ran before it; a failed install leaves no cache.
 
 /**
  * @typedef {{ path: string, size: number, sha256: string, lazy?: string }} Entry
@@ -30,8 +31,8 @@
 // of the worker scope it uses are named here with their service worker signatures.
 const sw = /** @type {{
   location: Location,
-  registration: { scope: string },
-  clients: { claim(): Promise<void> },
+  registration: { scope: string, waiting: ServiceWorker | null },
+  clients: { claim(): Promise<void>, matchAll(o: { type: string, includeUncontrolled: boolean }): Promise<readonly unknown[]> },
   skipWaiting(): Promise<void>,
   addEventListener(type: string, fn: (e: any) => void): void,
 }} */ (/** @type {unknown} */ (self));
@@ -48,6 +49,9 @@ const INDEX = new URL('index.html', sw.location.href).href;
 const SCOPE = sw.registration.scope;
 // Vite's output folder for hashed files (vite.config.js: the default build.assetsDir).
 const ASSETS = new URL('assets/', sw.location.href).href;
+// Written into a build's cache when its worker takes over, with the time: the next build keeps the
+// cache of the one that ran last (its tabs may still be open), not merely the newest one made.
+const ACTIVATED = new URL('.texscope-activated', sw.location.href).href;
 
 /** Lowercase hex SHA-256 of `buf`. @param {ArrayBuffer} buf */
 async function sha256(buf) {
@@ -122,34 +126,101 @@ async function page(request) {
   try {
     return await fetch(request);
   } catch (e) {
-    // Offline with an incomplete cache: whatever copy there is beats an error page.
-    const res = await caches.match(INDEX);
+    // Offline with an incomplete cache (a file found damaged since): this build's page still beats
+    // an error page. Never another build's: its scripts name files this worker may not have.
+    const res = await (await caches.open(CACHE)).match(INDEX);
     if (res) return res;
     throw e;
   }
 }
 
+// What the only tab gets when it reloads while a new build waits: a page of its own (no script or
+// style of either build, no icon to fetch) that loads the address again once the new build's
+// worker controls it. The reload cannot be answered with the new build directly: the waiting worker takes over only
+// after this worker has finished every request it is handling, this one included.
+const UPDATING = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Texscope</title>
+<meta name="color-scheme" content="dark light"><link rel="icon" href="data:,"><p style="font:16px system-ui;margin:2em">Updating Texscope…</p>
+<script>
+let done = false;
+const again = () => { if (!done) location.reload(); done = true; };
+navigator.serviceWorker.addEventListener('controllerchange', again);
+navigator.serviceWorker.getRegistration().then((r) => {
+  if (!r?.waiting) again();
+  else r.waiting.addEventListener('statechange', (e) => { if (e.target.state !== 'installed') again(); });
+});
+setTimeout(again, 3000);
+</script>`;
+
+// When this worker first told a waiting one to take over, by the waiting worker: one that has not
+// taken over within TAKE_OVER_MS is given up on (the page's own build is served, its notice offers
+// the update), so a worker that never activates cannot keep the tab updating forever.
+const asked = new WeakMap();
+const TAKE_OVER_MS = 10000;
+
+/**
+ * Starts the waiting build when the page is reloaded in its only tab: tells the waiting worker to
+ * take over and answers with UPDATING, else null. A reload is the request a reload makes
+ * (`cache: 'no-cache'`, as Chromium and Firefox send for F5 and location.reload()); a plain visit
+ * (a new tab, a link) is not, as the tab already open may be the one counted. With another tab of
+ * the page open (controlled or not) the update waits: that tab runs this build, and would be left
+ * with a worker of another build and no way to tell.
+ * @param {Request} request
+ */
+async function takeOver(request) {
+  const waiting = sw.registration.waiting;
+  if (!waiting || waiting.state !== 'installed' || request.cache !== 'no-cache') return null;
+  const tabs = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  if (tabs.length > 1) return null;
+  const first = asked.get(waiting) ?? Date.now();
+  if (Date.now() - first > TAKE_OVER_MS) return null;
+  asked.set(waiting, first);
+  waiting.postMessage({ type: 'skipWaiting' });
+  return new Response(UPDATING, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+}
+
 sw.addEventListener('install', (/** @type {ExtendableEvent} */ e) => {
   if (!PRECACHE.files.length) throw new Error('sw.js without its precache list: build with vite build');
   e.waitUntil((async () => {
+    // A cache of this name already there belongs to a worker with the same list (a deployment that
+    // changed only sw.js itself), which may be the one in charge.
+    const shared = await caches.has(CACHE);
     const cache = await caches.open(CACHE);
     const have = new Set((await cache.keys()).map((r) => r.url));
-    for (const entry of shell) {
-      if (have.has(new URL(entry.path, sw.location.href).href)) continue;
-      // A second try past the HTTP cache, which may hold a copy cut short.
-      if (!(await fromNetwork(entry)).ok && !(await fromNetwork(entry, 'reload')).ok) {
-        throw new Error(`${entry.path} does not match this build's list (size ${entry.size}, SHA-256 ${entry.sha256})`);
+    try {
+      for (const entry of shell) {
+        if (have.has(new URL(entry.path, sw.location.href).href)) continue;
+        // A second try past the HTTP cache, which may hold a copy cut short.
+        if (!(await fromNetwork(entry)).ok && !(await fromNetwork(entry, 'reload')).ok) {
+          throw new Error(`${entry.path} does not match this build's list (size ${entry.size}, SHA-256 ${entry.sha256})`);
+        }
       }
+    } catch (err) {
+      // A file missing, wrong or cut off (the network gone mid-install): this worker is dropped and
+      // the page runs from the network (or the worker in charge). The cache it was filling goes
+      // too, so nothing serves from it and the browser's next try starts afresh; one it shares
+      // keeps what it held before.
+      if (shared) await Promise.all(shell.map((f) => new URL(f.path, sw.location.href).href).filter((u) => !have.has(u)).map((u) => cache.delete(u)));
+      else await caches.delete(CACHE);
+      throw err;
     }
   })());
 });
 
 sw.addEventListener('activate', (/** @type {ExtendableEvent} */ e) => {
   e.waitUntil((async () => {
-    // Keep this build's cache and the newest earlier one (tabs still running that build load their
-    // own files from it); drop the rest. caches.keys() lists caches in the order they were made.
-    const ours = (await caches.keys()).filter((k) => k.startsWith(PREFIX) && k !== CACHE);
-    await Promise.all(ours.slice(0, -1).map((k) => caches.delete(k)));
+    await (await caches.open(CACHE)).put(ACTIVATED, new Response(String(Date.now())));
+    // Keep this build's cache and the one of the build that ran before (tabs still running it load
+    // their own files from it); drop the rest, among them any a failed or replaced install left.
+    // Caches of builds older than the activation mark count as activated in the order made.
+    const earlier = (await caches.keys()).filter((k) => k.startsWith(PREFIX) && k !== CACHE);
+    let keep = earlier[earlier.length - 1];
+    let last = -1;
+    for (const k of earlier) {
+      const mark = await (await caches.open(k)).match(ACTIVATED);
+      const at = mark ? Number(await mark.text()) : -1;
+      if (at > last) [keep, last] = [k, at];
+    }
+    await Promise.all(earlier.filter((k) => k !== keep).map((k) => caches.delete(k)));
     await sw.clients.claim();
   })());
 });
@@ -171,7 +242,9 @@ sw.addEventListener('fetch', (/** @type {FetchEvent} */ e) => {
   const url = new URL(request.url);
   if (url.origin !== sw.location.origin) return; // ?src= URLs: the page's own business
   if (request.mode === 'navigate') {
-    if (url.href.split('?')[0] === SCOPE || url.pathname === new URL(INDEX).pathname) e.respondWith(page(request));
+    if (url.href.split('?')[0] === SCOPE || url.pathname === new URL(INDEX).pathname) {
+      e.respondWith(takeOver(request).catch(() => null).then((res) => res ?? page(request)));
+    }
     return;
   }
   const entry = byUrl.get(url.origin + url.pathname);

@@ -18,8 +18,19 @@
 // - A cached copy cut short (a wasm file whose cache entry is truncated) is dropped and fetched anew.
 // - launchQueue: files handed over as the File Handling API does open together (siblings pair up);
 //   one that cannot be read is named in the error bar.
-// - A new deployment: the page says an update is ready (also on a later load), its Reload button
-//   starts the new build from its own cache, and the cache of the build before last is deleted.
+// - A new deployment (the test's redeploy: every hashed script, style and wasm module renamed, each
+//   wasm module with other bytes): the page says an update is ready, a plain reload (page.reload,
+//   as F5; then location.reload) in the only tab starts it, and the page, its scripts and every
+//   wasm module loaded after are the new build's (names, and the wasm bytes Playwright reads back);
+//   a demo decodes to the same texels as in build 1; the cache of the build before last is deleted;
+//   a new tab opened while the update waits (a visit, not a reload) gets the old build.
+// - Two tabs: a reload in either leaves the update waiting; one tab's button starts it there; the
+//   other, left on build 1 under build 2's worker with build 1's files gone from the server, decodes
+//   ASTC with build 1's full module (astcenc's texels) and its button then reloads into build 2.
+// - A failed install: a precached file missing on the first visit (no worker, no cache, the page
+//   works from the network; installs once the file is back), and an update whose transfer of one
+//   file breaks off half-way (build 1 stays, no notice, no build 2 cache; installs once whole);
+//   a sw.js-only change (same cache name) failing to install leaves build 2's cache as it was.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, renameSync, readdirSync } from 'node:fs';
@@ -27,7 +38,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { serve } from './server.mjs';
+import { serve, cuts } from './server.mjs';
 import { header, fourcc } from './dds-fixtures.mjs';
 import { writeServiceWorker } from '../../scripts/precache.mjs';
 
@@ -74,6 +85,8 @@ async function open(t, url, init) {
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  // Which file a console's "Failed to load resource" was.
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`); });
   await page.goto(url);
   return { context, page, problems };
 }
@@ -155,6 +168,16 @@ function astcDds() {
   return { dds, w, h, want: createHash('sha256').update(all.subarray(8 + nb, 8 + nb + w * h * 4)).digest('hex') };
 }
 
+/** Drops the ASTC 4x4 .dds (the full module decodes it) on `page`; checks its texels against astcenc's. */
+async function astcMatches(page, message) {
+  const astc = astcDds();
+  await drop(page, [['astc4x4.dds', astc.dds]]);
+  await waitState(page, 'ready');
+  await select(page, { texture: 'astc4x4', mip: 0, slice: 0 });
+  const got = await texels(page);
+  assert.deepEqual([got.width, got.height, got.sha256], [astc.w, astc.h, astc.want], message);
+}
+
 const UNITY = SAMPLES && join(SAMPLES, 'unity/liuruihhh_unityrenderer/Build/UnityRenderer_Data');
 const UE58 = SAMPLES && join(SAMPLES, 'unreal/cue4parse-fixtures/UE5_8');
 const UTOC = 'CUE4ParseFixtures-Minimal-Oodle-Windows';
@@ -204,12 +227,7 @@ test('after one visit the page reloads offline, opens every demo and dropped fil
   assert.ok(offline.dds.equals(online.dds), 'the DDS export offline equals the one made online');
 
   // Dropped files of each engine, the full module's among them.
-  const astc = astcDds();
-  await drop(page, [['astc4x4.dds', astc.dds]]);
-  await waitState(page, 'ready');
-  await select(page, { texture: 'astc4x4', mip: 0, slice: 0 });
-  const got = await texels(page);
-  assert.deepEqual([got.width, got.height, got.sha256], [astc.w, astc.h, astc.want], 'ASTC offline equals astcenc');
+  await astcMatches(page, 'ASTC offline equals astcenc');
 
   await drop(page, [['sharedassets0.assets', readFileSync(join(UNITY, 'sharedassets0.assets'))],
     ['sharedassets0.assets.resS', readFileSync(join(UNITY, 'sharedassets0.assets.resS'))]]);
@@ -302,35 +320,153 @@ test('files launched from the operating system open together; an unreadable one 
   assert.deepEqual(problems, []);
 });
 
-/** Makes a new deployment of `dir`: index.html marked `build`, sw.js written with the new list. */
+/**
+ * A wasm module with a custom section `texscope-test-build` holding `build` appended: the same code,
+ * other bytes (a new deployment's module, as a rebuild of changed sources would give).
+ * @param {Buffer} wasm @param {string} build
+ */
+function tagWasm(wasm, build) {
+  const payload = Buffer.concat([Buffer.from([19]), Buffer.from('texscope-test-build'), Buffer.from(build)]);
+  // Section id 0 (custom) and its size, one LEB128 byte each while the payload is under 128 bytes.
+  return Buffer.concat([wasm, Buffer.from([0, payload.length]), payload]);
+}
+
+/** The wasm sources (www/pkg*) each deployment folder's sw.js was written against. */
+const sources = new Map();
+
+/**
+ * Makes a new deployment of `dir` as a rebuild would: index.html marked `build`; every hashed
+ * script, style and wasm module under a new name (`-b<build>` before the extension; each wasm
+ * with other bytes, tagWasm), every reference to them changed, the old names gone from the
+ * server; sw.js written with the new list. Returns the new cache's name.
+ */
 function redeploy(dir, build) {
-  const index = join(dir, 'index.html');
-  const html = readFileSync(index, 'utf8').replace(/<meta name="texscope-test-build"[^>]*>|(?=<\/head>)/, `<meta name="texscope-test-build" content="${build}">`);
-  writeFileSync(index, html);
-  return writeServiceWorker(dir, join(ROOT, 'www/sw.js'), WASM).version;
+  const assets = join(dir, 'assets');
+  const renamed = new Map();
+  for (const name of readdirSync(assets)) {
+    if (/\.(js|css|wasm)$/.test(name)) renamed.set(name, name.replace(/(-b\d+)?\.(js|css|wasm)$/, `-b${build}.$2`));
+  }
+  // The wasm sources of this deployment, tagged as their copies in dist/ are (precache.mjs tells
+  // which module is which by comparing their bytes).
+  const before = sources.get(dir) ?? WASM;
+  const kinds = new Map(Object.entries(before).map(([kind, path]) => [createHash('sha256').update(readFileSync(path)).digest('hex'), kind]));
+  const after = {};
+  for (const [old, name] of renamed) {
+    let body = readFileSync(join(assets, old));
+    if (old.endsWith('.wasm')) {
+      const kind = kinds.get(createHash('sha256').update(body).digest('hex'));
+      body = tagWasm(body, build);
+      after[kind] = join(root, `${name}.${kind}.source`);
+      writeFileSync(after[kind], body);
+    } else {
+      let text = body.toString('utf8');
+      for (const [a, b] of renamed) text = text.replaceAll(a, b);
+      body = Buffer.from(text);
+    }
+    rmSync(join(assets, old));
+    writeFileSync(join(assets, name), body);
+  }
+  sources.set(dir, after);
+  for (const html of ['index.html', 'bench.html']) {
+    let text = readFileSync(join(dir, html), 'utf8');
+    for (const [a, b] of renamed) text = text.replaceAll(a, b);
+    if (html === 'index.html') text = text.replace(/<meta name="texscope-test-build"[^>]*>|(?=<\/head>)/, `<meta name="texscope-test-build" content="${build}">`);
+    writeFileSync(join(dir, html), text);
+  }
+  return `texscope-${writeServiceWorker(dir, join(ROOT, 'www/sw.js'), after).version}`;
 }
 const buildOf = (page) => page.evaluate(() => document.querySelector('meta[name=texscope-test-build]')?.getAttribute('content') ?? '1');
 const ourCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('texscope-')));
+/** The build a hashed file belongs to, by its name ('1' for the first deployment's). */
+const buildOfFile = (url) => /-b(\d+)\.\w+$/.exec(new URL(url).pathname)?.[1] ?? '1';
 
-test('a new deployment: the page says so, Reload starts it from its own cache, old caches go', async (t) => {
+/**
+ * Waits until `page` has loaded build `build` (a reload that starts an update passes through the
+ * worker's "Updating" page, which reloads itself, so the page may change under an evaluate).
+ */
+async function loaded(page, build) {
+  for (const end = Date.now() + TIMEOUT; Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
+    const at = await page.evaluate(() => window.texscope !== undefined && document.readyState === 'complete'
+      && (document.querySelector('meta[name=texscope-test-build]')?.getAttribute('content') ?? '1')).catch(() => false);
+    if (at === build) return;
+  }
+  throw new Error(`timed out waiting for build ${build}`);
+}
+
+/** The scripts, styles and wasm modules `page` and its workers get from now on (url and bytes). */
+function fetched(page) {
+  const got = [];
+  page.on('response', (r) => {
+    if (/\/assets\/[^/]+\.(js|css|wasm)$/.test(new URL(r.url()).pathname)) got.push({ url: r.url(), body: r.body().catch(() => null) });
+  });
+  return got;
+}
+
+/**
+ * Checks that everything in `got` is build `build`'s: the file names, and each wasm module's bytes
+ * end with that build's tag (the first build's are the bytes of www/pkg*). Returns the wasm URLs.
+ */
+async function allOfBuild(got, build) {
+  const wasm = [];
+  const read = [];
+  for (const { url, body } of got) {
+    assert.equal(buildOfFile(url), build, `${url} is build ${build}'s`);
+    if (!url.endsWith('.wasm')) continue;
+    wasm.push(new URL(url).pathname.split('/').pop());
+    const bytes = await body;
+    // A response Playwright could not read back (served from the worker's cache) is named only.
+    if (!bytes) continue;
+    const tail = bytes.subarray(-40).toString('latin1');
+    assert.ok(build === '1' ? !tail.includes('texscope-test-build') : tail.endsWith(`texscope-test-build${build}`), `${url} holds build ${build}'s module`);
+    read.push(wasm[wasm.length - 1]);
+  }
+  return { wasm, read };
+}
+
+test('a new deployment: the page says so, a plain reload starts it (its scripts and wasm), old caches go', async (t) => {
   const { dir, url } = deploy('update');
   const { context, page, problems } = await open(t, url);
   const v1 = await cached(page);
   assert.equal(await buildOf(page), '1');
+  await gotoDemo(page, url, 'hdr');
+  const hdr1 = await texels(page);
 
-  const v2 = `texscope-${redeploy(dir, '2')}`;
+  const v2 = redeploy(dir, '2');
   assert.notEqual(v2, v1);
-  // The next load still runs build 1 (its worker answers) and finds build 2 waiting.
+  // The next load still runs build 1 (its worker answers before the browser has seen build 2) and
+  // finds build 2 waiting.
   await page.reload();
   await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
   assert.equal(await buildOf(page), '1');
   assert.match(await page.textContent('[data-testid=update-notice]'), /A new version of Texscope is ready/);
   await page.screenshot({ path: join(OUT, 'offline-update-notice.png') });
-  await Promise.all([page.waitForEvent('load', { timeout: TIMEOUT }), page.click('[data-testid=update-reload]')]);
-  await page.waitForFunction(() => window.texscope !== undefined, null, { timeout: TIMEOUT });
-  assert.equal(await buildOf(page), '2');
+  // Build 1 still opens a demo: its own scripts and wasm, whose names the server no longer has.
+  let got = fetched(page);
+  await openDemo(page, 'hdr');
+  assert.deepEqual(await texels(page), hdr1);
+  await allOfBuild(got, '1');
+
+  // A new tab opened meanwhile (a visit, not a reload) does not start it: tab A runs build 1.
+  const other = await context.newPage();
+  await other.goto(url);
+  await other.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  assert.deepEqual([await buildOf(other), await buildOf(page)], ['1', '1']);
+  await other.close();
+
+  // A plain reload (as F5) in the only tab starts build 2: its page, its scripts, its wasm.
+  got = fetched(page);
+  await page.reload();
+  await loaded(page, '2');
   assert.equal(await page.isVisible('[data-testid=update-notice]'), false);
   assert.deepEqual(await ourCaches(page), [v1, v2], 'build 2 and the one before it');
+  await openDemo(page, 'hdr');
+  assert.deepEqual(await texels(page), hdr1, 'build 2 decodes the demo as build 1 did');
+  const scripts = await page.evaluate(() => [...document.querySelectorAll('script[src], link[rel=stylesheet], link[rel=modulepreload]')].map((e) => e.src || e.href));
+  assert.ok(scripts.length >= 2);
+  for (const s of scripts) assert.equal(buildOfFile(s), '2', `${s} is build 2's`);
+  const two = await allOfBuild(got, '2');
+  t.diagnostic(`wasm loaded after the reload: ${two.wasm.join(', ')}; bytes checked: ${two.read.join(', ')}`);
+  assert.ok(two.wasm.some((n) => /^texscope_bg-/.test(n)), `the core module was loaded (${two.wasm})`);
 
   // Build 2 from its own cache with the network gone.
   await context.setOffline(true);
@@ -339,20 +475,148 @@ test('a new deployment: the page says so, Reload starts it from its own cache, o
   await openDemo(page, 'hdr');
   await context.setOffline(false);
 
-  // Build 3, found waiting by a later load: the notice again, its button starts it; build 1's
-  // cache is deleted.
-  const v3 = `texscope-${redeploy(dir, '3')}`;
-  await page.reload();
-  await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  // Build 3, found waiting by a later load: the notice again (also on the load after), then the
+  // page's own location.reload() starts it; build 1's cache is deleted.
+  const v3 = redeploy(dir, '3');
   await page.reload();
   await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
   assert.equal(await buildOf(page), '2');
-  await page.click('[data-testid=update-reload]');
-  await page.waitForFunction(() => document.querySelector('meta[name=texscope-test-build]')?.getAttribute('content') === '3', null, { timeout: TIMEOUT });
+  got = fetched(page);
+  await page.evaluate(() => location.reload());
+  await loaded(page, '3');
+  await openDemo(page, 'hdr');
+  assert.deepEqual(await texels(page), hdr1);
+  await allOfBuild(got, '3');
   await poll(page, async (want) => JSON.stringify((await caches.keys()).filter((k) => k.startsWith('texscope-'))) === want,
     JSON.stringify([v2, v3]));
   assert.deepEqual(problems, []);
-  assert.ok(readdirSync(dir).includes('sw.js'));
+});
+
+test('two tabs: a reload does not start the update; the tab left on the old build keeps working from its cache', async (t) => {
+  const { dir, url } = deploy('tabs');
+  const { context, page: a, problems } = await open(t, url);
+  const v1 = await cached(a);
+  const b = await context.newPage();
+  b.on('pageerror', (e) => problems.push(`pageerror (b): ${e.message}`));
+  b.on('console', (m) => { if (m.type() === 'error') problems.push(`console (b): ${m.text()}`); });
+  await b.goto(url);
+  await b.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: TIMEOUT });
+
+  const v2 = redeploy(dir, '2');
+  // Both tabs learn of build 2; reloading either leaves it waiting while the other is open.
+  await a.reload();
+  await a.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  await b.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  await a.reload();
+  await a.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  await b.reload();
+  await b.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  assert.deepEqual([await buildOf(a), await buildOf(b)], ['1', '1']);
+
+  // Tab A's button starts build 2 there; tab B keeps build 1 under build 2's worker.
+  await a.click('[data-testid=update-reload]');
+  await loaded(a, '2');
+  assert.deepEqual(await ourCaches(a), [v1, v2]);
+  await b.waitForFunction(() => navigator.serviceWorker.controller?.state === 'activated', null, { timeout: TIMEOUT });
+  assert.equal(await buildOf(b), '1');
+  assert.equal(await b.isVisible('[data-testid=update-notice]'), true, 'tab B says a reload brings the new build');
+  // With build 1's files gone from the server, B still decodes what needs its full wasm module
+  // (ASTC 4x4: every texel equals ARM astcenc's decode, tests/vectors/gen_astc.py) from build 1's
+  // cache, and only build 1's files.
+  const got = fetched(b);
+  await astcMatches(b, 'ASTC in the old tab equals astcenc');
+  const { wasm } = await allOfBuild(got, '1');
+  assert.ok(wasm.some((n) => /^texscope_bg_relaxed-/.test(n)), `build 1's full module was loaded (${wasm})`);
+  // B's notice button now simply reloads, into build 2.
+  await b.click('[data-testid=update-reload]');
+  await loaded(b, '2');
+  assert.deepEqual(problems, []);
+});
+
+/**
+ * The outcome of the worker's install now running, else of a fresh one (an update check, or a new
+ * registration where the first install failed and the browser dropped it): its final state,
+ * 'redundant' when it failed, 'installed' when it did not (or 'none': no install to be had).
+ */
+function installOutcome(page) {
+  return page.evaluate(async () => {
+    const c = navigator.serviceWorker;
+    const settle = (w) => new Promise((r) => {
+      const f = () => { if (w.state !== 'installing') r(w.state === 'redundant' ? w.state : 'installed'); };
+      w.addEventListener('statechange', f);
+      f();
+    });
+    let reg = await c.getRegistration();
+    if (reg?.installing) return settle(reg.installing);
+    if (reg?.waiting) return 'installed';
+    if (!reg?.active) {
+      reg = await c.register(new URL('sw.js', document.baseURI), { updateViaCache: 'none' });
+      const w = reg.installing ?? reg.waiting ?? reg.active;
+      return w ? settle(w) : 'none';
+    }
+    const found = new Promise((r) => reg.addEventListener('updatefound', () => r(reg.installing), { once: true }));
+    await reg.update().catch(() => {});
+    const w = reg.installing ?? reg.waiting ?? await Promise.race([found, new Promise((r) => setTimeout(() => r(null), 10000))]);
+    return w ? settle(w) : 'none';
+  });
+}
+
+test('a failed install (a file missing, the network gone mid-install) leaves the page on the network or its build, and no cache', async (t) => {
+  // First visit with one precached file missing (404): no worker, no cache; the page works.
+  const { dir, url } = deploy('failed');
+  const icon = join(dir, 'icons/maskable-512.png');
+  renameSync(icon, `${icon}.away`);
+  const { page, problems } = await open(t, url);
+  assert.equal(await installOutcome(page), 'redundant');
+  assert.deepEqual(await ourCaches(page), [], 'the half-filled cache is gone');
+  assert.equal(await page.evaluate(() => navigator.serviceWorker.controller), null);
+  await openDemo(page, 'hdr');
+  assert.equal((await view(page)).texture, 'sky_hdr');
+  // The file back: the next visit installs.
+  renameSync(`${icon}.away`, icon);
+  await page.reload();
+  const v1 = await cached(page);
+
+  // Build 2 whose transfer of one file breaks off half-way (each try): build 1 stays in charge,
+  // no notice, build 2's cache is gone; the page keeps running build 1.
+  const v2 = redeploy(dir, '2');
+  const cut = `/failed/assets/${readdirSync(join(dir, 'assets')).find((n) => /^index-.*\.js$/.test(n))}`;
+  cuts.add(cut);
+  t.after(() => cuts.delete(cut));
+  await page.reload();
+  assert.equal(await installOutcome(page), 'redundant');
+  assert.deepEqual(await ourCaches(page), [v1]);
+  assert.equal(await buildOf(page), '1');
+  assert.equal(await page.isVisible('[data-testid=update-notice]'), false);
+  await page.reload();
+  assert.equal(await buildOf(page), '1');
+  await openDemo(page, 'ue-classic');
+  assert.equal((await view(page)).texture, 'T_Bricks_D');
+  // The network back: the next check installs build 2, the notice shows, a reload starts it.
+  cuts.delete(cut);
+  assert.equal(await installOutcome(page), 'installed');
+  await page.waitForSelector('[data-testid=update-notice]', { state: 'visible', timeout: TIMEOUT });
+  await page.reload();
+  await loaded(page, '2');
+  assert.deepEqual(await ourCaches(page), [v1, v2]);
+
+  // A deployment that changes sw.js alone (same files, so the same cache name) and whose install
+  // fails on a file build 2's cache had lost: build 2's cache keeps everything else it held.
+  const held = (name) => page.evaluate(async (n) => (await (await caches.open(n)).keys()).map((r) => r.url).sort(), name);
+  await page.evaluate(async (n) => (await caches.open(n)).delete(new URL('demos/hdr.json', document.baseURI).href), v2);
+  const before = await held(v2);
+  const swSource = join(root, 'sw-changed.js');
+  writeFileSync(swSource, `${readFileSync(join(ROOT, 'www/sw.js'), 'utf8')}\n// changed alone\n`);
+  assert.equal(`texscope-${writeServiceWorker(dir, swSource, sources.get(dir)).version}`, v2);
+  const hdr = join(dir, 'demos/hdr.json');
+  renameSync(hdr, `${hdr}.away`);
+  t.after(() => { if (existsSync(`${hdr}.away`)) renameSync(`${hdr}.away`, hdr); });
+  await page.reload();
+  assert.equal(await installOutcome(page), 'redundant');
+  assert.deepEqual(await ourCaches(page), [v1, v2]);
+  assert.deepEqual(await held(v2), before, 'build 2 keeps its cache');
+  assert.equal(await buildOf(page), '2');
+  assert.deepEqual(problems, []);
 });
 
 // The file types issue 33 names (Frostbite's: src/frostbite/mod.rs, a header is .res or .texture, a

@@ -11,6 +11,11 @@ const TYPES = {
 
 /** Extra files to serve (path -> bytes), e.g. for open-by-URL tests; set before the request. */
 export const routes = new Map();
+/**
+ * Paths whose transfer breaks off, as when the network drops: the full length is announced, half
+ * the body is sent and the connection is closed.
+ */
+export const cuts = new Set();
 
 export async function serve(root) {
   const server = createServer(async (req, res) => {
@@ -27,6 +32,11 @@ export async function serve(root) {
     }
     try {
       const body = await readFile(file);
+      if (cuts.has(path)) {
+        res.writeHead(200, { 'content-length': body.length });
+        res.write(body.subarray(0, body.length >> 1), () => res.destroy());
+        return;
+      }
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
     } catch {
       res.writeHead(404).end('not found');

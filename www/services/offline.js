@@ -66,14 +66,36 @@ export function createOffline(app) {
   $('error').after(notice);
 
   let applying = false;
-  /** Makes the waiting worker take over, then reloads this page (only this one) into the new build. @param {ServiceWorker} waiting */
+  /**
+   * Makes the waiting worker take over, then reloads this page (only this one) into the new build.
+   * When it took over already (another tab's button, or a reload of the only other tab), this tab
+   * runs an older build under the new worker: a reload is all it takes.
+   * @param {ServiceWorker} waiting
+   */
   function apply(waiting) {
+    if (waiting.state !== 'installed') {
+      location.reload();
+      return;
+    }
     applying = true;
     waiting.postMessage({ type: 'skipWaiting' });
   }
+  // Whether a worker controlled this page before: the first install also takes over (clients.claim)
+  // the page that installed it, which is no update.
+  let controlled = Boolean(container?.controller);
   container?.addEventListener('controllerchange', () => {
-    // Another tab applied the update: this one keeps running its build (its files stay cached).
-    if (applying) location.reload();
+    const was = controlled;
+    controlled = true;
+    if (applying) {
+      location.reload();
+      return;
+    }
+    // Another tab applied the update: this one keeps running its build (the new worker serves it
+    // that build's files from their cache) and says that a reload brings the new one.
+    if (!was) return;
+    status.updateReady = true;
+    notice.hidden = false;
+    reload.onclick = () => location.reload();
   });
 
   /** @param {ServiceWorker} waiting */
@@ -90,10 +112,9 @@ export function createOffline(app) {
     // updateViaCache 'none': the browser asks the server for sw.js itself on every check.
     const reg = await sw.register(new URL(path, document.baseURI), { updateViaCache: 'none' });
     status.registered = true;
-    // An update that was already waiting when this page loaded (a reload does not start it: the
-    // running worker answers the reload; Chromium 156 also left a worker told to take over during
-    // the page's load waiting in 4 of 5 runs, and crashed when the page then reloaded itself, so
-    // the new build starts from the notice's button, on a loaded page).
+    // An update that was already waiting when this page loaded: another tab of the page is open
+    // (the worker in charge starts it when the only tab reloads: www/sw.js takeOver), or the
+    // reload was one that does not start it (a new visit rather than a reload).
     if (reg.waiting && sw.controller) offer(reg.waiting);
     reg.addEventListener('updatefound', () => {
       const w = reg.installing;
