@@ -13,7 +13,7 @@ use std::time::Instant;
 use texscope::io::aes::{AesBench, Mode};
 
 fn best(mib: u32, mode: Mode) -> f64 {
-    let mut b = AesBench::new(mib).expect("MiB is 1..1024");
+    let mut b = AesBench::new(mib).expect("MiB is 1..256");
     let mut best = f64::MAX;
     for _ in 0..5 {
         let t = Instant::now();
