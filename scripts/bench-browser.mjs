@@ -6,6 +6,9 @@
 // native and wasm result). [--no-relaxed] (the full module's SIMD128 build where the browser would
 // load its relaxed-SIMD one, www/wasm-build.js). [--untile] (the untiling benchmark: per console
 // platform and format, untile+decode over decode, the lines `texscope bench --untile` prints).
+// [--aes [--mib N]] (AES-256 ECB and CTR decryption of N MiB, default 64, the lines `texscope bench
+// --aes` prints; with --native BIN --rounds N: per turn BIN's `bench --aes` then the page's, and
+// per mode one JSON line with every turn, the medians over turns and wasm / native).
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -18,7 +21,9 @@ const runs = opt('--runs', '5');
 const formats = opt('--formats', '');
 const native = opt('--native', '');
 const rounds = Number(opt('--rounds', '3'));
-const relaxed = `${args.includes('--no-relaxed') ? '&relaxed=0' : ''}${args.includes('--untile') ? '&untile=1' : ''}`;
+const aes = args.includes('--aes');
+const mib = opt('--mib', '64');
+const relaxed = `${args.includes('--no-relaxed') ? '&relaxed=0' : ''}${args.includes('--untile') ? '&untile=1' : ''}${aes ? `&aes=1&mib=${mib}` : ''}`;
 const root = resolve(import.meta.dirname, '..');
 const server = await serve(resolve(opt('--dist', join(root, 'dist'))));
 const browser = await chromium.launch({
@@ -31,7 +36,34 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage();
-  if (native) {
+  if (native && aes) {
+    // Paired turns: native (a fresh process) then the page, `rounds` times; each side times
+    // AesBench::decrypt `runs` times per mode. The page keeps its module (and V8's compiled code)
+    // across turns, as a user's tab would.
+    await page.goto(`${server.url}bench.html?runs=0${relaxed}`);
+    await page.waitForFunction(() => document.body.dataset.state !== 'running', null, { timeout: 60000 });
+    const turns = [];
+    for (let r = 0; r < rounds; r++) {
+      const out = execFileSync(native, ['bench', '--aes', '--mib', mib, '--runs', runs], { encoding: 'utf8' });
+      const n = out.trim().split('\n').map((l) => JSON.parse(l));
+      const w = await page.evaluate(([m, k]) => window.benchAes(m, k), [Number(mib), Number(runs)]);
+      turns.push({ native: n, wasm: w });
+    }
+    const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+    for (const mode of ['ECB', 'CTR']) {
+      const of = (side) => turns.map((t) => t[side].find((x) => x.aes === mode));
+      const [n, w] = [of('native'), of('wasm')];
+      const bad = [...n, ...w].find((x) => !x || 'error' in x);
+      if (bad) { console.log(JSON.stringify({ aes: mode, error: bad?.error ?? 'missing', turns })); continue; }
+      const [nm, wm] = [median(n.map((x) => x.median)), median(w.map((x) => x.median))];
+      console.log(JSON.stringify({
+        aes: mode, mib: Number(mib), runs: Number(runs), rounds,
+        native_mbps: Number(nm.toFixed(1)), wasm_mbps: Number(wm.toFixed(1)), wasm_over_native: Number((wm / nm).toFixed(3)),
+        same_output: [...n, ...w].every((x) => x.sha1 === n[0].sha1),
+        turns: n.map((x, i) => ({ native: x.median, wasm: Number(w[i].median.toFixed(1)) })),
+      }));
+    }
+  } else if (native) {
     // Paired: per format, native and wasm take turns (`rounds` times), seconds apart, so that a
     // host whose speed drifts over minutes slows both halves of a ratio alike.
     await page.goto(`${server.url}bench.html?side=${side}&formats=none${relaxed}`);

@@ -1,6 +1,6 @@
 // The browser half of the decode benchmark: the same seeded surfaces `texscope bench` decodes
 // (codec::sample), timed here with performance.now(); MB/s of RGBA output, min/median/max of runs.
-import init, { BenchSurface, benchFormats } from './pkg-full/texscope.js';
+import init, { BenchAes, BenchSurface, benchFormats } from './pkg-full/texscope.js';
 import { fullModuleInit } from './wasm-build.js';
 
 const q = new URLSearchParams(location.search);
@@ -132,6 +132,36 @@ function measureUntile(formats, runs) {
   return out;
 }
 
+/** The AES decryption benchmark (?aes=1&mib=64; `texscope bench --aes` natively): per mode (ECB,
+ * CTR), the SHA-1 of a fresh buffer decrypted once (untimed: it also compiles and warms the code),
+ * then `runs` timed decryptions of `mib` MiB of the same seeded bytes through the same Rust
+ * function as native (AesBench::decrypt); MB/s min/median/max, the shape of the native lines.
+ * @param {number} mib @param {number} runs */
+function measureAes(mib, runs) {
+  const out = [];
+  for (const mode of ['ECB', 'CTR']) {
+    /** @type {BenchAes | null} */
+    let b = null;
+    try {
+      const sha1 = BenchAes.digest(mib, mode);
+      b = new BenchAes(mib);
+      const mbps = [];
+      for (let r = 0; r < runs; r++) {
+        const t = performance.now();
+        const mb = b.decrypt(mode);
+        mbps.push(mb / ((performance.now() - t) / 1000));
+      }
+      mbps.sort((x, y) => x - y);
+      out.push({ aes: mode, mib, runs, min: mbps[0], median: mbps[Math.floor(runs / 2)], max: mbps[runs - 1], sha1 });
+    } catch (e) {
+      out.push({ aes: mode, mib, error: String(/** @type {Error} */ (e)?.message ?? e) });
+    } finally {
+      b?.free();
+    }
+  }
+  return out;
+}
+
 async function run() {
   // The full module's build this browser runs (www/wasm-build.js), as the worker picks it;
   // ?relaxed=0 times the SIMD128 build instead.
@@ -140,6 +170,19 @@ async function run() {
   document.body.dataset.wasm = build ? 'relaxed-simd' : 'simd128';
   /** @type {HTMLElement} */ (document.getElementById('setup')).textContent = `${side}x${side}, ${runs} run(s) per format, wasm ${document.body.dataset.wasm}, ${navigator.userAgent}`;
   const results = [];
+  if (q.get('aes')) {
+    // scripts/bench-browser.mjs --aes --native BIN calls it in turns with the native bench.
+    window.benchAes = measureAes;
+    const mib = Number(q.get('mib') || 64);
+    // &runs=0: only set up, for the paired turns.
+    for (const r of q.get('runs') === '0' ? [] : measureAes(mib, runs)) {
+      results.push(r);
+      row([`AES-256 ${r.aes} (${mib} MiB)`, ...('error' in r ? ['n/a', String(r.error).slice(0, 60), ''] : [r.min, r.median, r.max].map((v) => v.toFixed(0)))]);
+    }
+    window.benchResults = results;
+    document.body.dataset.state = 'done';
+    return;
+  }
   if (q.get('untile')) {
     const picked = only ?? ['BC1', 'BC7', 'ASTC_4x4', 'RGBA8'];
     for (const r of measureUntile(picked, runs)) {

@@ -537,6 +537,7 @@ declare global {
     // The bench page (www/bench.js, scripts/bench-browser.mjs).
     benchPrepare?: (formats: string[]) => void;
     benchMeasure?: (format: string, runs: number) => unknown;
+    benchAes?: (mib: number, runs: number) => unknown[];
     benchFormats?: string[];
     benchResults?: unknown[];
     benchError?: string;

@@ -63,6 +63,47 @@ impl BenchSurface {
     }
 }
 
+/// The AES decryption benchmark (bench.html?aes=1, `texscope bench --aes` natively): the page
+/// times `decrypt()`, which runs the same `AesBench::decrypt` as the native bench. Full module
+/// only (the core has no AES).
+#[cfg(feature = "containers")]
+#[wasm_bindgen]
+pub struct BenchAes(crate::io::aes::AesBench);
+
+#[cfg(feature = "containers")]
+fn aes_mode(mode: &str) -> Result<crate::io::aes::Mode, JsError> {
+    crate::io::aes::Mode::from_name(mode)
+        .ok_or_else(|| JsError::new(&format!("unknown AES mode {mode} (ECB or CTR)")))
+}
+
+#[cfg(feature = "containers")]
+#[wasm_bindgen]
+impl BenchAes {
+    /// `mib` MiB of the seeded bytes the native bench decrypts.
+    #[wasm_bindgen(constructor)]
+    pub fn new(mib: u32) -> Result<BenchAes, JsError> {
+        crate::io::aes::AesBench::new(mib)
+            .map(BenchAes)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Decrypts the buffer once in place in `mode` ("ECB" or "CTR"); returns the megabytes done.
+    pub fn decrypt(&mut self, mode: &str) -> Result<f64, JsError> {
+        self.0
+            .decrypt(aes_mode(mode)?)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        std::hint::black_box(self.0.bytes());
+        Ok(self.0.megabytes())
+    }
+
+    /// The SHA-1 (hex) of a fresh `mib` MiB buffer decrypted once in `mode`, as the native bench
+    /// prints it.
+    pub fn digest(mib: u32, mode: &str) -> Result<String, JsError> {
+        crate::io::aes::AesBench::first_digest(mib, aes_mode(mode)?)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+}
+
 /// The same JSON object `texscope fingerprints FILES...` prints: digests of every format decoded
 /// from seeded random blocks, plus one per reference-vector file given as (names, contents).
 #[wasm_bindgen(js_name = codecFingerprints)]

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { initSync, codecFingerprints, benchFormats } from '../../www/pkg-full/texscope.js';
+import { initSync, codecFingerprints, benchFormats, BenchAes } from '../../www/pkg-full/texscope.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -61,4 +61,20 @@ test('the relaxed-SIMD build of the full module decodes like native too', () => 
   const differ = Object.keys(native).filter((k) => native[k] !== relaxed[k]);
   assert.deepEqual(differ, [], `differ between the relaxed-SIMD build and native: ${differ.map((k) => `${k}: native ${native[k]}, wasm ${relaxed[k]}`).join('; ')}`);
   assert.deepEqual(Object.keys(relaxed).sort(), Object.keys(native).sort());
+});
+
+// The AES benchmark's decryption (io::aes::AesBench, bench.html?aes=1) in the full module against
+// the native build's: the SHA-1 of 1 MiB of its seeded bytes decrypted once in ECB and in CTR, as
+// `texscope bench --aes` prints it. The native function itself is checked in src/io/aes.rs
+// against the `aes` block cipher used directly and FIPS-197.
+test('wasm32 and native decrypt the AES benchmark identically (ECB and CTR)', () => {
+  initSync({ module: readFileSync(join(ROOT, 'www/pkg-full/texscope_bg.wasm')) });
+  const native = execFileSync('cargo', ['run', '--quiet', '--bin', 'texscope', '--', 'bench', '--aes', '--mib', '1', '--runs', '1'],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(native.map((r) => r.aes), ['ECB', 'CTR']);
+  for (const r of native) {
+    assert.match(r.sha1, /^[0-9a-f]{40}$/);
+    assert.equal(BenchAes.digest(1, r.aes), r.sha1, `${r.aes}: wasm and native differ`);
+  }
+  assert.notEqual(native[0].sha1, native[1].sha1);
 });

@@ -16,6 +16,11 @@ pub const USAGE: &str = "  texscope bench [--side N] [--runs N] [--format NAME].
                                BC7, ASTC_4x4, RGBA8): median ms of decoding the NxN surface stored
                                linear, and of untiling + decoding it stored as that platform's
                                Unreal cook lays it out, in turns; ratio = untile+decode / decode
+  texscope bench --aes [--mib N] [--runs N]
+                               AES-256 decryption of N MiB (default 64) of seeded bytes as a
+                               container read does (64 KiB pieces): one JSON line each for ECB and
+                               CTR with MB/s (min, median, max over the runs) and the SHA-1 of the
+                               first decryption (the page's bench.html?aes=1 times the same code)
   texscope fingerprints [VECTOR_FILE...]
                                one JSON object: the digest of every format decoded from seeded
                                random blocks, and of each tests/vectors file given";
@@ -38,7 +43,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
 
 fn bench(args: &[String]) -> Result<(), String> {
     let (mut side, mut runs, mut picked) = (2048u32, 5usize, Vec::new());
-    let mut untile = false;
+    let (mut untile, mut aes, mut mib) = (false, false, 64u32);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().ok_or(format!("{flag} needs a value"));
@@ -58,11 +63,20 @@ fn bench(args: &[String]) -> Result<(), String> {
                 picked.push(PixelFormat::from_name(n).ok_or(format!("unknown format {n}"))?);
             }
             "--untile" => untile = true,
+            "--aes" => aes = true,
+            "--mib" => {
+                mib = value("--mib")?
+                    .parse()
+                    .map_err(|_| "--mib needs a number")?
+            }
             other => return Err(format!("bench: unknown argument {other}")),
         }
     }
     if side == 0 || side > 8192 || runs == 0 {
         return Err("bench: --side is 1..8192 and --runs at least 1".into());
+    }
+    if aes {
+        return bench_aes(mib, runs);
     }
     if untile {
         bench_untile(side, runs, &picked);
@@ -181,6 +195,39 @@ fn bench_untile(side: u32, runs: usize, picked: &[PixelFormat]) {
             );
         }
     }
+}
+
+/// `bench --aes`: one JSON line per mode. The timed work is `AesBench::decrypt`, the function the
+/// page's `BenchAes` runs in wasm.
+#[cfg(feature = "containers")]
+fn bench_aes(mib: u32, runs: usize) -> Result<(), String> {
+    use texscope::io::aes::{AesBench, Mode};
+    for mode in Mode::ALL {
+        // Untimed: the first decryption (page faults of the buffer) gives the digest.
+        let sha1 = AesBench::first_digest(mib, mode).map_err(|e| e.to_string())?;
+        let mut b = AesBench::new(mib).map_err(|e| e.to_string())?;
+        let mut mbps = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let t = Instant::now();
+            b.decrypt(mode).map_err(|e| e.to_string())?;
+            mbps.push(b.megabytes() / t.elapsed().as_secs_f64());
+        }
+        std::hint::black_box(b.bytes());
+        mbps.sort_by(f64::total_cmp);
+        println!(
+            "{{\"aes\":\"{}\",\"mib\":{mib},\"runs\":{runs},\"min\":{:.1},\"median\":{:.1},\"max\":{:.1},\"sha1\":\"{sha1}\"}}",
+            mode.name(),
+            mbps[0],
+            mbps[runs / 2],
+            mbps[runs - 1]
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "containers"))]
+fn bench_aes(_mib: u32, _runs: usize) -> Result<(), String> {
+    Err("bench --aes needs the `containers` feature".into())
 }
 
 fn fingerprints(files: &[String]) -> Result<(), String> {
