@@ -7,7 +7,7 @@
 //!
 //! The sizes are computed here (u64, checked: they come from files) so that the first wasm module,
 //! which leaves the untiler out, can still lay out a Switch texture's mips; the byte shuffling
-//! itself is the `tegra_swizzle` crate (feature `tiling-switch`), given the same block height.
+//! (feature `tiling-switch`) is written here too, held to the `tegra_swizzle` crate by the tests.
 
 use super::PixelFormat;
 use crate::io::{Error, Limits, Result};
@@ -127,25 +127,72 @@ pub fn untile(
     deswizzle(&g, tiled, level)
 }
 
+/// Untiles row by row of the output: each output row is written front to back in 64-byte
+/// pieces (one cache line, one GOB's row), each made of four 16-byte copies whose size is known
+/// at compile time, read from the GOB's row pattern ([`gob_row`]). Written here rather than
+/// calling `tegra_swizzle` (kept as a dev-dependency: the tests compare this with it) because it
+/// measured faster in the same run, natively and in wasm: see examples/bench_untile.rs and
+/// docs/benchmarks.md ("Untiling console surfaces").
 #[cfg(feature = "tiling-switch")]
 fn deswizzle(g: &Geometry, tiled: &[u8], level: u32) -> Result<Vec<u8>> {
-    use tegra_swizzle::{swizzle::deswizzle_block_linear, BlockHeight};
-    // Every value fits u32: `stored` (which is at most the bytes read) bounds blocks_x times
-    // bytes_per_block and blocks_y, and the linear size passed the allocation limit.
-    let fits = |v: u64| u32::try_from(v).ok();
-    let (Some(bx), Some(by), Some(bpp), Some(bh)) = (
-        fits(g.blocks_x),
+    // `stored` (at most the bytes read, checked by the caller) bounds the row bytes and the
+    // rows, and the linear size passed the allocation limit, so these fit usize even on wasm32.
+    let fits = |v: u64| usize::try_from(v).ok();
+    let (Some(row), Some(rows)) = (
+        g.blocks_x.checked_mul(g.bytes_per_block).and_then(fits),
         fits(g.blocks_y),
-        fits(g.bytes_per_block),
-        BlockHeight::new(g.block_height),
     ) else {
         return Err(Error::limit(format!(
             "mip {level}: a block-linear surface of {}x{} blocks is too large",
             g.blocks_x, g.blocks_y
         )));
     };
-    deswizzle_block_linear(bx, by, 1, tiled, bh, bpp)
-        .map_err(|e| Error::malformed(format!("mip {level}: block-linear untiling failed: {e:?}")))
+    let mut out = vec![0u8; row * rows];
+    if out.is_empty() {
+        return Ok(out);
+    }
+    let (gob_w, gob_h, gob_size) = (GOB_WIDTH as usize, GOB_HEIGHT as usize, GOB_SIZE as usize);
+    let bh = g.block_height as usize;
+    // Blocks are one GOB wide and `bh` GOBs high, left to right then down; inside a block its
+    // GOBs run top to bottom (the order `geometry` sizes).
+    let block_bytes = bh * gob_size;
+    let row_of_blocks = row.div_ceil(gob_w) * block_bytes;
+    let whole_gobs = row / gob_w;
+    for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
+        let base = (y / (gob_h * bh)) * row_of_blocks + (y / gob_h % bh) * gob_size;
+        let r = y % gob_h;
+        let gob = |gx: usize| -> &[u8; 512] {
+            tiled[base + gx * block_bytes..][..512]
+                .try_into()
+                .expect("512 bytes")
+        };
+        let mut pieces = dst_row.chunks_exact_mut(gob_w);
+        for (gx, dst) in (&mut pieces).enumerate() {
+            gob_row(dst.try_into().expect("64 bytes"), gob(gx), r);
+        }
+        // A row that ends inside a GOB: that GOB's row, clipped.
+        let rest = pieces.into_remainder();
+        if !rest.is_empty() {
+            let mut line = [0u8; 64];
+            gob_row(&mut line, gob(whole_gobs), r);
+            let n = rest.len();
+            rest.copy_from_slice(&line[..n]);
+        }
+    }
+    Ok(out)
+}
+
+/// Row `r` of a GOB: four 16-byte pieces. A byte (x, y) of a GOB is at
+/// `(x / 32) * 256 + (y / 2) * 64 + (x % 32 / 16) * 32 + (y % 2) * 16 + x % 16` (Tegra X1 TRM
+/// v1.3, the GOB address example; the same formula as `tegra_swizzle`'s `gob_offset`).
+#[cfg(feature = "tiling-switch")]
+#[inline(always)]
+fn gob_row(dst: &mut [u8; 64], gob: &[u8; 512], r: usize) {
+    let s = (r / 2) * 64 + (r % 2) * 16;
+    for (k, piece) in [0, 32, 256, 288].into_iter().enumerate() {
+        let src: &[u8; 16] = gob[s + piece..][..16].try_into().expect("16 bytes");
+        dst[k * 16..][..16].copy_from_slice(src);
+    }
 }
 
 #[cfg(not(feature = "tiling-switch"))]
@@ -214,6 +261,66 @@ mod tests {
                 "{rows}"
             );
         }
+    }
+
+    /// Our untiler against `tegra_swizzle::swizzle::deswizzle_block_linear` (an independent
+    /// implementation of the same TRM layout) on the same random tiled bytes: formats of 1 to
+    /// 16 bytes a block, sizes that fill whole GOBs and sizes that end inside one (right and
+    /// bottom edges, 1x1), every mip-0 block height and the block height of mips 1 to 4.
+    #[cfg(feature = "tiling-switch")]
+    #[test]
+    fn untile_matches_the_crate() {
+        use tegra_swizzle::{swizzle::deswizzle_block_linear, BlockHeight};
+        let formats = [
+            PixelFormat::R8,
+            PixelFormat::RG8,
+            PixelFormat::RGBA8,
+            PixelFormat::BC1,
+            PixelFormat::BC7,
+            PixelFormat::RGBA16F,
+            PixelFormat::ASTC {
+                w: 5,
+                h: 4,
+                hdr: false,
+            },
+        ];
+        let (mut seed, mut checked) = (0, 0);
+        for f in formats {
+            for &(w, h) in &[
+                (1, 1),
+                (7, 3),
+                (16, 16),
+                (64, 64),
+                (100, 37),
+                (129, 257),
+                (333, 1),
+                (1, 300),
+                (512, 96),
+            ] {
+                for &bh0 in &BLOCK_HEIGHTS {
+                    for level in 0..5 {
+                        let (mw, mh) = ((w >> level).max(1), (h >> level).max(1));
+                        let g = geometry(f, level, mw, mh, bh0).unwrap();
+                        seed += 1;
+                        let tiled = crate::codec::sample::random_bytes(g.stored as usize, seed);
+                        let ours =
+                            untile(f, level, mw, mh, bh0, &tiled, &Limits::default()).unwrap();
+                        let theirs = deswizzle_block_linear(
+                            g.blocks_x as u32,
+                            g.blocks_y as u32,
+                            1,
+                            &tiled,
+                            BlockHeight::new(g.block_height).unwrap(),
+                            g.bytes_per_block as u32,
+                        )
+                        .unwrap();
+                        assert!(ours == theirs, "{f:?} {mw}x{mh} bh0 {bh0} mip {level}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 7 * 9 * 6 * 5);
     }
 
     #[test]
