@@ -575,7 +575,35 @@ impl Catalog {
             return self.decode_tiles(tex, mip, slice, None).map(|v| v.image);
         }
         let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
+        // The first wasm module has no untiler, hence no tiled surface (`cfg!` leaves this out).
+        if cfg!(feature = "gnf") && !t.tiling.is_linear() {
+            return self.decode_untiled(tex, bytes, w, h, opts);
+        }
         self.decode_read(tex, &bytes, w, h, opts)
+    }
+
+    /// [`Catalog::decode_read`] of a tiled texture's surface as [`Catalog::read_surface`] untiled
+    /// it, handed over: an RGBA8 surface's untiled bytes become the image as they are
+    /// ([`codec::decode_surface_owned`]) instead of being copied once more.
+    /// A build without untilers ([`codec::tiling`]) has no tiled surface: it decodes the bytes
+    /// as [`Catalog::decode_read`] does.
+    pub fn decode_untiled(
+        &self,
+        tex: usize,
+        bytes: Vec<u8>,
+        w: u32,
+        h: u32,
+        opts: DecodeOptions,
+    ) -> Result<Image> {
+        #[cfg(not(feature = "gnf"))]
+        return self.decode_read(tex, &bytes, w, h, opts);
+        #[cfg(feature = "gnf")]
+        {
+            let t = self.texture(tex)?;
+            let img = codec::decode_surface_owned(t.format, w, h, bytes, &self.options.limits)
+                .map_err(|e| e.in_file(&t.file))?;
+            Ok(rows_as_asked(t, img, opts))
+        }
     }
 
     /// Decodes a `w` x `h` surface of texture `tex` from `bytes` as [`Catalog::read_surface`]
@@ -590,12 +618,9 @@ impl Catalog {
         opts: DecodeOptions,
     ) -> Result<Image> {
         let t = self.texture(tex)?;
-        let mut img = decode_surface(t.format, w, h, bytes, &self.options.limits)
+        let img = decode_surface(t.format, w, h, bytes, &self.options.limits)
             .map_err(|e| e.in_file(&t.file))?;
-        if t.rows == RowOrder::BottomFirst && !opts.as_stored {
-            img.flip_rows();
-        }
-        Ok(img)
+        Ok(rows_as_asked(t, img, opts))
     }
 
     /// The tile grid of one mip and layer of a virtual texture, row by row, for an overlay: per
@@ -650,4 +675,12 @@ impl Catalog {
         )
         .map_err(|e| e.in_file(&t.file))
     }
+}
+
+/// A decoded image with its rows top first, unless the caller asked for them as stored.
+fn rows_as_asked(t: &Texture, mut img: Image, opts: DecodeOptions) -> Image {
+    if t.rows == RowOrder::BottomFirst && !opts.as_stored {
+        img.flip_rows();
+    }
+    img
 }

@@ -96,6 +96,12 @@ fn ps4_files_equal_their_sources() {
             },
             "{file}"
         );
+        // The layout assumed for an Unreal PS4 cook states the pitch as these descriptors do.
+        assert_eq!(
+            texscope::unreal::console_tiling(Platform::Ps4, t.format, t.width, t.height, 1),
+            t.tiling,
+            "{file}"
+        );
         let layout = &t.metadata.iter().find(|(k, _)| k == "layout").unwrap().1;
         assert_eq!(layout, &format!("PS4 GCN 1D thin, pitch {pitch}"), "{file}");
         let (w, h, got) = rgba8(&cat, 0);
@@ -107,6 +113,53 @@ fn ps4_files_equal_their_sources() {
             d <= tolerance,
             "{file}: largest difference {d}, allowed {tolerance}"
         );
+    }
+}
+
+/// The layout assumed for an Unreal PS4 cook of a block-compressed format (pitch in texels, as
+/// the descriptor states it) untiles a surface written by the textbook 1D-thin formula (element
+/// (x, y) at micro-tile `(y/8) * pitch/8 + x/8`, index `morton(x%8, y%8)`, pitch in blocks;
+/// addrlib's `ADDR_TM_1D_TILED_THIN1`). Before, the layout stated the pitch in blocks, which the
+/// untiler read as texels: every BC texture of a PS4 cook failed ("pitch less than the width").
+#[test]
+fn unreal_ps4_layout_of_block_formats() {
+    use texscope::codec::{tiling, PixelFormat};
+    for (format, w, h) in [
+        (PixelFormat::BC1, 338, 200),
+        (PixelFormat::BC7, 2048, 64),
+        (PixelFormat::BC1, 4, 4),
+    ] {
+        let t = texscope::unreal::console_tiling(Platform::Ps4, format, w, h, 1);
+        let b = format.block();
+        let (ew, eh, bpe) = (
+            w.div_ceil(b.width) as usize,
+            h.div_ceil(b.height) as usize,
+            b.bytes as usize,
+        );
+        let pitch = ew.next_multiple_of(8);
+        let size = tiling::stored_size(t, format, 0, w, h).unwrap() as usize;
+        assert_eq!(
+            size,
+            pitch * eh.next_multiple_of(8) * bpe,
+            "{format:?} {w}x{h}"
+        );
+        let mut tiled = vec![0u8; size];
+        let mut want = Vec::new();
+        for y in 0..eh {
+            for x in 0..ew {
+                let v: Vec<u8> = (0..bpe).map(|i| (x * 7 + y * 13 + i) as u8).collect();
+                want.extend_from_slice(&v);
+                let mut m = 0;
+                for k in 0..3 {
+                    m |= (((x % 8) >> k) & 1) << (2 * k);
+                    m |= (((y % 8) >> k) & 1) << (2 * k + 1);
+                }
+                let at = ((y / 8) * (pitch / 8) + x / 8) * 64 * bpe + m * bpe;
+                tiled[at..at + bpe].copy_from_slice(&v);
+            }
+        }
+        let got = tiling::untile(t, format, 0, w, h, &tiled, &Default::default()).unwrap();
+        assert!(got == want, "{format:?} {w}x{h}");
     }
 }
 

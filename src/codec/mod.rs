@@ -545,6 +545,35 @@ impl Image {
     }
 }
 
+/// [`decode_surface`] of blocks the caller hands over: the untiled surface of a console layout,
+/// which `tiling::untile` has just written. RGBA8's decode is a copy, so its untiled bytes
+/// become the image's pixels as they are: the untiler writes them once, straight into the
+/// output, instead of untiling into a buffer that the decode then copies (that copy cost as much
+/// as a linear surface's whole decode: docs/benchmarks.md, "Untiling console surfaces"). Other
+/// formats decode from the blocks as usual.
+#[cfg(feature = "gnf")]
+pub fn decode_surface_owned(
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    mut data: Vec<u8>,
+    limits: &Limits,
+) -> Result<Image> {
+    if format == PixelFormat::RGBA8 {
+        limits.check_dims(w, h, 1)?;
+        let n = Image::checked_len(w, h, Precision::Unorm8, limits)?;
+        if data.len() >= n {
+            data.truncate(n);
+            return Ok(Image {
+                width: w,
+                height: h,
+                pixels: Pixels::Rgba8(data),
+            });
+        }
+    }
+    decode_surface(format, w, h, &data, limits)
+}
+
 /// Decodes one `w` x `h` image of `format` from `data` (which must hold at least
 /// `format.surface_size(w, h)` bytes; extra bytes are ignored).
 pub fn decode_surface(
@@ -604,6 +633,31 @@ pub fn decode_surface(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The handed-over decode gives what `decode_surface` gives from the same bytes (RGBA8,
+    /// whose pixels are the bytes, with a longer buffer too; BC1 and RGB8, decoded as usual),
+    /// and a short RGBA8 buffer is the same truncation error.
+    #[cfg(feature = "gnf")]
+    #[test]
+    fn owned_decode_equals_borrowed() {
+        let limits = Limits::default();
+        for (f, w, h) in [
+            (PixelFormat::RGBA8, 13, 7),
+            (PixelFormat::BC1, 13, 7),
+            (PixelFormat::RGB8, 5, 3),
+        ] {
+            let n = f.surface_size(w, h) as usize;
+            let data: Vec<u8> = (0..n + 9).map(|i| (i * 37 % 251) as u8).collect();
+            let want = decode_surface(f, w, h, &data, &limits).unwrap();
+            let got = decode_surface_owned(f, w, h, data.clone(), &limits).unwrap();
+            assert_eq!((got.width, got.height), (want.width, want.height));
+            assert!(got.pixels == want.pixels, "{f:?}");
+        }
+        let short = vec![0u8; 13 * 7 * 4 - 1];
+        let want = decode_surface(PixelFormat::RGBA8, 13, 7, &short, &limits).unwrap_err();
+        let got = decode_surface_owned(PixelFormat::RGBA8, 13, 7, short, &limits).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string());
+    }
 
     #[test]
     fn names_round_trip() {

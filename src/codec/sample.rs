@@ -340,6 +340,10 @@ impl Surface {
             return decode_surface(f, w, w, &self.data, &limits);
         }
         let linear = tiling::untile(self.tiling, f, 0, w, w, &self.data, &limits)?;
+        // As Catalog::decode does with a tiled surface: the untiled blocks handed over.
+        #[cfg(feature = "gnf")]
+        return super::decode_surface_owned(f, w, w, linear, &limits);
+        #[cfg(not(feature = "gnf"))]
         decode_surface(f, w, w, &linear, &limits)
     }
 

@@ -480,9 +480,10 @@ pub fn console_tiling(
                 (h as u64).div_ceil(b.height as u64),
             ),
         },
+        // The descriptor's pitch is in texels (gcn::Surface divides it by the block width).
         Platform::Ps4 => Tiling::Gcn {
             tile_mode: 13,
-            pitch: w.div_ceil(b.width).next_multiple_of(8),
+            pitch: w.div_ceil(b.width).next_multiple_of(8) * b.width,
         },
         Platform::Ps5 => {
             // The chain decides which small levels share the mip tail (GFX10 places them

@@ -596,25 +596,37 @@ impl Session {
         let opts = DecodeOptions::default();
         let virt = self.virtual_texture(tex)?.is_some();
         let t0 = now();
-        let (img, bytes) = if virt {
+        let (img, read, bytes) = if virt {
             // As Catalog::decode does for a virtual texture: every tile of the mip.
             let v = self.catalog.decode_tiles(tex, mip, slice, None);
-            (v.map_err(decode_error)?.image, None)
+            (v.map_err(decode_error)?.image, t0, None)
         } else {
             let (bytes, w, h) = self
                 .catalog
                 .read_surface(tex, mip, slice)
                 .map_err(decode_error)?;
             let read = now();
-            let img = self.catalog.decode_read(tex, &bytes, w, h, opts);
-            (img.map_err(decode_error)?, Some((read, bytes)))
+            // A tiled surface whose stored bytes are not asked for is handed over, so an RGBA8
+            // one becomes the image without another copy (Catalog::decode_untiled). The first
+            // module has no untiler: `cfg!` leaves the branch out of it.
+            let tiled = || {
+                self.catalog
+                    .texture(tex)
+                    .is_ok_and(|t| !t.tiling.is_linear())
+            };
+            if cfg!(feature = "gnf") && stored != Some(true) && tiled() {
+                let img = self.catalog.decode_untiled(tex, bytes, w, h, opts);
+                (img.map_err(decode_error)?, read, None)
+            } else {
+                let img = self.catalog.decode_read(tex, &bytes, w, h, opts);
+                (img.map_err(decode_error)?, read, Some(bytes))
+            }
         };
         let t1 = now();
         let out = image_object(&img, &[])?;
         drop(img);
-        let read = bytes.as_ref().map_or(t0, |b| b.0);
         let stored = match bytes {
-            Some((_, b)) if stored == Some(true) => js_sys::Uint8Array::from(&b[..]).into(),
+            Some(b) if stored == Some(true) => js_sys::Uint8Array::from(&b[..]).into(),
             _ => JsValue::NULL,
         };
         let stages = [read - t0, t1 - read, now() - t1];

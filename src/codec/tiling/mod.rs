@@ -36,7 +36,8 @@ pub enum Tiling {
     /// high (1, 2, 4, 8, 16 or 32) into blocks, for mip 0.
     BlockLinear { block_height: u32 },
     /// AMD GCN (PS4) tile mode (the `TileMode` index of the texture descriptor) and mip 0's
-    /// pitch in elements.
+    /// pitch in texels, as the descriptor states it (`gcn::Surface` divides it by the block
+    /// width).
     Gcn { tile_mode: u32, pitch: u32 },
     /// AMD RDNA (PS5) swizzle mode (`SW_*` index of the texture descriptor) and the first mip
     /// level stored in the chain's mip tail (the mip count when none is: [`rdna::chain`]), which
