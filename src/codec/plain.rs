@@ -80,7 +80,7 @@ pub(super) fn decode(
             RGBA32F => map::<16, _>(out, data, |t| {
                 [f32le(&t, 0), f32le(&t, 4), f32le(&t, 8), f32le(&t, 12)]
             }),
-            RGB9E5 => map::<4, _>(out, data, |t| rgb9e5(u32::from_le_bytes(t))),
+            RGB9E5 => rgb9e5_rows(out, data),
             RG11B10F => map::<4, _>(out, data, |t| {
                 let v = u32::from_le_bytes(t);
                 [
@@ -298,6 +298,15 @@ fn rgb9e5(v: u32) -> [f32; 4] {
         ((v >> 18) & 0x1ff) as f32 * scale,
         1.0,
     ]
+}
+
+/// [`map`] of RGB9E5, in wasm compiled with simd128 so that LLVM vectorises it as it does natively
+/// with SSE2 (the module is built without simd128 as a whole: README "Decode benchmark"). Scalar,
+/// it ran at 0.56-0.59x native in Chromium (2026-12-06), the lowest of any format; simd128 on all of
+/// `decode` would have taken the core module 950 B gzipped over its budget.
+#[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
+fn rgb9e5_rows(out: &mut [f32], data: &[u8]) {
+    map::<4, _>(out, data, |t| rgb9e5(u32::from_le_bytes(t)))
 }
 
 /// An unsigned float with a 5-bit exponent (bias 15) and `mbits` mantissa bits (R11G11B10F).
