@@ -301,7 +301,7 @@ fn rgb9e5(v: u32) -> [f32; 4] {
 }
 
 /// [`map`] of RGB9E5, in wasm compiled with simd128 so that LLVM vectorises it as it does natively
-/// with SSE2 (the module is built without simd128 as a whole: README "Decode benchmark"). Scalar,
+/// with SSE2 (the module is built without simd128 as a whole, see scripts/build-wasm.sh). Scalar,
 /// it ran at 0.56-0.59x native in Chromium (2026-12-06), the lowest of any format; simd128 on all of
 /// `decode` would have taken the core module 950 B gzipped over its budget.
 #[cfg_attr(target_arch = "wasm32", target_feature(enable = "simd128"))]
