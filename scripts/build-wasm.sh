@@ -19,8 +19,8 @@ export PATH="$HOME/.cache/texscope/bin:$HOME/.cargo/bin:$PATH"
 build() {
   local out=$1
   shift
-  # No module-wide `-C target-feature=+simd128`: measured no faster on the decoders (README "Decode
-  # benchmark"); the hot decode loops enable it per function instead (src/codec/simd.rs).
+  # No module-wide `-C target-feature=+simd128`: measured no faster on the decoders
+  # (docs/benchmarks.md, "Decode benchmark"); the hot decode loops enable it per function instead (src/codec/simd.rs).
   # Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
   # ~118 KB gzipped; the page names brotli files as such.
   cargo build --release --lib --target wasm32-unknown-unknown --no-default-features "$@"
