@@ -20,7 +20,8 @@ build() {
   local out=$1
   shift
   # No module-wide `-C target-feature=+simd128`: measured no faster on the decoders
-  # (docs/benchmarks.md, "Decode benchmark"); the hot decode loops enable it per function instead (src/codec/simd.rs).
+  # (docs/benchmarks.md, "Decode benchmark"); the hot decode loops enable it per function instead
+  # (src/codec/simd.rs, and RGB9E5's loop in src/codec/plain.rs).
   # Without default features: the `brotli` feature's decoder (mostly its dictionary) would add
   # ~118 KB gzipped; the page names brotli files as such.
   cargo build --release --lib --target wasm32-unknown-unknown --no-default-features "$@"
