@@ -271,7 +271,7 @@ impl BlockRows for [[u8; 16]; 4] {
 /// A BC1 colour block (also the colour half of BC2/BC3, which always use four colours:
 /// `four`). Palette arithmetic of bcdec_rs (see the module comment): 5/6-bit endpoints expanded with
 /// rounding, thirds and halves rounded from the 5/6-bit sums.
-#[cfg(not(target_arch = "wasm32"))] // wasm: simd::colour8 / colour_alpha
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Colour / ColourAlpha
 #[inline(always)]
 fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
     let pal = bc1_palette(b, four);
@@ -280,8 +280,9 @@ fn bc1(b: &[u8; 8], four: bool) -> [u32; 16] {
 }
 
 /// The four colours of a BC1 block (little-endian RGBA u32), as [`bc1`] picks them.
+#[cfg(not(target_arch = "wasm32"))] // wasm: simd::Bc1Palette, the same arithmetic in vectors
 #[inline(always)]
-pub(super) fn bc1_palette(b: &[u8; 8], four: bool) -> [u32; 4] {
+fn bc1_palette(b: &[u8; 8], four: bool) -> [u32; 4] {
     let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
     let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
     let (r0, g0, b0) = (c0 >> 11, (c0 >> 5) & 63, c0 & 31);

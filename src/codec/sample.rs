@@ -83,7 +83,37 @@ pub fn fingerprints() -> Vec<(String, String)> {
             out.push((format!("{} {w}x{h}", f.name()), outcome(r)));
         }
     }
+    out.extend(every_bc1_endpoint());
     out
+}
+
+/// BC1 and BC3 surfaces whose colour blocks hold every 16-bit first endpoint once (block k: c0 = k,
+/// c1 a scrambled k, so both endpoint orders and equal endpoints occur) and every 2-bit index in
+/// each row: the wasm kernels compute BC1's palette in vectors (src/codec/simd.rs, `Bc1Palette`)
+/// with rescaled constants, and random blocks would reach only a few hundred endpoints of 65,536.
+fn every_bc1_endpoint() -> Vec<(String, String)> {
+    let colour = |k: u32| {
+        let c1 = (k.wrapping_mul(40_503) >> 3 ^ k) as u16;
+        let c1 = if k % 97 == 0 { k as u16 } else { c1 };
+        let mut b = [0u8; 8];
+        b[..2].copy_from_slice(&(k as u16).to_le_bytes());
+        b[2..4].copy_from_slice(&c1.to_le_bytes());
+        b[4..].copy_from_slice(&0x1b6c_b1e4u32.rotate_left(k % 32).to_le_bytes());
+        b
+    };
+    let bc1: Vec<u8> = (0..1u32 << 16).flat_map(colour).collect();
+    let alpha = 0xb6db_6d24_4924_00ffu64.to_le_bytes();
+    let bc3: Vec<u8> = (0..1u32 << 16)
+        .flat_map(|k| alpha.into_iter().chain(colour(k)))
+        .collect();
+    let limits = Limits::default();
+    [(PixelFormat::BC1, bc1), (PixelFormat::BC3, bc3)]
+        .into_iter()
+        .map(|(f, data)| {
+            let r = decode_surface(f, 1024, 1024, &data, &limits);
+            (format!("{} every endpoint 1024x1024", f.name()), outcome(r))
+        })
+        .collect()
 }
 
 /// The format of a reference-vector file in tests/vectors (`<codec>_<variant>.bin`: u32 LE width,

@@ -200,8 +200,7 @@ fn four<T>(f: impl Fn(usize) -> T) -> [T; 4] {
 /// row's index byte (`idx`: the block's 4 index bytes).
 #[inline]
 #[target_feature(enable = "simd128")]
-fn palette_rows(pal: [u32; 4], idx: &[u8]) -> [v128; 4] {
-    let pal = u32x4(pal[0], pal[1], pal[2], pal[3]);
+fn palette_rows(pal: v128, idx: &[u8]) -> [v128; 4] {
     four(|i| u8x16_swizzle(pal, load(&PALETTE_MASKS[idx[i] as usize])))
 }
 
@@ -213,18 +212,57 @@ fn palette_rows(pal: [u32; 4], idx: &[u8]) -> [v128; 4] {
 // Chromium, 3 rounds x 7 decodes, medians): BC4 1.74x, BC5 1.82x, ATC 1.31-1.75x, BC1/BC2/BC3/BC7
 // 1.01-1.04x (within the host's noise), ETC1 (untouched) 0.98x.
 
-/// The palette of an 8-byte colour block, 4 RGBA u32 colours.
+/// The palette of an 8-byte colour block, 4 RGBA colours in one vector.
 trait Palette {
-    fn of(b: &[u8; 8]) -> [u32; 4];
+    fn of(b: &[u8; 8]) -> v128;
 }
 
-/// BC1's palette; `FOUR`: always 4 colours (the colour half of BC2/BC3, alpha left 0).
+/// BC1's palette (bc::bc1_palette, the reference, computed in vectors); `FOUR`: always 4 colours
+/// (the colour half of BC2/BC3, alpha left 0). Each endpoint's R, G and B sit in the lanes of an
+/// i32x4, so each of bc1_palette's formulas is one multiply, add and shift for all three channels;
+/// the 5-bit channels' formulas shift by less than the 6-bit one's, so their multiplier and addend
+/// are scaled by the power of two that makes every lane shift by the same amount (the quotient
+/// is unchanged: floor(2^k x / 2^(n+k)) = floor(x / 2^n)). The 3- and 4-colour palettes are both
+/// computed and one selected, where the scalar code branches on the endpoints' order.
 struct Bc1Palette<const FOUR: bool>;
 
 impl<const FOUR: bool> Palette for Bc1Palette<FOUR> {
     #[inline(always)]
-    fn of(b: &[u8; 8]) -> [u32; 4] {
-        super::bc::bc1_palette(b, FOUR)
+    fn of(b: &[u8; 8]) -> v128 {
+        let c0 = u16::from_le_bytes([b[0], b[1]]) as u32;
+        let c1 = u16::from_le_bytes([b[2], b[3]]) as u32;
+        // R, G, B of a 5:6:5 colour in lanes 0-2 (lane 3: 0): c << 0, 6, 11, then >> 11 and masked.
+        let split = |c: u32| {
+            let v = i32x4_mul(u32x4_splat(c), u32x4(1, 64, 2048, 0));
+            v128_and(u32x4_shr(v, 11), u32x4(31, 63, 31, 0))
+        };
+        let (a, b) = (split(c0), split(c1));
+        // bc1_palette's e5/e6 ((v * 527 + 23) >> 6, (v * 259 + 33) >> 6); alpha 255 from lane 3's
+        // addend unless FOUR (alpha 0).
+        let opaque = if FOUR { 0 } else { 255 };
+        let em = u32x4(527, 259, 527, 0);
+        let ea = u32x4(23, 33, 23, opaque << 6);
+        let e = |v: v128| u32x4_shr(i32x4_add(i32x4_mul(v, em), ea), 6);
+        // t5: ((2a + b) * 351 + 61) >> 7 as (.. * 5616 + 976) >> 11; t6 as written.
+        let tm = u32x4(5616, 2763, 5616, 0);
+        let ta = u32x4(976, 1039, 976, opaque << 11);
+        let t = |v: v128| u32x4_shr(i32x4_add(i32x4_mul(v, tm), ta), 11);
+        let p2 = t(i32x4_add(i32x4_add(a, a), b));
+        let p3 = t(i32x4_add(i32x4_add(b, b), a));
+        let lo = u16x8_narrow_i32x4(e(a), e(b));
+        let hi = if FOUR {
+            u16x8_narrow_i32x4(p2, p3)
+        } else {
+            // h5: ((a + b) * 1053 + 125) >> 8 as (.. * 8424 + 1000) >> 11; h6 as written; the
+            // 3-colour palette's colour 3 is 0 (transparent black).
+            let hm = u32x4(8424, 4145, 8424, 0);
+            let ha = u32x4(1000, 1019, 1000, 255 << 11);
+            let h2 = u32x4_shr(i32x4_add(i32x4_mul(i32x4_add(a, b), hm), ha), 11);
+            let three = u16x8_narrow_i32x4(h2, u32x4_splat(0));
+            let four_colours = u32x4_splat(if c0 > c1 { u32::MAX } else { 0 });
+            v128_bitselect(u16x8_narrow_i32x4(p2, p3), three, four_colours)
+        };
+        u8x16_narrow_i16x8(lo, hi)
     }
 }
 
@@ -233,8 +271,9 @@ struct AtcPalette;
 
 impl Palette for AtcPalette {
     #[inline(always)]
-    fn of(b: &[u8; 8]) -> [u32; 4] {
-        super::atc::palette(b)
+    fn of(b: &[u8; 8]) -> v128 {
+        let p = super::atc::palette(b);
+        u32x4(p[0], p[1], p[2], p[3])
     }
 }
 
