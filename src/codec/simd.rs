@@ -377,14 +377,16 @@ impl Ramp {
 }
 
 /// The 3-bit indices of a channel block's row `r` (`idx`: the block's 48 index bits), index t in
-/// lane t: a multiply moves index t to the top 3 bits of lane t (simd128 has no per-lane shifts).
+/// lane t: a multiply moves index t to the top 3 bits of the low 16 bits of lane t (simd128 has no
+/// per-lane shifts), and the high 16 bits by 0. A 16-bit multiply: V8's i32x4 one is x86's
+/// slower pmulld (measured in docs/benchmarks.md, "BC4 and BC5 in wasm").
 #[inline]
 #[target_feature(enable = "simd128")]
 fn channel_row(idx: u64, r: usize) -> v128 {
     let bits = u32x4_splat((idx >> (12 * r)) as u32);
-    u32x4_shr(
-        i32x4_mul(bits, u32x4(1 << 29, 1 << 26, 1 << 23, 1 << 20)),
-        29,
+    u16x8_shr(
+        i16x8_mul(bits, i16x8(1 << 13, 0, 1 << 10, 0, 1 << 7, 0, 1 << 4, 0)),
+        13,
     )
 }
 
