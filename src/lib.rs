@@ -253,9 +253,10 @@ pub fn open_with_progress(
 /// first bytes once ([`OpenStage::Probed`], one call a file: thousands of small files spend most
 /// of their open there), then each engine's pass reads and parses what it claims
 /// ([`OpenStage::Engines`], one call a pass). Inside the Unreal pass, containers tell finer steps
-/// (their indexes, then their packages: [`OpenStage::Containers`] and after), so a drop of a
-/// game's .pak / IoStore files does not sit on one pass for its whole open. The page's drop and
-/// the CLI's bar show them as done of total.
+/// (their indexes, then their packages: [`OpenStage::Containers`] and after), then the loose
+/// files ([`OpenStage::LooseFiles`]), so a drop of a game's .pak / IoStore files or of a cooked
+/// folder does not sit on one pass for its whole open. The page's drop and the CLI's bar show
+/// them as done of total.
 pub type OpenProgress<'a> = &'a mut dyn FnMut(OpenStage, usize, usize);
 
 /// The stages of [`OpenProgress`], in the order an open goes through them. The numbers are what
@@ -276,6 +277,9 @@ pub enum OpenStage {
     Packages = 3,
     /// Inside the Unreal pass: texture packages of the containers read, of those found.
     TexturePackages = 4,
+    /// Inside the Unreal pass: the files left after the containers (loose packages and their
+    /// siblings, and whatever no engine took so far) gone through, each package read as it comes.
+    LooseFiles = 5,
 }
 
 /// The Info line of a console texture's surface layout ("layout: Switch block-linear, block

@@ -129,3 +129,45 @@ fn a_container_tells_its_index_and_packages_inside_the_unreal_pass() {
         census(&open(sources, &OpenOptions::default()))
     );
 }
+
+#[test]
+fn loose_files_are_told_one_by_one_inside_the_unreal_pass() {
+    // The set's loose copy of its IoStore texture packages (`_extracted/IoStore/Tagged`, written
+    // out of the Uncompressed container: its MANIFEST.md): 21 zen .uasset files and 3 .ubulk.
+    let dir = common::samples().join("unreal/cue4parse-fixtures/UE5_8/_extracted/IoStore/Tagged");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    let packages = paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "uasset"))
+        .count();
+    assert_eq!(packages, 21, "{dir:?}");
+    let sources: Vec<SourceRef> = paths
+        .iter()
+        .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
+        .collect();
+    let mut steps = Vec::new();
+    let cat = texscope::open_with_progress(sources, &OpenOptions::default(), &mut |s, d, t| {
+        steps.push((s, d, t))
+    });
+    // Every file the loose opener goes through, one step each, 1..=n of n: all of them, as no
+    // engine before Unreal takes any (the .ubulk files too: a package's siblings are claimed as
+    // the loop reaches the package, after they were counted).
+    let n = paths.len();
+    assert_eq!(
+        of(&steps, OpenStage::LooseFiles),
+        (1..=n).map(|k| (k, n)).collect::<Vec<_>>()
+    );
+    // One texture a package (the MANIFEST's table), and no container steps.
+    assert_eq!(cat.textures.len(), packages);
+    for stage in [
+        OpenStage::Containers,
+        OpenStage::Packages,
+        OpenStage::TexturePackages,
+    ] {
+        assert!(of(&steps, stage).is_empty());
+    }
+}

@@ -62,8 +62,9 @@ function takePanicSafe() {
 
 /**
  * How far an open is, as Session.add tells it (src/lib.rs OpenStage): stage 0 = files whose first
- * bytes were read, 1 = engine passes, 2-4 = inside the Unreal pass: containers' indexes read,
- * their packages looked at, their texture packages read; done of total.
+ * bytes were read, 1 = engine passes, 2-5 = inside the Unreal pass: containers' indexes read,
+ * their packages looked at, their texture packages read, then the loose files gone through; done
+ * of total.
  * @typedef {(stage: number, done: number, total: number) => void} Step
  */
 

@@ -368,10 +368,10 @@ impl Session {
     /// joined by NUL (which no file name holds: one string crosses into wasm with less glue than
     /// an array, and the core module is at its size budget); else each file goes by its name.
     /// `progress`, when given, is called with (stage, done, total) as the open goes
-    /// (`OpenProgress`; stage 0: files whose first bytes were read, 1: engine passes, 2-4: a
-    /// container's indexes and packages inside the Unreal pass, `OpenStage`'s numbers): the worker
-    /// posts it to the page's progress bar while this call still runs (the page stays free; its
-    /// Cancel ends the worker).
+    /// (`OpenProgress`; stage 0: files whose first bytes were read, 1: engine passes, 2-5: a
+    /// container's indexes and packages, then the loose files, inside the Unreal pass,
+    /// `OpenStage`'s numbers): the worker posts it to the page's progress bar while this call
+    /// still runs (the page stays free; its Cancel ends the worker).
     pub fn add(
         &mut self,
         files: Vec<File>,

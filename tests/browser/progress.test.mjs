@@ -10,7 +10,7 @@
 // enough to see and cancel; they change no result.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { OUT, openPage, stateWaiter, SAMPLES } from './harness.mjs';
 import { rgba8Dds } from './dds-fixtures.mjs';
@@ -220,6 +220,25 @@ test('a container\'s index: the open on the bar, Cancel, then the container open
   await waitState(fresh, 'ready');
   assert.deepEqual(after, await names(fresh));
   assert.deepEqual([...problems, ...freshProblems], []);
+});
+
+const LOOSE = IO && join(IO, '../../../_extracted/IoStore/Tagged');
+test('a folder of loose Unreal packages: the files the Unreal pass goes through on the bar', { skip: noSet }, async (t) => {
+  const { page, problems } = await openPage(t);
+  await page.waitForFunction(() => window.texscope);
+  // The set's loose copy of its texture packages (MANIFEST.md `_extracted/`): 21 zen .uasset
+  // files and 3 .ubulk, one texture a package.
+  const files = readdirSync(LOOSE).map((n) => join(LOOSE, n));
+  assert.equal(files.length, 24);
+  const since = await stepsFrom(page);
+  await page.setInputFiles('[data-testid=file-input]', files);
+  await waitState(page, 'ready');
+  const steps = await since();
+  t.diagnostic(`loose packages: ${steps.map((s) => s.text).join(', ')}`);
+  // No engine before Unreal takes any of them, so the pass goes through all 24.
+  assert.equal(unrealSteps(steps, 'Opening', 'loose files'), 24);
+  assert.equal(await page.evaluate(() => window.texscope.textures().length), 21);
+  assert.deepEqual(problems, []);
 });
 
 test('a reopen after a Frostbite profile or a Unity version is chosen: a drop\'s bar and steps, and Cancel', async (t) => {

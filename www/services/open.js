@@ -28,8 +28,8 @@ const walkWatch = (task) => ({
  * The bar's words for a step of an open (www/worker.js posts them; stage as src/lib.rs OpenStage):
  * files whose first bytes were read, engine passes, then inside the Unreal pass its containers'
  * indexes read, their packages looked at (each one's first block read) and their texture
- * packages read. `verb`: "Opening" for a
- * drop, "Reopening" when a reading option or a key changed.
+ * packages read, then the loose files it goes through (each package read as it comes). `verb`:
+ * "Opening" for a drop, "Reopening" when a reading option or a key changed.
  * @param {string} verb @param {number} done @param {number} total @param {number} stage
  */
 export function openStepText(verb, done, total, stage) {
@@ -39,6 +39,7 @@ export function openStepText(verb, done, total, stage) {
     `Unreal, ${done} of ${total} container indexes`,
     `Unreal, ${done} of ${total} packages`,
     `Unreal, ${done} of ${total} texture packages`,
+    `Unreal, ${done} of ${total} loose files`,
   ][stage] ?? `${done} of ${total}`;
   return `${verb}: ${what}`;
 }

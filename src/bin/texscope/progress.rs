@@ -52,6 +52,7 @@ pub fn step_text(stage: OpenStage, done: usize, total: usize) -> Option<String> 
         OpenStage::Containers => "container indexes",
         OpenStage::Packages => "packages",
         OpenStage::TexturePackages => "texture packages",
+        OpenStage::LooseFiles => "loose files",
     };
     Some(format!(
         "Unreal: {}/{} {what}",
@@ -265,6 +266,10 @@ mod tests {
         assert_eq!(
             step_text(OpenStage::TexturePackages, 1, 21).as_deref(),
             Some("Unreal: 1/21 texture packages")
+        );
+        assert_eq!(
+            step_text(OpenStage::LooseFiles, 5, 24).as_deref(),
+            Some("Unreal: 5/24 loose files")
         );
         // The bar's own counts cover a folder's files and engine passes.
         assert_eq!(step_text(OpenStage::Engines, 1, 8), None);
