@@ -241,7 +241,7 @@ test('a folder of loose Unreal packages: the files the Unreal pass goes through 
   assert.deepEqual(problems, []);
 });
 
-test('a reopen after a Frostbite profile or a Unity version is chosen: a drop\'s bar and steps, and Cancel', async (t) => {
+test('a reopen after a Frostbite profile, a Unity version or a platform is chosen: a drop\'s bar and steps, and Cancel', async (t) => {
   const { page, problems } = await openPage(t);
   await page.waitForFunction(() => window.texscope && document.querySelector('[data-testid=frostbite-profile]').options.length > 1);
   const N = 300;
@@ -290,6 +290,21 @@ test('a reopen after a Frostbite profile or a Unity version is chosen: a drop\'s
   // The last file of the drop (f2/t299.dds): 2x2, as dropTree made it.
   assert.deepEqual([shown.width, shown.height], [2, 2]);
   assert.equal(await page.evaluate((n) => window.texscope.textures()[n - 1].file, N), 'f2/t299.dds');
+  assert.equal(await page.evaluate(() => window.texscope.textures().length), N);
+
+  // A console platform: the core module has no untilers (NotInBuild), so the worker loads the
+  // full one, which reopens the files, and chooses it there; the bar goes through both to the end.
+  const sincePlatform = await stepsFrom(page);
+  await page.selectOption('[data-testid=platform]', 'ps4');
+  await page.waitForFunction(() => { const l = window.texscope.actions(); const i = l.lastIndexOf('setPlatform'); return i >= 0 && l.indexOf('ready', i) > i; }, null, { timeout: 60000 });
+  const platformSteps = await sincePlatform();
+  t.diagnostic(`platform reopen: ${platformSteps.map((s) => s.text).join(', ')}`);
+  assert.equal(platformSteps[0].text, 'Reopening the files…');
+  assert.ok(platformSteps.every((s) => s.cancellable && (s.total === 0 || s.done <= s.total)));
+  assert.ok(platformSteps.some((s) => s.text === `Reopening: ${N} of ${N} files read`));
+  assert.equal(platformSteps.at(-1).text, 'Reopening: engine 8 of 8');
+  assert.equal(await progress(page), null);
+  assert.equal(await page.inputValue('[data-testid=platform]'), 'ps4');
   assert.equal(await page.evaluate(() => window.texscope.textures().length), N);
   assert.deepEqual(problems, []);
 });
