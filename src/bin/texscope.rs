@@ -62,9 +62,9 @@ with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
 census, info, export and diff draw a progress bar on stderr when it is a terminal (files done of
-total, textures, bytes read and their rate, time left, an Unreal container's indexes and packages
-as they are read), after a count of the files found while the folders are listed; --quiet (-q)
-leaves both out. Piped or redirected stderr never gets either.
+total, textures, bytes read and their rate, time left, the Unreal containers' indexes and
+packages and the loose files as they are read), after a count of the files found while the
+folders are listed; --quiet (-q) leaves both out. Piped or redirected stderr never gets either.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
   any command: --platform P        switch, ps4, ps5 or pc: the console the files were cooked for,
