@@ -193,6 +193,11 @@ impl OpenContext<'_> {
         Ok(h[..h.len().min(usize::try_from(n).unwrap_or(usize::MAX))].to_vec())
     }
 
+    /// Tells [`OpenProgress`] a step inside an engine's pass (a container's packages, say).
+    pub fn step(&mut self, stage: OpenStage, done: usize, total: usize) {
+        (self.progress)(stage, done, total);
+    }
+
     /// Finds a user file by base name, case-insensitively (siblings are paired by name).
     pub fn find_by_name(&self, name: &str) -> Option<usize> {
         (0..self.claimed.len())
@@ -235,20 +240,46 @@ pub fn open(sources: Vec<SourceRef>, options: &OpenOptions) -> Catalog {
     open_with(sources, options, Memo::default(), &mut |_, _, _| {})
 }
 
+/// [`open`], telling `progress` how far it is ([`OpenProgress`]).
+pub fn open_with_progress(
+    sources: Vec<SourceRef>,
+    options: &OpenOptions,
+    progress: OpenProgress,
+) -> Catalog {
+    open_with(sources, options, Memo::default(), progress)
+}
+
 /// Told as a catalog is built: (stage, done, total). The first engines' probes read each file's
 /// first bytes once ([`OpenStage::Probed`], one call a file: thousands of small files spend most
 /// of their open there), then each engine's pass reads and parses what it claims
-/// ([`OpenStage::Engines`], one call a pass: a container's index is read in the Unreal pass). The
-/// page's drop shows both as done of total.
+/// ([`OpenStage::Engines`], one call a pass). Inside the Unreal pass, containers tell finer steps
+/// (their indexes, then their packages: [`OpenStage::Containers`] and after), then the loose
+/// files ([`OpenStage::LooseFiles`]), so a drop of a game's .pak / IoStore files or of a cooked
+/// folder does not sit on one pass for its whole open. The page's drop and the CLI's bar show
+/// them as done of total.
 pub type OpenProgress<'a> = &'a mut dyn FnMut(OpenStage, usize, usize);
 
-/// The stages of [`OpenProgress`].
+/// The stages of [`OpenProgress`], in the order an open goes through them. The numbers are what
+/// the page's worker posts (`stage as u8`: a cast, not a match, costs the core module nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum OpenStage {
     /// Files whose first bytes were read, of the files opened.
-    Probed,
+    Probed = 0,
     /// Engine passes done, of the engines.
-    Engines,
+    Engines = 1,
+    /// Inside the Unreal pass: containers (.pak, .utoc) whose index was read, of the drop's
+    /// containers. Told once the pass has found the containers, so it comes before the pass's own
+    /// [`OpenStage::Engines`] step.
+    Containers = 2,
+    /// Inside the Unreal pass: packages of the containers looked at (each one's first block read
+    /// to tell a texture package from the others), of all their packages.
+    Packages = 3,
+    /// Inside the Unreal pass: texture packages of the containers read, of those found.
+    TexturePackages = 4,
+    /// Inside the Unreal pass: the files left after the containers (loose packages and their
+    /// siblings, and whatever no engine took so far) gone through, each package read as it comes.
+    LooseFiles = 5,
 }
 
 /// The Info line of a console texture's surface layout ("layout: Switch block-linear, block
@@ -342,6 +373,18 @@ impl Catalog {
         let mut all: Vec<SourceRef> = self.sources[..self.user_sources].to_vec();
         all.extend(more);
         open_with(all, &self.options, self.memo.clone(), progress)
+    }
+
+    /// Opens the same files again with other `options` (another profile, version, platform or
+    /// more AES keys), telling `progress` how far it is. Nothing read before is reused: what
+    /// the options change may be anything the earlier open read.
+    pub fn reopen_with_progress(&self, options: &OpenOptions, progress: OpenProgress) -> Catalog {
+        open_with(
+            self.user_files().to_vec(),
+            options,
+            Memo::default(),
+            progress,
+        )
     }
 
     pub fn user_files(&self) -> &[SourceRef] {

@@ -1831,8 +1831,12 @@ fn piped_output_has_no_progress_and_quiet_changes_nothing_else() {
                 String::from_utf8_lossy(&o.stderr)
             );
             let err = String::from_utf8_lossy(&o.stderr);
+            // Nor the count shown while the folders are listed (progress.rs `Listing`).
             assert!(
-                !err.contains('\r') && !err.contains('\x1b') && !err.contains("files ·"),
+                !err.contains('\r')
+                    && !err.contains('\x1b')
+                    && !err.contains("files ·")
+                    && !err.contains("Listing"),
                 "{args:?}: {err}"
             );
         }
@@ -1908,6 +1912,15 @@ fn a_terminal_gets_the_bar_and_quiet_leaves_it_out() {
             tty.contains(&format!("/{files} files · ")),
             "{args:?}: {tty:?}"
         );
+        // Before it, while the folders are listed, the files found so far (progress.rs
+        // `Listing`), drawn at least once with the walk's total (diff lists both builds: the
+        // fixtures written, less the one removed from NEW) and cleared before the bar.
+        let listed = format!("Listing: {files} files found");
+        let (at_list, at_bar) = (tty.find(&listed), tty.find(" files · "));
+        assert!(
+            at_list.is_some_and(|l| at_bar.is_some_and(|b| l < b)),
+            "{args:?}: {tty:?}"
+        );
         assert!(
             tty.contains(" read · ") && tty.contains("/s · "),
             "{args:?}: {tty:?}"
@@ -1922,7 +1935,7 @@ fn a_terminal_gets_the_bar_and_quiet_leaves_it_out() {
         }
         let quiet = on_terminal(&script, &[&args[..], &["--quiet"]].concat());
         assert!(
-            !quiet.contains("files ·") && !quiet.contains('\x1b'),
+            !quiet.contains("files ·") && !quiet.contains('\x1b') && !quiet.contains("Listing"),
             "{args:?}: {quiet:?}"
         );
     }

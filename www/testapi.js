@@ -20,6 +20,8 @@ export function createTestApi(app) {
   const gpu = gpuPath.gpu;
   const st = () => store.state;
   const settings = () => viewport.displaySettings();
+  /** progressSteps()'s list, once asked for. @type {{ text: string, done: number, total: number, cancellable: boolean }[] | null} */
+  let progressLog = null;
 
   const api = {
     // What is on screen (a selection still decoding shows once its image has arrived).
@@ -258,6 +260,21 @@ export function createTestApi(app) {
     /** @param {number} ms */
     setBuildsDelay(ms) {
       probe.buildsDelay = ms;
+    },
+    // Every state the progress bar was given since the first call, in order, as progress()
+    // gives it but without `null`s: each store change, painted or not (steps the worker posts in
+    // one burst reach the page in one task, between two frames, where progress() sampled each
+    // frame would see only the last). Returns the list so far; it keeps growing.
+    progressSteps() {
+      if (!progressLog) {
+        const log = /** @type {{ text: string, done: number, total: number, cancellable: boolean }[]} */ ([]);
+        progressLog = log;
+        store.subscribe(['progress'], () => {
+          const p = st().progress;
+          if (p) log.push({ text: p.text, done: p.done, total: p.total, cancellable: p.cancellable });
+        });
+      }
+      return progressLog;
     },
     // The progress bar as shown: label, done of total, whether Cancel shows; null when hidden.
     progress() {

@@ -232,11 +232,12 @@ export interface WorkerCalls {
   /** `slow`: a test hook (probe.openDelay), ms the worker holds each step of the open. */
   add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; slow?: number }; res: CatalogReply };
   /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
-  aesKey: { req: { key: string }; res: CatalogReply };
-  profile: { req: { profile: string }; res: CatalogReply };
-  unityVersion: { req: { version: string }; res: CatalogReply };
+  /** These four reopen every file; `slow` as for `add` (the reopening's steps are posted as an add's). */
+  aesKey: { req: { key: string; slow?: number }; res: CatalogReply };
+  profile: { req: { profile: string; slow?: number }; res: CatalogReply };
+  unityVersion: { req: { version: string; slow?: number }; res: CatalogReply };
   /** The console platform for files that do not say theirs ("" = as they say). */
-  platform: { req: { platform: string }; res: CatalogReply };
+  platform: { req: { platform: string; slow?: number }; res: CatalogReply };
   profiles: { req: object; res: ProfileInfo[] };
   readStats: { req: object; res: number[] };
   panic: { req: object; res: null };

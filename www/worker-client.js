@@ -5,8 +5,10 @@
 /** @typedef {import('./types').Op} Op */
 /** @typedef {import('./types').OpenedFiles} OpenedFiles */
 /**
- * What a long request tells while it runs (www/worker.js): done of total, and for `add` the stage
- * (0: files whose first bytes were read, 1: engine passes).
+ * What a long request tells while it runs (www/worker.js): done of total, and for an open (`add`)
+ * or a reopen (`profile`, `unityVersion`, `platform`, `aesKey`) the stage (0: files whose first
+ * bytes were read, 1: engine passes, 2-5: inside the Unreal pass, a container's indexes,
+ * packages and texture packages, then the loose files).
  * @typedef {(done: number, total: number, stage: number) => void} Progress
  */
 

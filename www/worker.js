@@ -61,10 +61,31 @@ function takePanicSafe() {
 }
 
 /**
- * How far an open is, as Session.add tells it: stage 0 = files whose first bytes were read, 1 =
- * engine passes; done of total.
+ * How far an open is, as Session.add tells it (src/lib.rs OpenStage): stage 0 = files whose first
+ * bytes were read, 1 = engine passes, 2-5 = inside the Unreal pass: containers' indexes read,
+ * their packages looked at, their texture packages read, then the loose files gone through; done
+ * of total.
  * @typedef {(stage: number, done: number, total: number) => void} Step
  */
+
+/**
+ * The step function of request `req` (an open or a reopen): posts each step to the page, at most
+ * every 50 ms within a stage (a file's probe and a container's package are a call each:
+ * thousands), but always a stage's first and last step. `req.slow` (test hook, probe.openDelay)
+ * holds each engine pass.
+ * @param {{ id: number, slow?: number }} req
+ * @returns {Step}
+ */
+function stepper(req) {
+  let last = { stage: -1, time: 0 };
+  return (stage, done, total) => {
+    const now = performance.now();
+    if (stage === last.stage && done < total && now - last.time < 50) return;
+    last = { stage, time: now };
+    scope.postMessage({ id: req.id, progress: [done, total, stage] });
+    if (req.slow && stage === 1) holdFor(req.slow);
+  };
+}
 
 /**
  * Rebuilds the session in the full module. `step`, when given, hears each file set's reopening.
@@ -142,11 +163,12 @@ async function catalog(step) {
 // AES keys (issue 17) live in the Session's options, in this worker's memory only: never posted
 // back, logged or put in an error (the core's key errors never repeat the text given). `keys` is
 // the list a restarted or pool worker is given before its files (www/services/keys.js).
-/** @param {string[] | undefined} keys */
-async function addKeys(keys) {
+/** @param {string[] | undefined} keys @param {Step} [step] hears the reopenings */
+async function addKeys(keys, step) {
   if (!keys?.length) return;
+  if (!full) await switchToFull(step);
   const { session: s } = await needFull();
-  for (const k of keys) s.addAesKey(k);
+  for (const k of keys) s.addAesKey(k, step);
 }
 
 /**
@@ -162,8 +184,14 @@ function holdFor(ms) {
 /** The session (made before any request runs). */
 const live = () => /** @type {import('./pkg/texscope.js').Session} */ (session);
 
-/** @param {WorkerMessage} req @returns {Promise<Out>} */
-async function run(req) {
+/**
+ * @param {WorkerMessage} req
+ * @param {Step} step the steps of an open or a reopen (add, profile, unityVersion, platform,
+ *   aesKey): each posts them while its wasm call runs; a container the core module cannot read is
+ *   read again by the full module (catalog), which posts its own.
+ * @returns {Promise<Out>}
+ */
+async function run(req, step) {
   const session = live();
   switch (req.op) {
     case 'add':
@@ -173,40 +201,26 @@ async function run(req) {
       if (req.platform !== undefined) session.setPlatform(platform = req.platform);
       await addKeys(req.keys);
       // (live(): the keys may have moved the session to the full module.)
-      {
-        // Each engine's pass posts done of total to the page while the wasm call runs; a container
-        // the core module cannot read is read again by the full module (catalog), which posts its
-        // own passes.
-        // Posted at most every 50 ms within a stage (a file's probe is a call: thousands).
-        let last = { stage: -1, time: 0 };
-        /** @type {Step} */
-        const step = (stage, done, total) => {
-          const now = performance.now();
-          if (stage === last.stage && done < total && now - last.time < 50) return;
-          last = { stage, time: now };
-          scope.postMessage({ id: req.id, progress: [done, total, stage] });
-          if (req.slow && stage === 1) holdFor(req.slow);
-        };
-        live().add(req.files, req.paths?.join('\0'), step); // NUL-joined: see Session.add
-        opened.push({ files: req.files, paths: req.paths });
-        return catalog(step);
-      }
+      live().add(req.files, req.paths?.join('\0'), step); // NUL-joined: see Session.add
+      opened.push({ files: req.files, paths: req.paths });
+      return catalog(step);
     case 'profile':
-      session.setFrostbiteProfile(req.profile);
+      session.setFrostbiteProfile(req.profile, step);
       profile = req.profile;
-      return catalog();
+      return catalog(step);
     case 'unityVersion':
-      session.setUnityVersion(req.version);
+      session.setUnityVersion(req.version, step);
       unityVersion = req.version;
-      return catalog();
+      return catalog(step);
     case 'platform':
-      session.setPlatform(req.platform);
+      session.setPlatform(req.platform, step);
       platform = req.platform;
-      return catalog();
+      return catalog(step);
     case 'aesKey':
-      // Reopens every file with the key; the page tells which containers it opened from needsKey.
-      await addKeys([req.key]);
-      return catalog();
+      // Reopens every file with the key (in the full module: loading it reopens them there first);
+      // the page tells which containers it opened from needsKey.
+      await addKeys([req.key], step);
+      return catalog(step);
     case 'profiles':
       return { value: wasm.frostbiteProfiles() };
     case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
@@ -278,13 +292,15 @@ async function run(req) {
 async function handle(req) {
   await ready;
   session ??= new wasm.Session();
+  const step = stepper(req);
   try {
-    return await run(req);
+    return await run(req, step);
   } catch (e) {
-    // A decoder the core module leaves out: retry once in the full module.
+    // A decoder the core module leaves out: retry once in the full module (a console platform
+    // chosen in the core one comes here; the reopening's steps go on).
     if (full || /** @type {Error} */ (e)?.name !== 'NotInBuild') throw e;
-    await switchToFull();
-    return run(req);
+    await switchToFull(step);
+    return run(req, step);
   }
 }
 

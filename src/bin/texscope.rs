@@ -62,8 +62,9 @@ with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
 census, info, export and diff draw a progress bar on stderr when it is a terminal (files done of
-total, textures, bytes read and their rate, time left); --quiet (-q) leaves it out. Piped or
-redirected stderr never gets one.
+total, textures, bytes read and their rate, time left, the Unreal containers' indexes and
+packages and the loose files as they are read), after a count of the files found while the
+folders are listed; --quiet (-q) leaves both out. Piped or redirected stderr never gets either.
   any command: --unity-version V   the Unity version (e.g. 2021.3.15f1) to read files with that do
                                    not say theirs, when no bundle or other file of the folder does
   any command: --platform P        switch, ps4, ps5 or pc: the console the files were cooked for,
@@ -335,12 +336,12 @@ fn components(p: &Path) -> Vec<String> {
 }
 
 /// Files to open, grouped by folder (sorted), each group sorted by path. A path that cannot be
-/// read becomes an error line of its own.
-fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
+/// read becomes an error line of its own. `listing` counts the files as they are found.
+fn collect(paths: &[PathBuf], listing: &progress::Listing) -> (Groups, PathErrors, RelPaths) {
     let mut groups = Groups::new();
     let mut errors = PathErrors::new();
     let mut rel = RelPaths::new();
-    fn walk(dir: &Path, groups: &mut Groups, errors: &mut PathErrors) {
+    fn walk(dir: &Path, groups: &mut Groups, errors: &mut PathErrors, listing: &progress::Listing) {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) => {
@@ -353,8 +354,11 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
             let p = entry.path();
             // Follows symlinks to files; links to folders are not followed (no cycles).
             match entry.file_type() {
-                Ok(t) if t.is_dir() => walk(&p, groups, errors),
-                _ if p.is_file() => groups.entry(dir.to_path_buf()).or_default().push(p),
+                Ok(t) if t.is_dir() => walk(&p, groups, errors, listing),
+                _ if p.is_file() => {
+                    listing.found(1);
+                    groups.entry(dir.to_path_buf()).or_default().push(p)
+                }
                 _ => {}
             }
         }
@@ -362,7 +366,7 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
     for p in paths {
         if p.is_dir() {
             let mut found = Groups::new();
-            walk(p, &mut found, &mut errors);
+            walk(p, &mut found, &mut errors, listing);
             for (dir, files) in found {
                 for f in &files {
                     rel.entry(f.clone())
@@ -371,6 +375,7 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
                 groups.entry(dir).or_default().extend(files);
             }
         } else if p.is_file() {
+            listing.found(1);
             let parent = p.parent().map(Path::to_path_buf).unwrap_or_default();
             groups.entry(parent).or_default().push(p.clone());
             rel.entry(p.clone())
@@ -407,7 +412,12 @@ fn collect(paths: &[PathBuf]) -> (Groups, PathErrors, RelPaths) {
     (groups, errors, rel)
 }
 
-fn open_group(files: &[PathBuf], options: &OpenOptions) -> (Catalog, PathErrors) {
+/// Opens one group; the open's finer steps (a container's packages) show on `bar`.
+fn open_group(
+    files: &[PathBuf],
+    options: &OpenOptions,
+    bar: &progress::Progress,
+) -> (Catalog, PathErrors) {
     let mut sources: Vec<SourceRef> = Vec::new();
     let mut errors = Vec::new();
     for p in files {
@@ -421,7 +431,10 @@ fn open_group(files: &[PathBuf], options: &OpenOptions) -> (Catalog, PathErrors)
             Err(e) => errors.push((name.clone(), format!("{name}: cannot open: {e}"))),
         }
     }
-    (open(sources, options), errors)
+    let cat = texscope::open_with_progress(sources, options, &mut |stage, done, total| {
+        bar.step(stage, done, total)
+    });
+    (cat, errors)
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
@@ -668,7 +681,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (groups, path_errors, rel) = collect(&paths);
+    if let Command::Diff = command {
+        // Lists both builds itself (diff.rs).
+        return run_diff(&paths, &options, jobs, quiet);
+    }
+    let listing = progress::Listing::new(progress::wanted(quiet));
+    let (groups, path_errors, rel) = collect(&paths, &listing);
+    listing.finish();
     let files: u64 = groups.values().map(|g| g.len() as u64).sum();
     if let Command::Export(settings) = &command {
         let settings = Settings {
@@ -691,7 +710,7 @@ fn main() -> ExitCode {
         let bar = progress::Progress::new(progress::wanted(quiet), files, "images");
         let done = std::fs::create_dir_all(&settings.out).and_then(|_| {
             export::run(&groups, &settings, jobs, &bar, |files| {
-                open_group(files, &options)
+                open_group(files, &options, &bar)
             })
         });
         bar.finish();
@@ -716,9 +735,6 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Command::Diff = command {
-        return run_diff(&paths, &options, jobs, quiet);
-    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let empty = open(Vec::new(), &OpenOptions::default());
@@ -742,7 +758,7 @@ fn main() -> ExitCode {
             jobs,
             |i| {
                 let (dir, files) = groups[i];
-                let (mut cat, errors) = open_group(files, &options);
+                let (mut cat, errors) = open_group(files, &options, &bar);
                 bar.add(files.len() as u64, cat.textures.len() as u64);
                 // Each folder of packages is opened with every .usmap of the run (`collect`), so
                 // what is said of a .usmap (ignored, unreadable) is said once, by its own folder's

@@ -6,7 +6,7 @@ use crate::io::aes::{AesKey, Guid, Keys};
 use crate::io::compress::Method;
 use crate::io::{read_range, Error, Limits, Reader, Result, SourceRef};
 use crate::model::Engine;
-use crate::{base_name, FileProblem, OpenContext};
+use crate::{base_name, FileProblem, OpenContext, OpenStage};
 use std::rc::Rc;
 
 /// A container's compression methods by index (0 = stored); `Err(name)` for a name Texscope
@@ -359,7 +359,12 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
     }
     let mut list = Vec::new();
     let mut used_cas = vec![false; cas.len()];
+    // Indexes read, of the containers claimed (progress: a drop of a game's dozens of containers,
+    // each index of tens of thousands of entries, would otherwise sit on one engine pass).
+    let indexes = tocs.len() + paks.len();
+    let mut indexed = 0;
     for &i in &tocs {
+        indexed += 1;
         let src = ctx.sources[i].clone();
         let name = src.name().to_string();
         let parts: Vec<(String, SourceRef)> = cas
@@ -375,6 +380,7 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
             let find = |p: &str| parts.iter().find(|(n, _)| n == p).map(|(_, s)| s.clone());
             iostore::open(&src, find, &ctx.aes_keys, &ctx.limits).map(|t| Rc::new(Opened::Toc(t)))
         });
+        ctx.step(OpenStage::Containers, indexed, indexes);
         match opened {
             Ok(o) => {
                 if let Opened::Toc(t) = o.as_ref() {
@@ -442,6 +448,8 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
         let opened = ctx.memo(&src, "unreal: pak", |ctx| {
             pak::open(&src, &ctx.aes_keys, &ctx.limits).map(|p| Rc::new(Opened::Pak(p)))
         });
+        indexed += 1;
+        ctx.step(OpenStage::Containers, indexed, indexes);
         match opened {
             Ok(o) => list.push(Mounted {
                 folder: folder_of(&name),
@@ -478,7 +486,8 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
     mains.sort_by_key(|&k| (table[k].0, list[table[k].0].opened.offset(table[k].1)));
     // Per table row: the package's source when it may hold a texture, or why it has none.
     let mut kept: Vec<Option<Result<SourceRef>>> = (0..table.len()).map(|_| None).collect();
-    for k in mains {
+    let packages = mains.len();
+    for (looked, k) in mains.into_iter().enumerate() {
         let (ci, ei, _) = &table[k];
         let m = &list[*ci];
         kept[k] = match m.opened.source(&m.file, *ei) {
@@ -488,11 +497,17 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
             },
             Err(e) => Some(Err(e)),
         };
+        ctx.step(OpenStage::Packages, looked + 1, packages);
     }
+    let texture_packages = kept.iter().filter(|k| k.is_some()).count();
+    let mut read = 0;
     for (k, (ci, _, path)) in table.iter().enumerate() {
         let Some(main) = kept[k].take() else {
             continue;
         };
+        // Told as each one starts: its read may fail below and skip the rest of the body.
+        read += 1;
+        ctx.step(OpenStage::TexturePackages, read, texture_packages);
         let ext = ext_lower(path);
         let m = &list[*ci];
         let main = match main {

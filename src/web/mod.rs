@@ -311,7 +311,30 @@ impl Default for Session {
     }
 }
 
+/// Calls the page's `progress(stage, done, total)` (`OpenStage`'s number), when it gave one.
+fn tell(progress: &Option<js_sys::Function>, stage: crate::OpenStage, done: usize, total: usize) {
+    if let Some(f) = progress {
+        // A throwing callback only loses a progress step; the open goes on.
+        let _ = f.call3(
+            &JsValue::NULL,
+            &(stage as u8).into(),
+            &done.into(),
+            &total.into(),
+        );
+    }
+}
+
 impl Session {
+    /// Reopens every file with `options` (a reading option or a key changed), telling
+    /// `progress` each step as a drop's open does, so the page shows the same bar.
+    fn reopen(&mut self, options: &OpenOptions, progress: Option<js_sys::Function>) {
+        self.catalog = self
+            .catalog
+            .reopen_with_progress(options, &mut |stage, done, total| {
+                tell(&progress, stage, done, total)
+            });
+    }
+
     /// Texture `tex` and its VT layout; `None` when it is not virtual.
     fn virtual_texture(
         &self,
@@ -345,9 +368,10 @@ impl Session {
     /// joined by NUL (which no file name holds: one string crosses into wasm with less glue than
     /// an array, and the core module is at its size budget); else each file goes by its name.
     /// `progress`, when given, is called with (stage, done, total) as the open goes
-    /// (`OpenProgress`; stage 0: files whose first bytes were read, 1: engine passes): the worker
-    /// posts it to the page's progress bar while this call still runs (the page stays free; its
-    /// Cancel ends the worker).
+    /// (`OpenProgress`; stage 0: files whose first bytes were read, 1: engine passes, 2-5: a
+    /// container's indexes and packages, then the loose files, inside the Unreal pass,
+    /// `OpenStage`'s numbers): the worker posts it to the page's progress bar while this call
+    /// still runs (the page stays free; its Cancel ends the worker).
     pub fn add(
         &mut self,
         files: Vec<File>,
@@ -366,14 +390,7 @@ impl Session {
         self.catalog = self
             .catalog
             .add_with_progress(more, &mut |stage, done, total| {
-                if let Some(f) = &progress {
-                    let stage = match stage {
-                        crate::OpenStage::Probed => 0,
-                        crate::OpenStage::Engines => 1,
-                    };
-                    // A throwing callback only loses a progress step; the open goes on.
-                    let _ = f.call3(&JsValue::NULL, &stage.into(), &done.into(), &total.into());
-                }
+                tell(&progress, stage, done, total)
             });
         Ok(())
     }
@@ -393,11 +410,12 @@ impl Session {
 
     /// Re-opens every file with the Frostbite format table `name` (`None` or "" = the default),
     /// so the same ordinal is read with another game's enum. An unknown name is an error listing
-    /// the valid ones, and nothing changes.
+    /// the valid ones, and nothing changes. `progress` hears the reopening as [`Session::add`]'s.
     #[wasm_bindgen(js_name = setFrostbiteProfile)]
     pub fn set_frostbite_profile(
         &mut self,
         name: Option<String>,
+        progress: Option<js_sys::Function>,
     ) -> std::result::Result<(), JsError> {
         let chosen = match name.as_deref().filter(|n| !n.is_empty()) {
             None => None,
@@ -417,17 +435,19 @@ impl Session {
             frostbite_profile: chosen,
             ..self.catalog.options().clone()
         };
-        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        self.reopen(&options, progress);
         Ok(())
     }
 
     /// Re-opens every file reading Unity files that do not record their version (or record
     /// "0.0.0") as `version` (`None` or "" = as the files say), like the CLI's `--unity-version`.
-    /// A string that is not a Unity version is an error, and nothing changes.
+    /// A string that is not a Unity version is an error, and nothing changes. `progress` hears
+    /// the reopening as [`Session::add`]'s.
     #[wasm_bindgen(js_name = setUnityVersion)]
     pub fn set_unity_version(
         &mut self,
         version: Option<String>,
+        progress: Option<js_sys::Function>,
     ) -> std::result::Result<(), JsError> {
         let chosen = match version.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
             None => None,
@@ -442,7 +462,7 @@ impl Session {
             unity_version: chosen,
             ..self.catalog.options().clone()
         };
-        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        self.reopen(&options, progress);
         Ok(())
     }
 
@@ -451,9 +471,14 @@ impl Session {
     /// surfaces of files that do not say their platform are untiled. An unknown word is an error,
     /// and nothing changes.
     /// The first module has no untilers: choosing a console there is `NotInBuild`, and the
-    /// worker makes the choice again in the full module.
+    /// worker makes the choice again in the full module. `progress` hears the reopening as
+    /// [`Session::add`]'s.
     #[wasm_bindgen(js_name = setPlatform)]
-    pub fn set_platform(&mut self, platform: Option<String>) -> std::result::Result<(), JsValue> {
+    pub fn set_platform(
+        &mut self,
+        platform: Option<String>,
+        progress: Option<js_sys::Function>,
+    ) -> std::result::Result<(), JsValue> {
         let chosen = match platform.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
             None => None,
             Some(v) => Some(crate::Platform::from_name(v).ok_or_else(|| {
@@ -473,7 +498,7 @@ impl Session {
             platform: chosen,
             ..self.catalog.options().clone()
         };
-        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        self.reopen(&options, progress);
         Ok(())
     }
 
@@ -500,13 +525,18 @@ impl Session {
     /// as FModel users keep them). Keys stay in this worker's memory: never returned, logged or
     /// echoed in a message. Text that holds no key is an error, and nothing changes. A key that
     /// fits no container changes nothing either: those containers still report `needsKey`.
+    /// `progress` hears the reopening as [`Session::add`]'s.
     #[cfg(feature = "containers")]
     #[wasm_bindgen(js_name = addAesKey)]
-    pub fn add_aes_key(&mut self, key: String) -> std::result::Result<(), JsError> {
+    pub fn add_aes_key(
+        &mut self,
+        key: String,
+        progress: Option<js_sys::Function>,
+    ) -> std::result::Result<(), JsError> {
         let more = parse_keys(&key)?;
         let mut options = self.catalog.options().clone();
         options.aes_keys.0.extend(more.0);
-        self.catalog = open(self.catalog.user_files().to_vec(), &options);
+        self.reopen(&options, progress);
         Ok(())
     }
 

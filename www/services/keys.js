@@ -17,7 +17,7 @@ const nameList = (names) => (names.length > 3 ? `${names.slice(0, 3).join(', ')}
 
 /** @param {import('../types').App} app */
 export function createKeys(app) {
-  const { store, actions, client } = app;
+  const { store, actions } = app;
   /** Keys (as given) that opened a container; see above. @type {string[]} */
   const fitted = [];
   /** @param {string[]} names */
@@ -50,10 +50,16 @@ export function createKeys(app) {
     setNote({ text: 'Trying the key…', error: false, busy: true });
     let reply;
     try {
-      reply = await client.call({ op: 'aesKey', key });
+      // Every file is reopened with the key: a task on the progress bar, as a drop's open.
+      reply = await app.opener.reopenTask({ op: 'aesKey', key });
     } catch (e) {
       // The core's message says what is wrong with the text, never the text itself.
       setNote({ text: `That is not a key: ${/** @type {Error} */ (e).message}.`, error: true });
+      return false;
+    }
+    if (!reply) {
+      // Cancelled: the fresh worker reopened the files without this key, which is not kept.
+      setNote({ text: 'Cancelled: the key was not tried. Submit it again to open the containers.', error: false });
       return false;
     }
     const still = reply.needsKey ?? [];

@@ -24,6 +24,26 @@ const walkWatch = (task) => ({
   step: (found, listed) => task.step(found, listed, `Reading the folder: ${found} of ${listed} files`),
 });
 
+/**
+ * The bar's words for a step of an open (www/worker.js posts them; stage as src/lib.rs OpenStage):
+ * files whose first bytes were read, engine passes, then inside the Unreal pass its containers'
+ * indexes read, their packages looked at (each one's first block read) and their texture
+ * packages read, then the loose files it goes through (each package read as it comes). `verb`:
+ * "Opening" for a drop, "Reopening" when a reading option or a key changed.
+ * @param {string} verb @param {number} done @param {number} total @param {number} stage
+ */
+export function openStepText(verb, done, total, stage) {
+  const what = [
+    `${done} of ${total} files read`,
+    `engine ${done} of ${total}`,
+    `Unreal, ${done} of ${total} container indexes`,
+    `Unreal, ${done} of ${total} packages`,
+    `Unreal, ${done} of ${total} texture packages`,
+    `Unreal, ${done} of ${total} loose files`,
+  ][stage] ?? `${done} of ${total}`;
+  return `${verb}: ${what}`;
+}
+
 /** @param {import('../types').App} app */
 export function createOpener(app) {
   const { store, actions, client } = app;
@@ -82,7 +102,7 @@ export function createOpener(app) {
         { op: 'add', files, paths, slow: probe.openDelay || undefined },
         // Files probed (every file's first bytes, shared by the engines' probes), then the engines'
         // passes; the files counted are all the open ones (a drop reopens the earlier files too).
-        (done, total, stage) => task.step(done, total, stage ? `Opening: engine ${done} of ${total}` : `Opening: ${done} of ${total} files read`),
+        (done, total, stage) => task.step(done, total, openStepText('Opening', done, total, stage)),
       );
       task.onCancel = null;
       task.check();
@@ -95,6 +115,37 @@ export function createOpener(app) {
     } catch (e) {
       if (isCancel(e)) throw e;
       actions.fail(/** @type {Error} */ (e).message);
+    }
+  }
+
+  /**
+   * Reopens every open file with `req` (a reading option changed, an AES key given: the worker
+   * reopens them all) as one task on the progress bar, with a drop's steps and Cancel. Cancel
+   * ends the worker; the next request's fresh worker reopens the files with what the store holds,
+   * the options and keys from before this change, which the caller shows again. Resolves with
+   * the worker's reply, or null when cancelled; rejects when the worker refuses `req`.
+   * @param {{ op: 'profile', profile: string } | { op: 'unityVersion', version: string } | { op: 'platform', platform: string } | { op: 'aesKey', key: string }} req
+   * @returns {Promise<import('../types').CatalogReply | null>}
+   */
+  async function reopenTask(req) {
+    // Nothing open: nothing to reopen, no bar.
+    if (!store.state.files.length) return client.call(req);
+    try {
+      return await app.tasks.run('Reopening the files…', 0, async (task) => {
+        // One wasm call, as a drop's open: Cancel ends the worker.
+        task.onCancel = () => client.cancel();
+        const reply = await client.call(
+          { ...req, slow: probe.openDelay || undefined },
+          (done, total, stage) => task.step(done, total, openStepText('Reopening', done, total, stage)),
+        );
+        task.onCancel = null;
+        task.check();
+        return reply;
+      });
+    } catch (e) {
+      if (!isCancel(e)) throw e;
+      actions.setStatus('Reopening cancelled');
+      return null;
     }
   }
 
@@ -148,11 +199,17 @@ export function createOpener(app) {
   /** @param {string} name */
   async function setProfile(name) {
     let reply;
+    const shown = () => store.state.profile ?? profileSelect.dataset.default ?? '';
     try {
-      reply = await client.call({ op: 'profile', profile: name });
+      reply = await reopenTask({ op: 'profile', profile: name });
     } catch (e) {
-      profileSelect.value = store.state.profile ?? profileSelect.dataset.default ?? '';
+      profileSelect.value = shown();
       actions.fail(/** @type {Error} */ (e).message);
+      return;
+    }
+    // Cancelled: the files stay open with the profile in force before.
+    if (!reply) {
+      profileSelect.value = shown();
       return;
     }
     actions.setProfile(name);
@@ -188,10 +245,15 @@ export function createOpener(app) {
   async function reopenWith(req, control, current, commit) {
     let reply;
     try {
-      reply = /** @type {import("../types").CatalogReply} */ (await client.call(req));
+      reply = await reopenTask(req);
     } catch (e) {
       control.value = current ?? '';
       actions.fail(/** @type {Error} */ (e).message);
+      return;
+    }
+    // Cancelled: the files stay open with the option in force before.
+    if (!reply) {
+      control.value = current ?? '';
       return;
     }
     commit();
@@ -229,7 +291,7 @@ export function createOpener(app) {
     openTask((task) => droppedFiles(dt, walkWatch(task))).catch((err) => actions.fail(err.message));
   });
 
-  return { openFiles, openEntries, showCatalog, setProfile, findProfile, profilesReady };
+  return { openFiles, openEntries, showCatalog, reopenTask, setProfile, findProfile, profilesReady };
 }
 
 /** @typedef {ReturnType<typeof createOpener>} Opener */

@@ -1,5 +1,6 @@
 // Long work on the page's progress bar with Cancel (issue 34): a drop's folder walk and open (a
-// container's index is read in that open), the ZIP export, the Builds comparison. Each runs as a
+// container's index and packages are read in that open), the reopen after a reading option or an
+// AES key changed, the ZIP export, the Builds comparison. Each runs as a
 // task: it moves the bar with step(done, total, text) and stops when Cancel aborts its signal;
 // what its cancel must also stop (the worker, ended by WorkerClient.cancel while a wasm call
 // runs) is its `onCancel`, which it may change as it moves from one phase to the next.

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use texscope::compare::build::{self, classify, compare_pair, Key, Verdict};
 use texscope::{Catalog, OpenOptions};
 
-use crate::progress::Progress;
+use crate::progress::{Listing, Progress};
 use crate::{collect, jobs, open_group, stats};
 
 /// One side of the diff: the root the user named and its files by folder relative to it.
@@ -30,10 +30,10 @@ struct Side {
 }
 
 impl Side {
-    fn new(root: &Path) -> Side {
-        let (groups, errors, _) = collect(&[root.to_path_buf()]);
+    fn new(root: &Path, listing: &Listing) -> Side {
+        let (groups, errors, _) = collect(&[root.to_path_buf()], listing);
         for (_, e) in errors {
-            eprintln!("texscope: {e}");
+            listing.eprintln(&format!("texscope: {e}"));
         }
         let name = root.display().to_string();
         let folders = groups
@@ -57,7 +57,7 @@ impl Side {
     /// Opens `folder`; its files count on `bar` once opened.
     fn open(&self, folder: &str, options: &OpenOptions, bar: &Progress) -> Option<Catalog> {
         let files = self.folders.get(folder)?;
-        let (cat, errors) = open_group(files, options);
+        let (cat, errors) = open_group(files, options, bar);
         for (_, e) in errors {
             bar.eprint(format!("texscope: {e}\n").as_bytes());
         }
@@ -256,7 +256,10 @@ pub fn run(
     show_progress: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    let (old, new) = (Side::new(old), Side::new(new));
+    // Both builds are listed before the bar, which counts the files of both.
+    let listing = Listing::new(show_progress);
+    let (old, new) = (Side::new(old, &listing), Side::new(new, &listing));
+    listing.finish();
     let mut rels: Vec<&String> = old.folders.keys().chain(new.folders.keys()).collect();
     rels.sort();
     rels.dedup();

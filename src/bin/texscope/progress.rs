@@ -8,13 +8,22 @@
 //!
 //! Messages a command prints on stderr while the bar shows go through [`Progress::eprint`], which
 //! takes the bar off the screen for the write (else the line would be drawn over).
+//!
+//! Before the bar, while the command lists (walks) its folders and so cannot know the bar's
+//! total, a [`Listing`] line counts the files found ("Listing: 12,345 files found"), under the
+//! same conditions; it is cleared when the walk ends and the bar takes its place. While a folder
+//! of Unreal containers is opened, the bar also says the open's finer step ([`step_text`]: their
+//! indexes, their packages), which a folder of one large .pak spends most of its time in.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use indicatif::{HumanBytes, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{
+    HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle,
+};
+use texscope::OpenStage;
 
 use crate::stats;
 
@@ -33,6 +42,25 @@ pub fn detail(noun: &str, textures: u64, bytes: u64, secs: f64) -> String {
     )
 }
 
+/// The bar's words for a step inside an engine's pass (`texscope::OpenProgress`), "Unreal:
+/// 12,000/40,000 packages" (the packages looked at, each one's first block read); None for the
+/// stages the bar's own counts cover (a folder's files read and its engine passes take a moment
+/// each). Short: while a step shows, the line must still fit 80 columns (see `Progress::new`).
+pub fn step_text(stage: OpenStage, done: usize, total: usize) -> Option<String> {
+    let what = match stage {
+        OpenStage::Probed | OpenStage::Engines => return None,
+        OpenStage::Containers => "container indexes",
+        OpenStage::Packages => "packages",
+        OpenStage::TexturePackages => "texture packages",
+        OpenStage::LooseFiles => "loose files",
+    };
+    Some(format!(
+        "Unreal: {}/{} {what}",
+        HumanCount(done as u64),
+        HumanCount(total as u64)
+    ))
+}
+
 /// Whether a bar is drawn: stderr is a terminal and the user did not ask for quiet.
 pub fn wanted(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
@@ -43,6 +71,9 @@ pub fn wanted(quiet: bool) -> bool {
 pub struct Progress {
     bar: Option<ProgressBar>,
     textures: Arc<AtomicU64>,
+    /// The last finer step an open told ([`Progress::step`]), drawn after the detail; cleared
+    /// when a folder is done. Kept as numbers: the words are made only when the bar is drawn.
+    step: Arc<Mutex<Option<(OpenStage, usize, usize)>>>,
 }
 
 impl Progress {
@@ -50,13 +81,16 @@ impl Progress {
     /// is ("textures"; export counts "images" written).
     pub fn new(show: bool, files: u64, noun: &'static str) -> Progress {
         let textures = Arc::new(AtomicU64::new(0));
+        let step = Arc::new(Mutex::new(None));
         if !show {
             return Progress {
                 bar: None,
                 textures,
+                step,
             };
         }
         let count = textures.clone();
+        let told = step.clone();
         // The detail is computed at each draw, so the bytes move while one large folder is read.
         // The bar takes what the words leave of the terminal's width: one line on 80 columns
         // (a fixed bar made the line wrap there, and each redraw then moved two lines).
@@ -67,12 +101,19 @@ impl Progress {
                 .with_key(
                     "detail",
                     move |s: &ProgressState, w: &mut dyn std::fmt::Write| {
-                        let text = detail(
-                            noun,
-                            count.load(Ordering::Relaxed),
-                            stats::read_bytes(),
-                            s.elapsed().as_secs_f64(),
-                        );
+                        let textures = count.load(Ordering::Relaxed);
+                        let step = *told.lock().unwrap_or_else(|e| e.into_inner());
+                        // A container's step takes the place of the bytes and their rate (both
+                        // made the line wrap on 80 columns, measured under `script`).
+                        let text = match step.and_then(|(s, d, t)| step_text(s, d, t)) {
+                            Some(step) => format!("{textures} {noun} · {step}"),
+                            None => detail(
+                                noun,
+                                textures,
+                                stats::read_bytes(),
+                                s.elapsed().as_secs_f64(),
+                            ),
+                        };
                         let _ = w.write_str(&text);
                     },
                 );
@@ -83,6 +124,7 @@ impl Progress {
         Progress {
             bar: Some(bar),
             textures,
+            step,
         }
     }
 
@@ -90,7 +132,16 @@ impl Progress {
     pub fn add(&self, files: u64, textures: u64) {
         self.textures.fetch_add(textures, Ordering::Relaxed);
         if let Some(b) = &self.bar {
+            *self.step.lock().unwrap_or_else(|e| e.into_inner()) = None;
             b.inc(files);
+        }
+    }
+
+    /// A step of an open under way (`texscope::OpenProgress`), shown until the next one or until
+    /// a folder is done. With several jobs the last told shows.
+    pub fn step(&self, stage: OpenStage, done: usize, total: usize) {
+        if self.bar.is_some() {
+            *self.step.lock().unwrap_or_else(|e| e.into_inner()) = Some((stage, done, total));
         }
     }
 
@@ -126,6 +177,52 @@ impl Progress {
     }
 }
 
+/// The line shown while a command lists its folders ("Listing: 12,345 files found"), before its
+/// bar; like the bar, drawn only when [`wanted`]. Every method is a no-op when it is not drawn.
+pub struct Listing {
+    bar: Option<ProgressBar>,
+}
+
+impl Listing {
+    pub fn new(show: bool) -> Listing {
+        let bar = show.then(|| {
+            let style = ProgressStyle::with_template("{spinner} Listing: {human_pos} files found")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            let bar =
+                ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(style);
+            // The spinner turns while one large folder is read and the count stands still.
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        Listing { bar }
+    }
+
+    /// `files` more files found.
+    pub fn found(&self, files: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(files);
+        }
+    }
+
+    /// Writes `text` (a line) to stderr with the count taken off the screen meanwhile.
+    pub fn eprintln(&self, text: &str) {
+        let write = || eprintln!("{text}");
+        match &self.bar {
+            Some(b) => b.suspend(write),
+            None => write(),
+        }
+    }
+
+    /// The walk is over: draws the final count once (a walk quicker than the first tick would
+    /// otherwise show nothing; `suspend` redraws at once), then clears the line for the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.suspend(|| {});
+            b.finish_and_clear();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,7 +243,36 @@ mod tests {
         let p = Progress::new(false, 10, "textures");
         p.add(3, 5);
         p.grow(2);
+        p.step(OpenStage::Packages, 1, 2);
         p.finish();
         assert!(p.bar.is_none());
+        let l = Listing::new(false);
+        l.found(3);
+        l.finish();
+        assert!(l.bar.is_none());
+    }
+
+    #[test]
+    fn the_steps_inside_a_pass_are_worded_with_grouped_digits() {
+        // indicatif's HumanCount groups thousands with commas (its documented format).
+        assert_eq!(
+            step_text(OpenStage::Packages, 12_000, 40_000).as_deref(),
+            Some("Unreal: 12,000/40,000 packages")
+        );
+        assert_eq!(
+            step_text(OpenStage::Containers, 3, 34).as_deref(),
+            Some("Unreal: 3/34 container indexes")
+        );
+        assert_eq!(
+            step_text(OpenStage::TexturePackages, 1, 21).as_deref(),
+            Some("Unreal: 1/21 texture packages")
+        );
+        assert_eq!(
+            step_text(OpenStage::LooseFiles, 5, 24).as_deref(),
+            Some("Unreal: 5/24 loose files")
+        );
+        // The bar's own counts cover a folder's files and engine passes.
+        assert_eq!(step_text(OpenStage::Engines, 1, 8), None);
+        assert_eq!(step_text(OpenStage::Probed, 1, 8), None);
     }
 }
