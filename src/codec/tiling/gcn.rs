@@ -136,11 +136,24 @@ impl Surface {
 
     /// Bytes the tiled surface occupies: the padded pitch times the padded rows.
     pub fn stored_size(&self) -> u64 {
-        self.pitch * self.rows * self.bpe
+        // Saturating: a hostile size (u32::MAX a side) overflowed u64, wrapped to a small size
+        // in a release build and passed the checks against the bytes there are.
+        self.pitch
+            .saturating_mul(self.rows)
+            .saturating_mul(self.bpe)
     }
 
     /// Row-major elements of the surface from its tiled bytes (at least [`Surface::stored_size`]).
     pub fn untile(&self, tiled: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+        let rows = self.rows(tiled, limits)?;
+        let mut out = vec![0u8; rows.row * rows.rows];
+        rows.untile(0, &mut out);
+        Ok(out)
+    }
+
+    /// The surface checked against its tiled bytes (the checks of [`Surface::untile`]), ready
+    /// to untile a band of rows at a time ([`Rows::untile`]).
+    pub fn rows<'a>(&self, tiled: &'a [u8], limits: &Limits) -> Result<Rows<'a>> {
         let need = self.stored_size();
         if (tiled.len() as u64) < need {
             return Err(Error::malformed(format!(
@@ -148,20 +161,69 @@ impl Surface {
                 tiled.len()
             )));
         }
-        let row = (self.ew * self.bpe) as usize;
-        let out_len = self.eh * row as u64;
+        let out_len = self.eh.saturating_mul(self.ew).saturating_mul(self.bpe);
         limits.check_alloc(out_len, "the untiled surface")?;
-        let mut out = vec![0u8; out_len as usize];
-        let bpe = self.bpe as usize;
-        if self.tile_mode == DISPLAY_LINEAR_ALIGNED {
-            let pitch_bytes = (self.pitch * self.bpe) as usize;
-            for (y, dst) in out.chunks_exact_mut(row).enumerate() {
-                dst.copy_from_slice(&tiled[y * pitch_bytes..][..row]);
-            }
+        // The tiled bytes (in memory) hold the pitch, the rows and the padded rows, so all
+        // of these fit usize.
+        let (ew, bpe, pitch) = (self.ew as usize, self.bpe as usize, self.pitch as usize);
+        let tile_bytes = 64 * bpe;
+        let linear = self.tile_mode == DISPLAY_LINEAR_ALIGNED;
+        // Morton pairs: x0 is the lowest index bit, so elements x and x + 1 (x even) of a
+        // micro-tile row sit side by side and move as one copy of two elements. The byte offset
+        // of each pair within a row of micro-tiles is computed once, so the inner loop is one
+        // table read and one copy per pair, no per-element address arithmetic.
+        let offsets = if linear {
+            Vec::new()
         } else {
-            untile_1d_thin(&mut out, tiled, self.ew as usize, self.pitch as usize, bpe);
+            (0..ew.div_ceil(2))
+                .map(|pair| {
+                    let x = pair * 2;
+                    (x / 8) * tile_bytes + X_MORTON[x % 8] * bpe
+                })
+                .collect()
+        };
+        Ok(Rows {
+            tiled,
+            row: ew * bpe,
+            rows: self.eh as usize,
+            bpe,
+            linear,
+            pitch_bytes: pitch * bpe,
+            tile_row_bytes: (pitch / 8) * tile_bytes,
+            offsets,
+        })
+    }
+}
+
+/// A GCN surface checked against its tiled bytes ([`Surface::rows`]), untiled a band of rows at
+/// a time into the caller's buffer.
+pub struct Rows<'a> {
+    tiled: &'a [u8],
+    /// Bytes of one untiled row of elements, and the rows.
+    pub row: usize,
+    pub rows: usize,
+    bpe: usize,
+    linear: bool,
+    pitch_bytes: usize,
+    tile_row_bytes: usize,
+    /// 1D thin: each Morton pair's byte offset within a row of micro-tiles.
+    offsets: Vec<usize>,
+}
+
+impl Rows<'_> {
+    /// Untiles rows `first..` into `dst` (whole rows, as many as it holds, within the surface).
+    pub fn untile(&self, first: usize, dst: &mut [u8]) {
+        let rows = (dst.len() / self.row).min(self.rows.saturating_sub(first));
+        let dst = &mut dst[..rows * self.row];
+        for (i, dst_row) in dst.chunks_exact_mut(self.row).enumerate() {
+            let y = first + i;
+            if self.linear {
+                dst_row.copy_from_slice(&self.tiled[y * self.pitch_bytes..][..self.row]);
+            } else {
+                let base = (y / 8) * self.tile_row_bytes + Y_MORTON[y % 8] * self.bpe;
+                super::copy_runs(dst_row, self.tiled, base, &self.offsets, 2 * self.bpe);
+            }
         }
-        Ok(out)
     }
 }
 
@@ -169,26 +231,6 @@ impl Surface {
 const X_MORTON: [usize; 8] = [0, 1, 4, 5, 16, 17, 20, 21];
 /// Morton position of y (bits 1, 3, 5).
 const Y_MORTON: [usize; 8] = [0, 2, 8, 10, 32, 34, 40, 42];
-
-/// Copies whole Morton pairs: x0 is the lowest index bit, so elements x and x + 1 (x even) of a
-/// micro-tile row sit side by side and move as one copy of two elements. The byte offset of each
-/// pair within a row of micro-tiles is computed once, so the inner loop is one table read and one
-/// copy per pair, no per-element address arithmetic.
-fn untile_1d_thin(out: &mut [u8], tiled: &[u8], ew: usize, pitch: usize, bpe: usize) {
-    let row = ew * bpe;
-    let tile_bytes = 64 * bpe;
-    let tile_row_bytes = (pitch / 8) * tile_bytes;
-    let pair_offsets: Vec<usize> = (0..ew.div_ceil(2))
-        .map(|pair| {
-            let x = pair * 2;
-            (x / 8) * tile_bytes + X_MORTON[x % 8] * bpe
-        })
-        .collect();
-    for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
-        let base = (y / 8) * tile_row_bytes + Y_MORTON[y % 8] * bpe;
-        super::copy_runs(dst_row, tiled, base, &pair_offsets, 2 * bpe);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -277,7 +277,9 @@ impl Surface {
             block: None,
             origin: (0, 0),
             blocks_across: 1,
-            stored: linear_pitch(ew, bpe) * eh * bpe,
+            // Saturating: a hostile size (u32::MAX a side) overflowed u64, wrapped to a small
+            // size in a release build and passed the checks against the bytes there are.
+            stored: linear_pitch(ew, bpe).saturating_mul(eh).saturating_mul(bpe),
         };
         if mode == SW_LINEAR {
             return Ok(s);
@@ -300,7 +302,9 @@ impl Surface {
             s.stored = block.bytes();
         } else {
             s.blocks_across = ew.div_ceil(bw);
-            s.stored = s.blocks_across * bw * eh.div_ceil(bh) * bh * bpe;
+            s.stored = (s.blocks_across * bw)
+                .saturating_mul(eh.div_ceil(bh) * bh)
+                .saturating_mul(bpe);
         }
         s.block = Some(block);
         Ok(s)
@@ -314,6 +318,15 @@ impl Surface {
     /// Row-major elements of the level from its stored bytes (at least
     /// [`Surface::stored_size`]).
     pub fn untile(&self, tiled: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+        let rows = self.rows(tiled, limits)?;
+        let mut out = vec![0u8; rows.row * rows.rows];
+        rows.untile(0, &mut out);
+        Ok(out)
+    }
+
+    /// The level checked against its stored bytes (the checks of [`Surface::untile`]), ready to
+    /// untile a band of rows at a time ([`Rows::untile`]).
+    pub fn rows<'a>(&self, tiled: &'a [u8], limits: &Limits) -> Result<Rows<'a>> {
         if (tiled.len() as u64) < self.stored {
             return Err(Error::malformed(format!(
                 "the RDNA {} surface holds {} bytes, but mip {} needs {}",
@@ -324,16 +337,25 @@ impl Surface {
             )));
         }
         let (ew, bpe) = (self.ew as usize, self.bpe as usize);
-        let out_len = self.ew * self.eh * self.bpe;
+        let out_len = self.ew.saturating_mul(self.eh).saturating_mul(self.bpe);
         limits.check_alloc(out_len, "the untiled surface")?;
-        let mut out = vec![0u8; out_len as usize];
         let row = ew * bpe;
+        let mut rows = Rows {
+            tiled,
+            row,
+            rows: self.eh as usize,
+            origin_y: 0,
+            block_h: 1,
+            ys: Vec::new(),
+            bpe,
+            row_of_blocks: (linear_pitch(self.ew, self.bpe) * self.bpe) as usize,
+            run_offsets: Vec::new(),
+            run_bytes: row,
+        };
         let Some(block) = &self.block else {
-            let pitch = (linear_pitch(self.ew, self.bpe) * self.bpe) as usize;
-            for (y, dst) in out.chunks_exact_mut(row).enumerate() {
-                dst.copy_from_slice(&tiled[y * pitch..][..row]);
-            }
-            return Ok(out);
+            // SW_LINEAR: one run a row, at the row's padded pitch.
+            rows.run_offsets.push(0);
+            return Ok(rows);
         };
         let (bw, bh) = (1usize << block.log2_w, 1usize << block.log2_h);
         let (xs, ys) = block.tables();
@@ -353,19 +375,53 @@ impl Surface {
         let block_bytes = block.bytes() as usize;
         // Byte offset of each run of a row, across the row's blocks, computed once: the inner
         // loop is then one table read and one copy per run, no per-element address arithmetic.
-        let run_offsets: Vec<usize> = (0..ew.div_ceil(run))
+        rows.run_offsets = (0..ew.div_ceil(run))
             .map(|k| {
                 let sx = ox + k * run;
                 (sx / bw) * block_bytes + xs[sx % bw] as usize * bpe
             })
             .collect();
-        let row_of_blocks = self.blocks_across as usize * block_bytes;
-        for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
-            let sy = y + oy;
-            let base = (sy / bh) * row_of_blocks + ys[sy % bh] as usize * bpe;
-            super::copy_runs(dst_row, tiled, base, &run_offsets, run * bpe);
+        rows.run_bytes = run * bpe;
+        rows.row_of_blocks = self.blocks_across as usize * block_bytes;
+        rows.origin_y = oy;
+        rows.block_h = bh;
+        rows.ys = ys;
+        Ok(rows)
+    }
+}
+
+/// An RDNA level checked against its stored bytes ([`Surface::rows`]), untiled a band of rows at
+/// a time into the caller's buffer. `SW_LINEAR` is the same walk with one block a row: a run of
+/// the whole row at each padded pitch.
+pub struct Rows<'a> {
+    tiled: &'a [u8],
+    /// Bytes of one untiled row of elements, and the rows.
+    pub row: usize,
+    pub rows: usize,
+    /// The level's first row inside its blocks (a tail slot's), the blocks' height in rows and
+    /// each row's part of the element index (`Block::tables`; empty for `SW_LINEAR`).
+    origin_y: usize,
+    block_h: usize,
+    ys: Vec<u32>,
+    bpe: usize,
+    /// Bytes of one row of blocks (`SW_LINEAR`: the padded pitch).
+    row_of_blocks: usize,
+    /// Each run's byte offset within its row of blocks, and the bytes of a run.
+    run_offsets: Vec<usize>,
+    run_bytes: usize,
+}
+
+impl Rows<'_> {
+    /// Untiles rows `first..` into `dst` (whole rows, as many as it holds, within the level).
+    pub fn untile(&self, first: usize, dst: &mut [u8]) {
+        let rows = (dst.len() / self.row).min(self.rows.saturating_sub(first));
+        let dst = &mut dst[..rows * self.row];
+        for (i, dst_row) in dst.chunks_exact_mut(self.row).enumerate() {
+            let sy = first + i + self.origin_y;
+            let within = self.ys.get(sy % self.block_h).map_or(0, |&v| v as usize);
+            let base = (sy / self.block_h) * self.row_of_blocks + within * self.bpe;
+            super::copy_runs(dst_row, self.tiled, base, &self.run_offsets, self.run_bytes);
         }
-        Ok(out)
     }
 }
 
