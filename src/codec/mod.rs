@@ -611,7 +611,7 @@ pub fn decode_surface_owned(
 /// of blocks at a time into a small buffer reused across bands, each band decoded straight into
 /// its rows of the image while its blocks are still in cache: untiling a whole surface first
 /// wrote a fresh 2-4 MB buffer (page faults natively, zeroing in wasm) that the decode then read
-/// back, which took a 2048x2048 BC1 or BC7 untile + decode 7-20% over the decode alone
+/// back, which took a 2048x2048 BC1 or BC7 untile + decode 5-20% over the decode alone
 /// (docs/benchmarks.md, "Untiling console surfaces"). Other formats untile whole, then decode
 /// (RGBA8's untiled bytes become the image).
 #[cfg(feature = "gnf")]
@@ -661,7 +661,8 @@ fn decode_bands(
     if w == 0 || h == 0 || row == 0 {
         return Ok(img);
     }
-    let band = band_rows(row, band_bytes).min(rows.next_multiple_of(tiling::Untiler::BAND_ALIGN));
+    // One band of the whole surface where it is smaller (then the only band starts at row 0).
+    let band = band_rows(row, band_bytes).min(rows);
     let mut scratch = vec![0u8; band * row];
     let (wu, hu) = (w as usize, h as usize);
     for first in (0..rows).step_by(band) {
