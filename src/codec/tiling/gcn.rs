@@ -217,7 +217,7 @@ impl Rows<'_> {
         let rows = (dst.len() / row).min(self.rows.saturating_sub(first));
         let dst = &mut dst[..rows * row];
         let run = 2 * self.bpe;
-        if self.linear || first % 8 != 0 || !matches!(run, 16 | 32) {
+        if self.linear || first % 8 != 0 || !matches!(run, 8 | 16 | 32) {
             for (i, dst_row) in dst.chunks_exact_mut(row).enumerate() {
                 let y = first + i;
                 if self.linear {
@@ -229,12 +229,12 @@ impl Rows<'_> {
             }
             return;
         }
-        // Pairs of 16 and 32 bytes (BC1-BC7): a row of micro-tiles (8 rows) at a time, each
-        // whole micro-tile read once, front to back, its 32 Morton pairs written to their rows,
-        // where the row-by-row walk visits every micro-tile of the row of tiles 8 times. Measured
-        // on a 2048x2048 surface (`texscope bench --untile`, PS4 `untile_ms`, two alternating
-        // runs): BC1 0.58 -> 0.44-0.50 ms, BC7 1.07 -> 0.83 ms; RGBA8's 8-byte pairs were slower
-        // this way (3.7-3.8 -> 4.6-4.7 ms), so they keep the row-by-row walk.
+        // Pairs of 8, 16 and 32 bytes (RGBA8 and other 4-byte texels, BC1-BC7): a row of
+        // micro-tiles (8 rows) at a time, each whole micro-tile read once, front to back, and
+        // written as its 8 rows of 4 pairs, where the row-by-row walk through the pair table
+        // visits every micro-tile of the row of tiles 8 times. Measured on a 2048x2048 surface
+        // (`texscope bench --untile --runs 101`, 51 for RGBA8; PS4 `untile_ms`, alternating
+        // builds): BC1 0.41-0.48 -> 0.26-0.31 ms, BC7 0.78-0.84 -> 0.66-0.73, RGBA8 3.9-4.3 -> 3.1.
         let whole_tiles = row / (8 * self.bpe);
         for (b, band) in dst.chunks_mut(8 * row).enumerate() {
             let ty = first / 8 + b;
@@ -244,7 +244,9 @@ impl Rows<'_> {
             } else {
                 0
             };
-            if run == 16 {
+            if run == 8 {
+                micro_tiles::<8>(band, row, tile_row, whole);
+            } else if run == 16 {
                 micro_tiles::<16>(band, row, tile_row, whole);
             } else {
                 micro_tiles::<32>(band, row, tile_row, whole);
@@ -266,15 +268,20 @@ impl Rows<'_> {
 /// The first `tiles` micro-tiles of a row of them (`tile_row`) into `band` (8 rows of `row`
 /// bytes): a micro-tile is 32 Morton pairs of `N` bytes in order; pair `k` (element index
 /// `2k`, bits `x0 y0 x1 y1 x2 y2`) is row `y0 | y1 << 1 | y2 << 2`, pair column `x1 | x2 << 1`.
+/// Each of a micro-tile's rows is one slice of the band (its 4 pairs), so the copies inside it
+/// have constant offsets and no bounds checks of their own.
 #[inline(always)]
 fn micro_tiles<const N: usize>(band: &mut [u8], row: usize, tile_row: &[u8], tiles: usize) {
     for t in 0..tiles {
         let src = &tile_row[t * 32 * N..][..32 * N];
-        for k in 0..32 {
-            let y = (k & 1) | ((k >> 2) & 1) << 1 | ((k >> 4) & 1) << 2;
-            let xp = ((k >> 1) & 1) | ((k >> 3) & 1) << 1;
-            let piece: &[u8; N] = src[k * N..][..N].try_into().expect("N bytes");
-            band[y * row + (t * 4 + xp) * N..][..N].copy_from_slice(piece);
+        for y in 0..8 {
+            let dst = &mut band[y * row + t * 4 * N..][..4 * N];
+            for xp in 0..4 {
+                let k =
+                    (y & 1) | (xp & 1) << 1 | ((y >> 1) & 1) << 2 | (xp >> 1) << 3 | (y >> 2) << 4;
+                let piece: &[u8; N] = src[k * N..][..N].try_into().expect("N bytes");
+                dst[xp * N..][..N].copy_from_slice(piece);
+            }
         }
     }
 }
@@ -291,8 +298,8 @@ mod tests {
     /// A 1D-thin surface written by the textbook formula (element (x, y) at micro-tile
     /// `(y/8) * pitch/8 + x/8`, index `morton(x%8, y%8)`) comes back row-major; the formula is
     /// addrlib's for `ADDR_TM_1D_TILED_THIN1` with the non-displayable micro-tile mode. Elements
-    /// of 4, 8 and 16 bytes (RGBA8 row by row; BC1 and BC7, the Morton pair sizes the micro-tile
-    /// loop copies), widths and heights that do and do not fill micro-tiles, padded pitches, whole
+    /// of 4, 8 and 16 bytes (RGBA8, BC1, BC7: the three Morton pair sizes the micro-tile loop
+    /// copies), widths and heights that do and do not fill micro-tiles, padded pitches, whole
     /// surfaces and bands of 8 rows from row 8 on.
     #[test]
     fn thin_1d_round_trip_with_padded_pitch() {
