@@ -411,8 +411,32 @@ impl Catalog {
     }
 
     /// The bytes of one stored surface exactly as stored (after container decompression), and
-    /// its size. For a volume, `slice` picks the depth slice.
+    /// its size. For a volume, `slice` picks the depth slice. A console texture's surface comes
+    /// untiled (row-major blocks, [`codec::tiling::untile`]).
     pub fn read_surface(&self, tex: usize, mip: usize, slice: u32) -> Result<(Vec<u8>, u32, u32)> {
+        self.read_stored::<true>(tex, mip, slice)
+    }
+
+    /// [`Catalog::read_surface`] without the untiling: a console texture's surface as its
+    /// layout stores it (`codec::tiling::stored_size` bytes), for [`Catalog::decode_tiled`].
+    /// A linear texture's is the same as [`Catalog::read_surface`]'s.
+    pub fn read_tiled_surface(
+        &self,
+        tex: usize,
+        mip: usize,
+        slice: u32,
+    ) -> Result<(Vec<u8>, u32, u32)> {
+        self.read_stored::<false>(tex, mip, slice)
+    }
+
+    /// [`Catalog::read_surface`], whose tiled surfaces come untiled where `UNTILE` (a constant,
+    /// so that the page's first module, which never asks for them tiled, builds one version).
+    fn read_stored<const UNTILE: bool>(
+        &self,
+        tex: usize,
+        mip: usize,
+        slice: u32,
+    ) -> Result<(Vec<u8>, u32, u32)> {
         let t = self.texture(tex)?;
         if let Some(e) = &t.error {
             return Err(Error::unsupported(e.clone()).in_file(&t.file));
@@ -466,7 +490,21 @@ impl Catalog {
                     .get(*source)
                     .ok_or_else(|| Error::malformed("surface names an unknown source"))?;
                 if !t.tiling.is_linear() {
-                    return self.read_tiled(t, mip, src.as_ref(), *offset, *length, skip);
+                    let bytes = self.read_tiled(t, mip, src.as_ref(), *offset, *length, skip)?;
+                    if !UNTILE {
+                        return Ok((bytes, m.width, m.height));
+                    }
+                    let linear = codec::tiling::untile(
+                        t.tiling,
+                        t.format,
+                        mip as u32,
+                        m.width,
+                        m.height,
+                        &bytes,
+                        &self.options.limits,
+                    )
+                    .map_err(|e| e.in_file(src.name()))?;
+                    return Ok((linear, m.width, m.height));
                 }
                 let start = skip * image_size;
                 if start + image_size > *length {
@@ -508,8 +546,8 @@ impl Catalog {
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its
-    /// stored range and untiles it to row-major blocks. A volume's depth slice `skip` is the
-    /// `skip`-th tiled surface of the range.
+    /// stored range, as stored. A volume's depth slice `skip` is the `skip`-th tiled surface of
+    /// the range.
     fn read_tiled(
         &self,
         t: &Texture,
@@ -518,7 +556,7 @@ impl Catalog {
         offset: u64,
         length: u64,
         skip: u64,
-    ) -> Result<(Vec<u8>, u32, u32)> {
+    ) -> Result<Vec<u8>> {
         let m = &t.mips[mip];
         let tiled_size =
             codec::tiling::stored_size(t.tiling, t.format, mip as u32, m.width, m.height)
@@ -537,18 +575,7 @@ impl Catalog {
                 ))
                 .in_file(src.name())
             })?;
-        let bytes = read_range(src, offset + start, tiled_size, &self.options.limits)?;
-        let linear = codec::tiling::untile(
-            t.tiling,
-            t.format,
-            mip as u32,
-            m.width,
-            m.height,
-            &bytes,
-            &self.options.limits,
-        )
-        .map_err(|e| e.in_file(src.name()))?;
-        Ok((linear, m.width, m.height))
+        read_range(src, offset + start, tiled_size, &self.options.limits)
     }
 
     /// Unpacks one level and face of a crunch stream to the blocks of `t.format`.
@@ -617,33 +644,58 @@ impl Catalog {
         if let Layout::Virtual(_) = &t.layout {
             return self.decode_tiles(tex, mip, slice, None).map(|v| v.image);
         }
-        let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
         // The first wasm module has no untiler, hence no tiled surface (`cfg!` leaves this out).
         if cfg!(feature = "gnf") && !t.tiling.is_linear() {
-            return self.decode_untiled(tex, bytes, w, h, opts);
+            let (tiled, ..) = self.read_tiled_surface(tex, mip, slice)?;
+            return self.decode_tiled(tex, mip, slice, &tiled, opts);
         }
+        let (bytes, w, h) = self.read_surface(tex, mip, slice)?;
         self.decode_read(tex, &bytes, w, h, opts)
     }
 
-    /// [`Catalog::decode_read`] of a tiled texture's surface as [`Catalog::read_surface`] untiled
-    /// it, handed over: an RGBA8 surface's untiled bytes become the image as they are
-    /// ([`codec::decode_surface_owned`]) instead of being copied once more.
-    /// A build without untilers ([`codec::tiling`]) has no tiled surface: it decodes the bytes
-    /// as [`Catalog::decode_read`] does.
-    pub fn decode_untiled(
+    /// Decodes mip `mip`, slice `slice` of a tiled texture from its surface as
+    /// [`Catalog::read_tiled_surface`] returned it: untiled and decoded in one pass
+    /// ([`codec::decode_untiler`], band by band for BCn), the image [`Catalog::decode_read`]
+    /// makes of [`Catalog::read_surface`]'s untiled blocks, with the same errors (an untiling
+    /// error names the file the surface is in, a decoding error the texture's file). A build
+    /// without untilers ([`codec::tiling`]) untiles as [`Catalog::read_surface`] does (an error
+    /// naming the feature).
+    pub fn decode_tiled(
         &self,
         tex: usize,
-        bytes: Vec<u8>,
-        w: u32,
-        h: u32,
+        mip: usize,
+        slice: u32,
+        tiled: &[u8],
         opts: DecodeOptions,
     ) -> Result<Image> {
+        let t = self.texture(tex)?;
+        let m = t
+            .mips
+            .get(mip)
+            .ok_or_else(|| Error::malformed(format!("{} has no mip {mip}", t.name)))?;
+        let (w, h, limits) = (m.width, m.height, &self.options.limits);
+        // The file holding the surface, as read_surface names it in an untiling error.
+        let index = match t.kind {
+            TextureKind::Volume => 0,
+            _ => slice as usize,
+        };
+        let file = match m.surfaces.get(index) {
+            Some(Storage::Range { source, .. }) => self.sources.get(*source).map(|s| s.name()),
+            _ => None,
+        }
+        .unwrap_or(&t.file);
         #[cfg(not(feature = "gnf"))]
-        return self.decode_read(tex, &bytes, w, h, opts);
+        {
+            let linear = codec::tiling::untile(t.tiling, t.format, mip as u32, w, h, tiled, limits)
+                .map_err(|e| e.in_file(file))?;
+            self.decode_read(tex, &linear, w, h, opts)
+        }
         #[cfg(feature = "gnf")]
         {
-            let t = self.texture(tex)?;
-            let img = codec::decode_surface_owned(t.format, w, h, bytes, &self.options.limits)
+            let untiler =
+                codec::tiling::Untiler::new(t.tiling, t.format, mip as u32, w, h, tiled, limits)
+                    .map_err(|e| e.in_file(file))?;
+            let img = codec::decode_untiler(&untiler, t.format, w, h, limits)
                 .map_err(|e| e.in_file(&t.file))?;
             Ok(rows_as_asked(t, img, opts))
         }

@@ -3,9 +3,11 @@
 //! mip level, byte 7 the `Tiling` and bytes 8-11 its parameter (any u32, so unknown block heights,
 //! tile modes and swizzle modes are exercised); the rest is the tiled surface. `stored_size`, then
 //! `untile` of whatever bytes there are (too few must be an error, never a panic), then a decode of
-//! the linear blocks.
+//! the linear blocks; the fused untile + decode (`codec::decode_tiled`, band by band) must give
+//! the same image or the same error.
 #![no_main]
 
+use texscope::codec::decode_tiled;
 use texscope::codec::tiling::{stored_size, untile, Tiling};
 use texscope::codec::{ALL_FIXED, ASTC_FOOTPRINTS};
 use texscope::PixelFormat;
@@ -48,16 +50,37 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         return;
     };
     let result = untile(tiling, format, level, w, h, tiled, &limits);
+    let fused = decode_tiled(tiling, format, level, w, h, tiled, &limits);
     if (tiled.len() as u64) < size {
         assert!(
-            result.is_err(),
+            result.is_err() && fused.is_err(),
             "{size} bytes needed, {} given",
             tiled.len()
         );
         return;
     }
-    if let Ok(linear) = result {
+    let want = result.and_then(|linear| {
         assert_eq!(linear.len() as u64, format.surface_size(w, h));
-        let _ = texscope::decode_surface(format, w, h, &linear, &limits);
+        texscope::decode_surface(format, w, h, &linear, &limits)
+    });
+    match (want, fused) {
+        (Ok(want), Ok(got)) => assert!(same(&want, &got), "fused decode differs"),
+        (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string()),
+        (want, got) => panic!("{want:?} against {got:?}"),
     }
 });
+
+/// Equal sizes and texels, floats compared by their bits (a NaN equals itself).
+fn same(a: &texscope::Image, b: &texscope::Image) -> bool {
+    use texscope::codec::Pixels::*;
+    (a.width, a.height) == (b.width, b.height)
+        && match (&a.pixels, &b.pixels) {
+            (Rgba8(x), Rgba8(y)) => x == y,
+            (Rgba16(x), Rgba16(y)) => x == y,
+            (Rgba32F(x), Rgba32F(y)) => x
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(y.iter().map(|v| v.to_bits())),
+            _ => false,
+        }
+}

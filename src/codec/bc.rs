@@ -14,7 +14,7 @@
 //! 8-bit format bit-exact against bcdec_rs and against the `dds` crate. In wasm the 8-bit formats
 //! run as simd kernels (src/codec/simd.rs) with this file's code as their reference.
 
-use super::{Image, PixelFormat, Pixels};
+use super::{Image, PixelFormat, PixelRows};
 use crate::io::Result;
 
 // The page's core wasm module leaves BC6H to the full one (feature `codec-bc6h`), see Cargo.toml.
@@ -29,24 +29,43 @@ pub(super) fn decode(
     data: &[u8],
     img: &mut Image,
 ) -> Result<bool> {
-    use PixelFormat::*;
-    if !matches!(
-        format,
-        BC1 | BC4 | BC4S | BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7
-    ) {
+    if !is_bc(format) {
         return Ok(false);
     }
+    decode_rows(format, w as usize, data, img.pixels.rows_mut())?;
+    Ok(true)
+}
+
+/// The formats this file decodes.
+pub(super) fn is_bc(format: PixelFormat) -> bool {
+    use PixelFormat::*;
+    matches!(
+        format,
+        BC1 | BC4 | BC4S | BC2 | BC3 | BC5 | BC5S | BC6HU | BC6HS | BC7
+    )
+}
+
+/// Decodes the rows of blocks in `data` (a BCn format's: [`is_bc`]) into `out`, the image rows
+/// they cover (a whole image, or a band of it: `codec::decode_tiled`), `w` texels wide.
+/// Inlined, so that the page's core module, whose only caller is [`decode`], keeps one copy.
+#[inline(always)]
+pub(super) fn decode_rows(
+    format: PixelFormat,
+    w: usize,
+    data: &[u8],
+    out: PixelRows<'_>,
+) -> Result<()> {
+    use PixelFormat::*;
     // The height is the image's: every loop below runs over `out`'s rows.
-    let w = w as usize;
-    match &mut img.pixels {
+    match out {
         // wasm: simd kernels (src/codec/simd.rs), the scalar code below is their reference.
         #[cfg(target_arch = "wasm32")]
-        Pixels::Rgba8(out) => {
+        PixelRows::Rgba8(out) => {
             let done = super::simd::blocks(format, w, data, out);
             debug_assert!(done, "every 8-bit BC format has a wasm kernel");
         }
         #[cfg(not(target_arch = "wasm32"))]
-        Pixels::Rgba8(out) => match format {
+        PixelRows::Rgba8(out) => match format {
             BC1 => rows::<8, _>(w, data, out, |b: &[u8; 8]| bc1(b, false)),
             BC2 => rows::<16, _>(w, data, out, |b: &[u8; 16]| colour_alpha(b, bc2_alpha)),
             BC3 => rows::<16, _>(w, data, out, |b: &[u8; 16]| {
@@ -65,33 +84,33 @@ pub(super) fn decode(
         },
         // wasm: the same code compiled with simd128 (src/codec/simd.rs).
         #[cfg(all(target_arch = "wasm32", feature = "codec-bc6h"))]
-        Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
+        PixelRows::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
             super::simd::bc6h(format == BC6HS, w, data, out)
         }
         #[cfg(all(target_arch = "wasm32", not(feature = "codec-bc6h")))]
-        Pixels::Rgba32F(_) if matches!(format, BC6HU | BC6HS) => {
+        PixelRows::Rgba32F(_) if matches!(format, BC6HU | BC6HS) => {
             return Err(crate::io::Error::not_in_build(format.name(), "codec-bc6h"));
         }
         #[cfg(not(target_arch = "wasm32"))]
-        Pixels::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
+        PixelRows::Rgba32F(out) if matches!(format, BC6HU | BC6HS) => {
             if format == BC6HS {
                 bc6h::rows::<true>(w, data, out)
             } else {
                 bc6h::rows::<false>(w, data, out)
             }
         }
-        Pixels::Rgba32F(out) if format == BC4S => rows_f32::<8>(w, data, out, |b| {
+        PixelRows::Rgba32F(out) if format == BC4S => rows_f32::<8>(w, data, out, |b| {
             let r = snorm(b);
             std::array::from_fn(|l| texels_f32(|t| [r[l * 4 + t], 0.0, 0.0, 1.0]))
         }),
-        Pixels::Rgba32F(out) => rows_f32::<16>(w, data, out, |b| {
+        PixelRows::Rgba32F(out) => rows_f32::<16>(w, data, out, |b| {
             let r = snorm(b[..8].try_into().expect("8 bytes"));
             let g = snorm(b[8..].try_into().expect("8 bytes"));
             std::array::from_fn(|l| texels_f32(|t| [r[l * 4 + t], g[l * 4 + t], 0.0, 1.0]))
         }),
-        Pixels::Rgba16(_) => unreachable!("no BC format decodes to 16-bit"),
+        PixelRows::Rgba16(_) => unreachable!("no BC format decodes to 16-bit"),
     }
-    Ok(true)
+    Ok(())
 }
 
 /// A signed BC4 block's (or BC5 channel's) 16 values in -1..1, with bcdec_rs 0.2.1's `bc4_float`

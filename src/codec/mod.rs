@@ -450,6 +450,37 @@ pub enum Pixels {
     Rgba32F(Vec<f32>),
 }
 
+/// Rows of an image's texels to decode into: all of them, or a band (`Pixels::band_mut`).
+pub(crate) enum PixelRows<'a> {
+    Rgba8(&'a mut [u8]),
+    // No decoder that takes rows yet decodes to 16-bit; kept so every image has its rows.
+    #[allow(dead_code)]
+    Rgba16(&'a mut [u16]),
+    Rgba32F(&'a mut [f32]),
+}
+
+impl Pixels {
+    #[inline(always)]
+    pub(crate) fn rows_mut(&mut self) -> PixelRows<'_> {
+        match self {
+            Pixels::Rgba8(p) => PixelRows::Rgba8(p),
+            Pixels::Rgba16(p) => PixelRows::Rgba16(p),
+            Pixels::Rgba32F(p) => PixelRows::Rgba32F(p),
+        }
+    }
+
+    /// Texel rows `rows` of an image `w` texels wide.
+    #[cfg(feature = "gnf")]
+    fn band_mut(&mut self, w: usize, rows: std::ops::Range<usize>) -> PixelRows<'_> {
+        let r = rows.start * w * 4..rows.end * w * 4;
+        match self {
+            Pixels::Rgba8(p) => PixelRows::Rgba8(&mut p[r]),
+            Pixels::Rgba16(p) => PixelRows::Rgba16(&mut p[r]),
+            Pixels::Rgba32F(p) => PixelRows::Rgba32F(&mut p[r]),
+        }
+    }
+}
+
 /// A decoded 2D surface.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Image {
@@ -574,6 +605,89 @@ pub fn decode_surface_owned(
     decode_surface(format, w, h, &data, limits)
 }
 
+/// Untiles and decodes mip `level` (`w` x `h` texels) of `format` stored with `tiling` from
+/// `tiled` (at least `tiling::stored_size` bytes): the image that [`decode_surface_owned`] makes
+/// of `tiling::untile`'s output, with the same errors. BCn surfaces are untiled a band of rows
+/// of blocks at a time into a small buffer reused across bands, each band decoded straight into
+/// its rows of the image while its blocks are still in cache: untiling a whole surface first
+/// wrote a fresh 2-4 MB buffer (page faults natively, zeroing in wasm) that the decode then read
+/// back, which took a 2048x2048 BC1 or BC7 untile + decode 5-20% over the decode alone
+/// (docs/benchmarks.md, "Untiling console surfaces"). Other formats untile whole, then decode
+/// (RGBA8's untiled bytes become the image).
+#[cfg(feature = "gnf")]
+pub fn decode_tiled(
+    tiling: tiling::Tiling,
+    format: PixelFormat,
+    level: u32,
+    w: u32,
+    h: u32,
+    tiled: &[u8],
+    limits: &Limits,
+) -> Result<Image> {
+    let untiler = tiling::Untiler::new(tiling, format, level, w, h, tiled, limits)?;
+    decode_untiler(&untiler, format, w, h, limits)
+}
+
+/// The decoding half of [`decode_tiled`], from a surface checked against its tiled bytes (whose
+/// errors a caller may name differently: `Catalog::decode_tiled`).
+#[cfg(feature = "gnf")]
+pub fn decode_untiler(
+    untiler: &tiling::Untiler,
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    limits: &Limits,
+) -> Result<Image> {
+    decode_bands(untiler, format, w, h, limits, BAND_BYTES)
+}
+
+/// [`decode_untiler`] in bands of about `band_bytes` of blocks (the tests use small bands, so
+/// that small surfaces take several).
+#[cfg(feature = "gnf")]
+fn decode_bands(
+    untiler: &tiling::Untiler,
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    limits: &Limits,
+    band_bytes: usize,
+) -> Result<Image> {
+    if !bc::is_bc(format) {
+        return decode_surface_owned(format, w, h, untiler.to_vec(), limits);
+    }
+    limits.check_dims(w, h, 1)?;
+    let mut img = Image::new(w, h, format.precision(), limits)?;
+    let (row, rows) = untiler.shape();
+    if w == 0 || h == 0 || row == 0 {
+        return Ok(img);
+    }
+    // One band of the whole surface where it is smaller (then the only band starts at row 0).
+    let band = band_rows(row, band_bytes).min(rows);
+    let mut scratch = vec![0u8; band * row];
+    let (wu, hu) = (w as usize, h as usize);
+    for first in (0..rows).step_by(band) {
+        let n = band.min(rows - first);
+        let blocks = &mut scratch[..n * row];
+        untiler.untile(first, blocks);
+        let texel_rows = first * 4..((first + n) * 4).min(hu);
+        bc::decode_rows(format, wu, blocks, img.pixels.band_mut(wu, texel_rows))?;
+    }
+    Ok(img)
+}
+
+/// Bytes of blocks in one band of [`decode_tiled`], so that a band stays in the first or second
+/// cache level between its untile and its decode.
+#[cfg(feature = "gnf")]
+const BAND_BYTES: usize = 32 << 10;
+
+/// Rows of blocks in one band: a multiple of the untilers' band alignment holding about
+/// `band_bytes` of blocks (at least one aligned band).
+#[cfg(feature = "gnf")]
+fn band_rows(row: usize, band_bytes: usize) -> usize {
+    let align = tiling::Untiler::BAND_ALIGN;
+    ((band_bytes / row) / align * align).max(align)
+}
+
 /// Decodes one `w` x `h` image of `format` from `data` (which must hold at least
 /// `format.surface_size(w, h)` bytes; extra bytes are ignored).
 pub fn decode_surface(
@@ -657,6 +771,155 @@ mod tests {
         let want = decode_surface(PixelFormat::RGBA8, 13, 7, &short, &limits).unwrap_err();
         let got = decode_surface_owned(PixelFormat::RGBA8, 13, 7, short, &limits).unwrap_err();
         assert_eq!(got.to_string(), want.to_string());
+    }
+
+    /// The fused untile + decode (`decode_tiled`, band by band for BCn) against untiling the
+    /// whole surface (`tiling::untile`, held to `tegra_swizzle` and to the shared console
+    /// samples by its own tests) and then `decode_surface` (held to bcdec_rs and other decoders
+    /// by tests/codec_reference.rs): the same image, bit for bit, or the same error. Every
+    /// console layout (Switch block-linear at each block height, GCN 1D thin and linear aligned
+    /// with a tight and a padded pitch, RDNA linear / 256B_S / 4KB_S / 64KB_S with their mip
+    /// tails), every BCn format (BC6H and the signed BC4/BC5 to f32), RGBA8 and ASTC 4x4, sizes
+    /// that are and are not whole blocks and bands, mips 0-3; each in the default bands and in
+    /// one-alignment bands (8 rows of blocks), so that small surfaces take several. Tiled bytes
+    /// are random, seeded.
+    #[cfg(all(feature = "gnf", feature = "tiling-switch"))]
+    #[test]
+    fn fused_untile_decode_equals_untile_then_decode() {
+        use tiling::{block_linear, rdna, untile, Tiling, Untiler};
+        let limits = Limits::default();
+        let bits = |img: &Image| match &img.pixels {
+            Pixels::Rgba8(p) => p.iter().map(|&v| v as u32).collect::<Vec<_>>(),
+            Pixels::Rgba16(p) => p.iter().map(|&v| v as u32).collect(),
+            Pixels::Rgba32F(p) => p.iter().map(|v| v.to_bits()).collect(),
+        };
+        let formats = [
+            PixelFormat::BC1,
+            PixelFormat::BC2,
+            PixelFormat::BC3,
+            PixelFormat::BC4,
+            PixelFormat::BC4S,
+            PixelFormat::BC5,
+            PixelFormat::BC5S,
+            PixelFormat::BC6HU,
+            PixelFormat::BC6HS,
+            PixelFormat::BC7,
+            PixelFormat::RGBA8,
+            PixelFormat::ASTC {
+                w: 4,
+                h: 4,
+                hdr: false,
+            },
+        ];
+        let sizes: [(u32, u32); 8] = [
+            (1, 1),
+            (3, 5),
+            (4, 4),
+            (13, 7),
+            (64, 64),
+            (100, 37),
+            (129, 257),
+            (260, 36),
+        ];
+        let (mut seed, mut compared) = (0u64, 0);
+        for f in formats {
+            for &(w, h) in &sizes {
+                let b = f.block();
+                let pitch = w.div_ceil(b.width).next_multiple_of(8) * b.width;
+                for level in 0..4u32 {
+                    let (mw, mh) = ((w >> level).max(1), (h >> level).max(1));
+                    let mut tilings: Vec<Tiling> = block_linear::BLOCK_HEIGHTS
+                        .iter()
+                        .map(|&block_height| Tiling::BlockLinear { block_height })
+                        .collect();
+                    for tile_mode in [8, 13] {
+                        for pitch in [pitch, pitch + 8 * b.width] {
+                            tilings.push(Tiling::Gcn { tile_mode, pitch });
+                        }
+                    }
+                    for mode in [
+                        rdna::SW_LINEAR,
+                        rdna::SW_256B_S,
+                        rdna::SW_4KB_S,
+                        rdna::SW_64KB_S,
+                    ] {
+                        let first_mip_in_tail = rdna::chain(mode, f, w, h, 4).map_or(4, |c| c.1);
+                        tilings.push(Tiling::Rdna {
+                            swizzle_mode: mode,
+                            first_mip_in_tail,
+                        });
+                    }
+                    for t in tilings {
+                        let Ok(size) = tiling::stored_size(t, f, level, mw, mh) else {
+                            continue;
+                        };
+                        seed += 1;
+                        let tiled = sample::random_bytes(size as usize, seed);
+                        let want = untile(t, f, level, mw, mh, &tiled, &limits)
+                            .and_then(|linear| decode_surface(f, mw, mh, &linear, &limits));
+                        let fused = decode_tiled(t, f, level, mw, mh, &tiled, &limits);
+                        let small = Untiler::new(t, f, level, mw, mh, &tiled, &limits)
+                            .and_then(|u| decode_bands(&u, f, mw, mh, &limits, 1));
+                        let case = format!("{f:?} {mw}x{mh} mip {level} {t:?}");
+                        for got in [fused, small] {
+                            match (&want, got) {
+                                (Ok(want), Ok(got)) => {
+                                    assert_eq!((got.width, got.height), (mw, mh), "{case}");
+                                    assert!(bits(&got) == bits(want), "{case}");
+                                }
+                                (Err(want), Err(got)) => {
+                                    assert_eq!(got.to_string(), want.to_string(), "{case}")
+                                }
+                                (want, got) => panic!("{case}: {want:?} against {got:?}"),
+                            }
+                        }
+                        compared += 1;
+                        // Short tiled data: the same error, from either path.
+                        let short = &tiled[..tiled.len() - 1];
+                        let want = untile(t, f, level, mw, mh, short, &limits).unwrap_err();
+                        let got = decode_tiled(t, f, level, mw, mh, short, &limits).unwrap_err();
+                        assert_eq!(got.to_string(), want.to_string(), "{case}");
+                    }
+                }
+            }
+        }
+        // Whatever a layout cannot place (GCN's smaller mips) is skipped above; the rest is
+        // most of the grid.
+        assert!(compared > 2500, "{compared}");
+    }
+
+    /// Hostile sizes through the fused path: the untiled surface over the allocation limit, and
+    /// a surface whose stored size overflows, are the errors `tiling::untile` gives.
+    #[cfg(all(feature = "gnf", feature = "tiling-switch"))]
+    #[test]
+    fn fused_untile_decode_refuses_hostile_sizes() {
+        use tiling::{untile, Tiling};
+        let small = Limits {
+            max_alloc: 1 << 16,
+            ..Limits::default()
+        };
+        let tiled = vec![0u8; 1 << 20];
+        for t in [
+            Tiling::BlockLinear { block_height: 16 },
+            Tiling::Gcn {
+                tile_mode: 13,
+                pitch: 1024,
+            },
+            Tiling::Rdna {
+                swizzle_mode: 9,
+                first_mip_in_tail: 1,
+            },
+        ] {
+            for (w, h, limits) in [
+                (1024, 1024, &small),
+                (u32::MAX, u32::MAX, &Limits::default()),
+            ] {
+                let f = PixelFormat::BC7;
+                let want = untile(t, f, 0, w, h, &tiled, limits).unwrap_err();
+                let got = decode_tiled(t, f, 0, w, h, &tiled, limits).unwrap_err();
+                assert_eq!(got.to_string(), want.to_string(), "{t:?} {w}x{h}");
+            }
+        }
     }
 
     #[test]

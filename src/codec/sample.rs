@@ -369,12 +369,17 @@ impl Surface {
         if cfg!(not(feature = "tiling-switch")) || self.tiling.is_linear() {
             return decode_surface(f, w, w, &self.data, &limits);
         }
-        let linear = tiling::untile(self.tiling, f, 0, w, w, &self.data, &limits)?;
-        // As Catalog::decode does with a tiled surface: the untiled blocks handed over.
+        // As Catalog::decode does with a tiled surface: untiled and decoded in one pass.
         #[cfg(feature = "gnf")]
-        return super::decode_surface_owned(f, w, w, linear, &limits);
+        return super::decode_tiled(self.tiling, f, 0, w, w, &self.data, &limits);
         #[cfg(not(feature = "gnf"))]
-        decode_surface(f, w, w, &linear, &limits)
+        decode_surface(
+            f,
+            w,
+            w,
+            &tiling::untile(self.tiling, f, 0, w, w, &self.data, &limits)?,
+            &limits,
+        )
     }
 
     /// The surface's blocks.

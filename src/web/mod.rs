@@ -631,23 +631,29 @@ impl Session {
             let v = self.catalog.decode_tiles(tex, mip, slice, None);
             (v.map_err(decode_error)?.image, t0, None)
         } else {
-            let (bytes, w, h) = self
-                .catalog
-                .read_surface(tex, mip, slice)
-                .map_err(decode_error)?;
-            let read = now();
-            // A tiled surface whose stored bytes are not asked for is handed over, so an RGBA8
-            // one becomes the image without another copy (Catalog::decode_untiled). The first
-            // module has no untiler: `cfg!` leaves the branch out of it.
-            let tiled = || {
-                self.catalog
+            // A tiled surface whose stored bytes are not asked for is read as stored and untiled
+            // and decoded in one pass, band by band (Catalog::decode_tiled). The first module has
+            // no untiler: `cfg!` leaves the branch out of it.
+            let tiled = cfg!(feature = "gnf")
+                && stored != Some(true)
+                && self
+                    .catalog
                     .texture(tex)
-                    .is_ok_and(|t| !t.tiling.is_linear())
-            };
-            if cfg!(feature = "gnf") && stored != Some(true) && tiled() {
-                let img = self.catalog.decode_untiled(tex, bytes, w, h, opts);
+                    .is_ok_and(|t| !t.tiling.is_linear());
+            if tiled {
+                let (bytes, ..) = self
+                    .catalog
+                    .read_tiled_surface(tex, mip, slice)
+                    .map_err(decode_error)?;
+                let read = now();
+                let img = self.catalog.decode_tiled(tex, mip, slice, &bytes, opts);
                 (img.map_err(decode_error)?, read, None)
             } else {
+                let (bytes, w, h) = self
+                    .catalog
+                    .read_surface(tex, mip, slice)
+                    .map_err(decode_error)?;
+                let read = now();
                 let img = self.catalog.decode_read(tex, &bytes, w, h, opts);
                 (img.map_err(decode_error)?, read, Some(bytes))
             }

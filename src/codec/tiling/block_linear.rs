@@ -112,85 +112,130 @@ pub fn untile(
     tiled: &[u8],
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let g = geometry(format, level, w, h, block_height_mip0)?;
-    if (tiled.len() as u64) < g.stored {
-        return Err(Error::new(crate::io::ErrorKind::Truncated, format!(
-            "mip {level}: a {w}x{h} {} block-linear surface (block height {}) needs {} bytes, {} are there",
-            format.name(),
-            g.block_height,
-            g.stored,
-            tiled.len()
-        )));
-    }
-    let linear = g.blocks_x * g.blocks_y * g.bytes_per_block;
-    limits.check_alloc(linear, "an untiled surface")?;
-    deswizzle(&g, tiled, level)
+    let rows = Rows::new(format, level, w, h, block_height_mip0, tiled, limits)?;
+    let mut out = vec![0u8; rows.row * rows.rows];
+    rows.untile(0, &mut out);
+    Ok(out)
 }
 
-/// Untiles 8 output rows (one row of GOBs) at a time: each GOB is read once, front to back, and
-/// written as its 8 rows of 64 bytes (one cache line each), in 16-byte copies whose size is known
-/// at compile time ([`gob_row`]). Written here rather than calling `tegra_swizzle` (kept as a
-/// dev-dependency: the tests compare this with it) because it measured faster in the same run,
-/// on a 2048x2048 surface: natively BC1 0.09 ms against the crate's 0.17-0.18, BC7 and ASTC 4x4
-/// 0.17 against 0.30, RGBA8 2.4-3.2 against 3.0-3.1 (examples/bench_untile.rs); in Chromium
-/// 0.48-0.84x the crate's time (scripts/bench-untile-wasm.sh). The crate's loop slices and
-/// bounds-checks every 16-byte piece and copies a GOB that ends flush with the surface's edge
-/// byte by byte.
-#[cfg(feature = "tiling-switch")]
-fn deswizzle(g: &Geometry, tiled: &[u8], level: u32) -> Result<Vec<u8>> {
-    // `stored` (at most the bytes read, checked by the caller) bounds the row bytes and the
-    // rows, and the linear size passed the allocation limit, so these fit usize even on wasm32.
-    let fits = |v: u64| usize::try_from(v).ok();
-    let (Some(row), Some(rows)) = (
-        g.blocks_x.checked_mul(g.bytes_per_block).and_then(fits),
-        fits(g.blocks_y),
-    ) else {
-        return Err(Error::limit(format!(
-            "mip {level}: a block-linear surface of {}x{} blocks is too large",
-            g.blocks_x, g.blocks_y
-        )));
-    };
-    let mut out = vec![0u8; row * rows];
-    if out.is_empty() {
-        return Ok(out);
-    }
-    let (gob_w, gob_h, gob_size) = (GOB_WIDTH as usize, GOB_HEIGHT as usize, GOB_SIZE as usize);
-    let bh = g.block_height as usize;
-    // Blocks are one GOB wide and `bh` GOBs high, left to right then down; inside a block its
-    // GOBs run top to bottom (the order `geometry` sizes).
-    let block_bytes = bh * gob_size;
-    let row_of_blocks = row.div_ceil(gob_w) * block_bytes;
-    let whole_gobs = row / gob_w;
-    for (band_y, band) in out.chunks_mut(gob_h * row).enumerate() {
-        let base = (band_y / bh) * row_of_blocks + (band_y % bh) * gob_size;
-        let gob = |gx: usize| -> &[u8; 512] {
-            tiled[base + gx * block_bytes..][..512]
-                .try_into()
-                .expect("512 bytes")
+/// One mip's surface checked against its tiled bytes, untiled a band of block rows at a time
+/// into the caller's buffer ([`Rows::untile`]): the whole surface for [`untile`], or one row of
+/// GOBs after another for a decode that keeps each band in cache (`codec::decode_tiled`).
+pub struct Rows<'a> {
+    g: Geometry,
+    tiled: &'a [u8],
+    /// Bytes of one row of blocks, and the rows.
+    pub row: usize,
+    pub rows: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// The checks of [`untile`]: the block height, the tiled bytes there are against the
+    /// stored size, the untiled size against `limits`.
+    pub fn new(
+        format: PixelFormat,
+        level: u32,
+        w: u32,
+        h: u32,
+        block_height_mip0: u32,
+        tiled: &'a [u8],
+        limits: &Limits,
+    ) -> Result<Rows<'a>> {
+        let g = geometry(format, level, w, h, block_height_mip0)?;
+        if (tiled.len() as u64) < g.stored {
+            return Err(Error::new(crate::io::ErrorKind::Truncated, format!(
+                "mip {level}: a {w}x{h} {} block-linear surface (block height {}) needs {} bytes, {} are there",
+                format.name(),
+                g.block_height,
+                g.stored,
+                tiled.len()
+            )));
+        }
+        let linear = g.blocks_x * g.blocks_y * g.bytes_per_block;
+        limits.check_alloc(linear, "an untiled surface")?;
+        // `stored` (at most the bytes read, checked above) bounds the row bytes and the rows,
+        // and the linear size passed the allocation limit, so these fit usize even on wasm32.
+        let fits = |v: u64| usize::try_from(v).ok();
+        let (Some(row), Some(rows)) = (
+            g.blocks_x.checked_mul(g.bytes_per_block).and_then(fits),
+            fits(g.blocks_y),
+        ) else {
+            return Err(Error::limit(format!(
+                "mip {level}: a block-linear surface of {}x{} blocks is too large",
+                g.blocks_x, g.blocks_y
+            )));
         };
-        // The last band may stop inside its GOBs (rows not a multiple of 8).
-        let band_rows = band.len() / row;
-        for gx in 0..whole_gobs {
-            // A full band with its row count a constant: unrolled, this measured 2.3 ms for a
-            // 2048x2048 RGBA8 surface where the loop over a counted `band_rows` took 6.5.
-            if band_rows == 8 {
-                whole_gob(band, row, gx * gob_w, gob(gx), 8);
-            } else {
-                whole_gob(band, row, gx * gob_w, gob(gx), band_rows);
-            }
+        Ok(Rows {
+            g,
+            tiled,
+            row,
+            rows,
+        })
+    }
+
+    /// Untiles rows of blocks `first..` into `dst` (whole rows of [`Rows::row`] bytes, as many as
+    /// it holds, within the surface); `first` is a multiple of 8 (a row of GOBs).
+    ///
+    /// Untiles 8 output rows (one row of GOBs) at a time: each GOB is read once, front to back,
+    /// and written as its 8 rows of 64 bytes (one cache line each), in 16-byte copies whose size
+    /// is known at compile time ([`gob_row`]). Written here rather than calling `tegra_swizzle`
+    /// (kept as a dev-dependency: the tests compare this with it) because it measured faster in
+    /// the same run, on a 2048x2048 surface: natively BC1 0.09 ms against the crate's 0.17-0.18,
+    /// BC7 and ASTC 4x4 0.17 against 0.30, RGBA8 2.4-3.2 against 3.0-3.1
+    /// (examples/bench_untile.rs); in Chromium 0.48-0.84x the crate's time
+    /// (scripts/bench-untile-wasm.sh). The crate's loop slices and bounds-checks every 16-byte
+    /// piece and copies a GOB that ends flush with the surface's edge byte by byte.
+    pub fn untile(&self, first: usize, dst: &mut [u8]) {
+        debug_assert_eq!(
+            first % GOB_HEIGHT as usize,
+            0,
+            "bands start at a row of GOBs"
+        );
+        let row = self.row;
+        let rows = (dst.len() / row).min(self.rows.saturating_sub(first));
+        let dst = &mut dst[..rows * row];
+        if dst.is_empty() {
+            return;
         }
-        // Rows that end inside a GOB: that GOB's rows, clipped.
-        let rest = row - whole_gobs * gob_w;
-        if rest > 0 {
-            let gob = gob(whole_gobs);
-            let mut line = [0u8; 64];
-            for r in 0..band_rows {
-                gob_row(&mut line, gob, r);
-                band[r * row + whole_gobs * gob_w..][..rest].copy_from_slice(&line[..rest]);
+        let tiled = self.tiled;
+        let (gob_w, gob_h, gob_size) = (GOB_WIDTH as usize, GOB_HEIGHT as usize, GOB_SIZE as usize);
+        let bh = self.g.block_height as usize;
+        // Blocks are one GOB wide and `bh` GOBs high, left to right then down; inside a block its
+        // GOBs run top to bottom (the order `geometry` sizes).
+        let block_bytes = bh * gob_size;
+        let row_of_blocks = row.div_ceil(gob_w) * block_bytes;
+        let whole_gobs = row / gob_w;
+        for (i, band) in dst.chunks_mut(gob_h * row).enumerate() {
+            let band_y = first / gob_h + i;
+            let base = (band_y / bh) * row_of_blocks + (band_y % bh) * gob_size;
+            let gob = |gx: usize| -> &[u8; 512] {
+                tiled[base + gx * block_bytes..][..512]
+                    .try_into()
+                    .expect("512 bytes")
+            };
+            // The last band may stop inside its GOBs (rows not a multiple of 8).
+            let band_rows = band.len() / row;
+            for gx in 0..whole_gobs {
+                // A full band with its row count a constant: unrolled, this measured 2.3 ms for
+                // a 2048x2048 RGBA8 surface where the loop over a counted `band_rows` took 6.5.
+                if band_rows == 8 {
+                    whole_gob(band, row, gx * gob_w, gob(gx), 8);
+                } else {
+                    whole_gob(band, row, gx * gob_w, gob(gx), band_rows);
+                }
+            }
+            // Rows that end inside a GOB: that GOB's rows, clipped.
+            let rest = row - whole_gobs * gob_w;
+            if rest > 0 {
+                let gob = gob(whole_gobs);
+                let mut line = [0u8; 64];
+                for r in 0..band_rows {
+                    gob_row(&mut line, gob, r);
+                    band[r * row + whole_gobs * gob_w..][..rest].copy_from_slice(&line[..rest]);
+                }
             }
         }
     }
-    Ok(out)
 }
 
 /// The first `rows` rows of a GOB into `band` (rows of `row` bytes) at byte `x` of each row.
@@ -214,14 +259,6 @@ fn gob_row(dst: &mut [u8; 64], gob: &[u8; 512], r: usize) {
         let src: &[u8; 16] = gob[s + piece..][..16].try_into().expect("16 bytes");
         dst[k * 16..][..16].copy_from_slice(src);
     }
-}
-
-#[cfg(not(feature = "tiling-switch"))]
-fn deswizzle(_: &Geometry, _: &[u8], level: u32) -> Result<Vec<u8>> {
-    Err(Error::not_in_build(
-        format!("mip {level}, stored Switch block-linear,"),
-        "tiling-switch",
-    ))
 }
 
 #[cfg(test)]

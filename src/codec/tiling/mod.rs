@@ -151,6 +151,124 @@ pub fn untile(
     }
 }
 
+/// One surface's untiling, checked against its tiled bytes (the same checks and errors as
+/// [`untile`]) and untiled a band of rows of blocks at a time into the caller's buffer: the fused
+/// untile + decode (`codec::decode_tiled`) keeps a band of a few tens of KiB in cache between the
+/// untile and the decode instead of writing a whole untiled surface and reading it back.
+#[cfg(feature = "gnf")]
+pub struct Untiler<'a> {
+    rows: Rows<'a>,
+}
+
+#[cfg(feature = "gnf")]
+enum Rows<'a> {
+    Linear {
+        tiled: &'a [u8],
+        row: usize,
+        rows: usize,
+    },
+    #[cfg(feature = "tiling-switch")]
+    BlockLinear(block_linear::Rows<'a>),
+    Gcn(gcn::Rows<'a>),
+    Rdna(rdna::Rows<'a>),
+}
+
+#[cfg(feature = "gnf")]
+impl<'a> Untiler<'a> {
+    /// Bands start at a multiple of this many rows of blocks (a row of Switch GOBs, a row of
+    /// GCN micro-tiles).
+    pub const BAND_ALIGN: usize = 8;
+
+    pub fn new(
+        tiling: Tiling,
+        format: PixelFormat,
+        level: u32,
+        w: u32,
+        h: u32,
+        tiled: &'a [u8],
+        limits: &Limits,
+    ) -> Result<Untiler<'a>> {
+        block_grid(tiling, format, w, h)?;
+        let rows = match tiling {
+            Tiling::Linear => {
+                let size = format.surface_size(w, h);
+                if (tiled.len() as u64) < size {
+                    return Err(Error::truncated(0, size, tiled.len() as u64));
+                }
+                // Any format: its rows of blocks (PVRTC's whole surface as one row).
+                let b = format.block();
+                let rows = (h as u64)
+                    .div_ceil(b.height as u64)
+                    .max(b.min_blocks as u64);
+                let rows = if size % rows == 0 { rows } else { 1 };
+                Rows::Linear {
+                    tiled: &tiled[..size as usize],
+                    row: (size / rows) as usize,
+                    rows: rows as usize,
+                }
+            }
+            #[cfg(feature = "tiling-switch")]
+            Tiling::BlockLinear { block_height } => Rows::BlockLinear(block_linear::Rows::new(
+                format,
+                level,
+                w,
+                h,
+                block_height,
+                tiled,
+                limits,
+            )?),
+            Tiling::Gcn { tile_mode, pitch } => Rows::Gcn(
+                gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.rows(tiled, limits)?,
+            ),
+            Tiling::Rdna {
+                swizzle_mode,
+                first_mip_in_tail,
+            } => Rows::Rdna(
+                rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?
+                    .rows(tiled, limits)?,
+            ),
+            #[allow(unreachable_patterns)]
+            other => return Err(not_yet(other, format, level)),
+        };
+        Ok(Untiler { rows })
+    }
+
+    /// Bytes of one untiled row of blocks, and the rows of blocks.
+    pub fn shape(&self) -> (usize, usize) {
+        match &self.rows {
+            Rows::Linear { row, rows, .. } => (*row, *rows),
+            #[cfg(feature = "tiling-switch")]
+            Rows::BlockLinear(r) => (r.row, r.rows),
+            Rows::Gcn(r) => (r.row, r.rows),
+            Rows::Rdna(r) => (r.row, r.rows),
+        }
+    }
+
+    /// Untiles rows of blocks `first..` (a multiple of [`Untiler::BAND_ALIGN`]) into `dst`:
+    /// whole rows, as many as it holds, within the surface.
+    pub fn untile(&self, first: usize, dst: &mut [u8]) {
+        debug_assert_eq!(first % Self::BAND_ALIGN, 0);
+        match &self.rows {
+            Rows::Linear { tiled, row, rows } => {
+                let n = (dst.len() / row).min(rows.saturating_sub(first));
+                dst[..n * row].copy_from_slice(&tiled[first * row..][..n * row]);
+            }
+            #[cfg(feature = "tiling-switch")]
+            Rows::BlockLinear(r) => r.untile(first, dst),
+            Rows::Gcn(r) => r.untile(first, dst),
+            Rows::Rdna(r) => r.untile(first, dst),
+        }
+    }
+
+    /// The whole untiled surface, as [`untile`] returns it.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let (row, rows) = self.shape();
+        let mut out = vec![0u8; row * rows];
+        self.untile(0, &mut out);
+        out
+    }
+}
+
 /// A surface's size in elements (blocks of a block-compressed format, else texels) and the
 /// bytes of one element; the console layouts address elements, never texels.
 #[cfg(feature = "gnf")]
@@ -206,9 +324,13 @@ pub(crate) fn copy_runs(
 /// fuzz target found PVRTC4 1x1 untiled to 8 bytes of a 32-byte surface).
 fn block_grid(tiling: Tiling, format: PixelFormat, w: u32, h: u32) -> Result<()> {
     let b = format.block();
-    let grid = (w as u64).div_ceil(b.width as u64).max(1)
-        * (h as u64).div_ceil(b.height as u64).max(1)
-        * b.bytes as u64;
+    // Saturating as `surface_size` is: a hostile size (u32::MAX a side of 16-byte blocks)
+    // overflowed u64 here, and then fails the untilers' size checks.
+    let grid = (w as u64)
+        .div_ceil(b.width as u64)
+        .max(1)
+        .saturating_mul((h as u64).div_ceil(b.height as u64).max(1))
+        .saturating_mul(b.bytes as u64);
     if tiling.is_linear() || format.surface_size(w, h) == grid {
         return Ok(());
     }

@@ -277,7 +277,9 @@ impl Surface {
             block: None,
             origin: (0, 0),
             blocks_across: 1,
-            stored: linear_pitch(ew, bpe) * eh * bpe,
+            // Saturating: a hostile size (u32::MAX a side) overflowed u64, wrapped to a small
+            // size in a release build and passed the checks against the bytes there are.
+            stored: linear_pitch(ew, bpe).saturating_mul(eh).saturating_mul(bpe),
         };
         if mode == SW_LINEAR {
             return Ok(s);
@@ -300,7 +302,9 @@ impl Surface {
             s.stored = block.bytes();
         } else {
             s.blocks_across = ew.div_ceil(bw);
-            s.stored = s.blocks_across * bw * eh.div_ceil(bh) * bh * bpe;
+            s.stored = (s.blocks_across * bw)
+                .saturating_mul(eh.div_ceil(bh) * bh)
+                .saturating_mul(bpe);
         }
         s.block = Some(block);
         Ok(s)
@@ -314,6 +318,15 @@ impl Surface {
     /// Row-major elements of the level from its stored bytes (at least
     /// [`Surface::stored_size`]).
     pub fn untile(&self, tiled: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+        let rows = self.rows(tiled, limits)?;
+        let mut out = vec![0u8; rows.row * rows.rows];
+        rows.untile(0, &mut out);
+        Ok(out)
+    }
+
+    /// The level checked against its stored bytes (the checks of [`Surface::untile`]), ready to
+    /// untile a band of rows at a time ([`Rows::untile`]).
+    pub fn rows<'a>(&self, tiled: &'a [u8], limits: &Limits) -> Result<Rows<'a>> {
         if (tiled.len() as u64) < self.stored {
             return Err(Error::malformed(format!(
                 "the RDNA {} surface holds {} bytes, but mip {} needs {}",
@@ -324,16 +337,25 @@ impl Surface {
             )));
         }
         let (ew, bpe) = (self.ew as usize, self.bpe as usize);
-        let out_len = self.ew * self.eh * self.bpe;
+        let out_len = self.ew.saturating_mul(self.eh).saturating_mul(self.bpe);
         limits.check_alloc(out_len, "the untiled surface")?;
-        let mut out = vec![0u8; out_len as usize];
         let row = ew * bpe;
+        let mut rows = Rows {
+            tiled,
+            row,
+            rows: self.eh as usize,
+            origin_y: 0,
+            block_h: 1,
+            ys: Vec::new(),
+            bpe,
+            row_of_blocks: (linear_pitch(self.ew, self.bpe) * self.bpe) as usize,
+            run_offsets: Vec::new(),
+            run_bytes: row,
+        };
         let Some(block) = &self.block else {
-            let pitch = (linear_pitch(self.ew, self.bpe) * self.bpe) as usize;
-            for (y, dst) in out.chunks_exact_mut(row).enumerate() {
-                dst.copy_from_slice(&tiled[y * pitch..][..row]);
-            }
-            return Ok(out);
+            // SW_LINEAR: one run a row, at the row's padded pitch.
+            rows.run_offsets.push(0);
+            return Ok(rows);
         };
         let (bw, bh) = (1usize << block.log2_w, 1usize << block.log2_h);
         let (xs, ys) = block.tables();
@@ -353,19 +375,53 @@ impl Surface {
         let block_bytes = block.bytes() as usize;
         // Byte offset of each run of a row, across the row's blocks, computed once: the inner
         // loop is then one table read and one copy per run, no per-element address arithmetic.
-        let run_offsets: Vec<usize> = (0..ew.div_ceil(run))
+        rows.run_offsets = (0..ew.div_ceil(run))
             .map(|k| {
                 let sx = ox + k * run;
                 (sx / bw) * block_bytes + xs[sx % bw] as usize * bpe
             })
             .collect();
-        let row_of_blocks = self.blocks_across as usize * block_bytes;
-        for (y, dst_row) in out.chunks_exact_mut(row).enumerate() {
-            let sy = y + oy;
-            let base = (sy / bh) * row_of_blocks + ys[sy % bh] as usize * bpe;
-            super::copy_runs(dst_row, tiled, base, &run_offsets, run * bpe);
+        rows.run_bytes = run * bpe;
+        rows.row_of_blocks = self.blocks_across as usize * block_bytes;
+        rows.origin_y = oy;
+        rows.block_h = bh;
+        rows.ys = ys;
+        Ok(rows)
+    }
+}
+
+/// An RDNA level checked against its stored bytes ([`Surface::rows`]), untiled a band of rows at
+/// a time into the caller's buffer. `SW_LINEAR` is the same walk with one block a row: a run of
+/// the whole row at each padded pitch.
+pub struct Rows<'a> {
+    tiled: &'a [u8],
+    /// Bytes of one untiled row of elements, and the rows.
+    pub row: usize,
+    pub rows: usize,
+    /// The level's first row inside its blocks (a tail slot's), the blocks' height in rows and
+    /// each row's part of the element index (`Block::tables`; empty for `SW_LINEAR`).
+    origin_y: usize,
+    block_h: usize,
+    ys: Vec<u32>,
+    bpe: usize,
+    /// Bytes of one row of blocks (`SW_LINEAR`: the padded pitch).
+    row_of_blocks: usize,
+    /// Each run's byte offset within its row of blocks, and the bytes of a run.
+    run_offsets: Vec<usize>,
+    run_bytes: usize,
+}
+
+impl Rows<'_> {
+    /// Untiles rows `first..` into `dst` (whole rows, as many as it holds, within the level).
+    pub fn untile(&self, first: usize, dst: &mut [u8]) {
+        let rows = (dst.len() / self.row).min(self.rows.saturating_sub(first));
+        let dst = &mut dst[..rows * self.row];
+        for (i, dst_row) in dst.chunks_exact_mut(self.row).enumerate() {
+            let sy = first + i + self.origin_y;
+            let within = self.ys.get(sy % self.block_h).map_or(0, |&v| v as usize);
+            let base = (sy / self.block_h) * self.row_of_blocks + within * self.bpe;
+            super::copy_runs(dst_row, self.tiled, base, &self.run_offsets, self.run_bytes);
         }
-        Ok(out)
     }
 }
 
@@ -383,6 +439,63 @@ mod tests {
         assert_eq!((p[0].offset, first, total), (0x60000, 3, 1_441_792));
         let (p, first, total) = chain(SW_4KB_S, PixelFormat::RGBA8, 256, 256, 9).unwrap();
         assert_eq!((p[0].offset, first, total), (90_112, 4, 352_256));
+    }
+
+    /// Untiling against the element address written out (block `(y / bh) * blocks_across +
+    /// x / bw`, element index `xs[x % bw] | ys[y % bh]` of the block's pattern, offset by a tail
+    /// level's slot origin): every swizzle mode, element sizes 1 to 16 bytes, sizes that do and
+    /// do not fill micro-blocks and blocks, levels in and out of the mip tail; whole levels and
+    /// bands of 8 rows.
+    #[test]
+    fn untile_matches_element_addresses() {
+        let formats = [
+            PixelFormat::R8,
+            PixelFormat::RG8,
+            PixelFormat::RGBA8,
+            PixelFormat::BC1,
+            PixelFormat::BC7,
+        ];
+        let mut seed = 0;
+        for f in formats {
+            for mode in [SW_256B_S, SW_4KB_S, SW_64KB_S] {
+                for (w, h) in [(64u32, 64u32), (100, 37), (260, 36), (8, 8), (1, 1)] {
+                    let (_, first_in_tail, _) = chain(mode, f, w, h, 6).unwrap();
+                    for level in 0..6u32 {
+                        let (lw, lh) = ((w >> level).max(1), (h >> level).max(1));
+                        let s = Surface::new(mode, first_in_tail, f, level, lw, lh).unwrap();
+                        let block = s.block.as_ref().unwrap();
+                        let (xs, ys) = block.tables();
+                        let (bw, bh) = (1u64 << block.log2_w, 1u64 << block.log2_h);
+                        seed += 1;
+                        let tiled =
+                            crate::codec::sample::random_bytes(s.stored_size() as usize, seed);
+                        let mut want = Vec::new();
+                        for y in 0..s.eh {
+                            for x in 0..s.ew {
+                                let (sx, sy) = (x + s.origin.0, y + s.origin.1);
+                                let blk = (sy / bh) * s.blocks_across + sx / bw;
+                                let idx = (xs[(sx % bw) as usize] | ys[(sy % bh) as usize]) as u64;
+                                let at = (blk * block.bytes() + idx * s.bpe) as usize;
+                                want.extend_from_slice(&tiled[at..at + s.bpe as usize]);
+                            }
+                        }
+                        let case = format!("{f:?} mode {mode} {lw}x{lh} mip {level}");
+                        let got = s.untile(&tiled, &Limits::default()).unwrap();
+                        assert!(got == want, "{case}");
+                        let rows = s.rows(&tiled, &Limits::default()).unwrap();
+                        for first in (0..rows.rows).step_by(8) {
+                            let mut band = vec![0u8; 8 * rows.row];
+                            rows.untile(first, &mut band);
+                            let n = (rows.rows - first).min(8) * rows.row;
+                            assert!(
+                                band[..n] == want[first * rows.row..][..n],
+                                "{case} from {first}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The tail slots' origins from the pattern's inverse equal addrlib's formula
