@@ -285,9 +285,13 @@ test('open-to-first-paint and open-to-full-mip vs the pure decode (4096² BC7 DD
     // The full mip costs the first paint (open + preview), the mip's read + decode + copy out of
     // wasm (what "decode alone" times, after the memory has grown), the first decode into fresh
     // memory and the paint. Measured 2026-12-02 at load 4-9: full - first - decode alone = 95-145
-    // ms at the median (190-430 before the open path work, README). A loose guard for a loaded
-    // 2-core machine: decode counted twice, plus 250 ms.
-    const bound = a.median + 2 * c.median + 250;
-    assert.ok(b.median <= bound, `${l}: full mip ${b.median.toFixed(0)} ms > first paint + 2 x decode + 250 = ${bound.toFixed(0)} ms`);
+    // ms at the median (190-430 before the open path work, README). Since then the view has
+    // gained stages after the decode (the GPU path's choice, the histogram): the same difference
+    // for the BC7 file was 311 ms on a quiet machine and 331-385 ms in three fresh-clone CI runs
+    // (2026-12-06), one of which went over the earlier allowance of decode + 250 ms by 18 ms. A
+    // loose guard for a loaded 2-core machine, against the seconds a broken open path costs:
+    // decode counted twice, plus 400 ms.
+    const bound = a.median + 2 * c.median + 400;
+    assert.ok(b.median <= bound, `${l}: full mip ${b.median.toFixed(0)} ms > first paint + 2 x decode + 400 = ${bound.toFixed(0)} ms`);
   }
 });
