@@ -1,0 +1,229 @@
+//! Unity Switch (target platform 38) Texture2Ds with an `m_PlatformBlob` and a whole mip chain.
+//!
+//! No public real Switch blob texture with more than one mip exists (the shared Foxiary files,
+//! tests/unity_switch.rs, hold only single-mip ASTC atlases), so the mip chain's layout is checked
+//! against an independent implementation of the Tegra X1 block-linear layout instead: the
+//! `tegra_swizzle` crate's `surface::swizzle_surface`, which lays out a whole chain the way the
+//! Switch GPU and its driver do (each mip's own block height, halved from mip 0's; mips back to
+//! back). Each case builds random linear mips, tiles them with that function, writes a Unity 6
+//! (6000.0.56f1, format 22) serialized file for Switch holding the tiled bytes and a blob stating
+//! the block height and the padded size (the tiled bytes' length), opens it with the library and
+//! checks:
+//! - every mip's untiled bytes (`Catalog::read_surface`) equal the linear source mip bit for bit
+//!   (expected value: the source itself, tiled by tegra_swizzle);
+//! - every mip decodes (`Catalog::decode`, which untiles in bands on its own path) to the same
+//!   image as the same linear bytes written as a Windows build without a blob;
+//! - the texture says block-linear with the blob's block height.
+//!
+//! The blob is Unity 6's 92 bytes (tests/unity_fixtures `switch_blob`, copied from the shared
+//! Foxiary blobs); the TextureFormat ids are Unity's (4 RGBA32, 10 DXT1, 25 BC7, 48 ASTC_RGB_4x4,
+//! as src/unity/texture.rs and UnityPy's TextureFormat enum number them).
+
+mod unity_fixtures;
+
+use std::sync::Arc;
+use tegra_swizzle::surface::{swizzle_surface, BlockDim};
+use tegra_swizzle::BlockHeight;
+use texscope::codec::tiling::Tiling;
+use texscope::fixtures::unreal::Rng;
+use texscope::io::{BytesSource, SourceRef};
+use texscope::{Catalog, DecodeOptions, OpenOptions};
+use unity_fixtures::{switch_blob, unity_serialized_for, Build, UnityTex, WINDOWS};
+
+/// The version of the shared Switch samples: its Texture2D layout has `m_PlatformBlob` (2020.2+).
+const VERSION: &str = "6000.0.56f1";
+const SWITCH: i32 = 38;
+
+/// A Unity TextureFormat and its block: texels across and down, bytes.
+#[derive(Clone, Copy)]
+struct Format {
+    name: &'static str,
+    id: i32,
+    block: u32,
+    bytes: u32,
+}
+
+const fn format(name: &'static str, id: i32, block: u32, bytes: u32) -> Format {
+    Format {
+        name,
+        id,
+        block,
+        bytes,
+    }
+}
+
+const RGBA32: Format = format("RGBA32", 4, 1, 4);
+const DXT1: Format = format("DXT1", 10, 4, 8);
+const BC7: Format = format("BC7", 25, 4, 16);
+const ASTC_4X4: Format = format("ASTC_RGB_4x4", 48, 4, 16);
+
+/// A full chain's mip count: down to 1x1 (Unity's rule for a texture with mips).
+fn full_chain(w: u32, h: u32) -> u32 {
+    32 - w.max(h).leading_zeros()
+}
+
+/// The mips' sizes in texels and their linear sizes in bytes (blocks rounded up; a mip is
+/// never narrower than one block).
+fn mips(f: Format, w: u32, h: u32) -> Vec<(u32, u32, usize)> {
+    (0..full_chain(w, h))
+        .map(|m| {
+            let (mw, mh) = ((w >> m).max(1), (h >> m).max(1));
+            let bx = mw.div_ceil(f.block) as usize;
+            let by = mh.div_ceil(f.block) as usize;
+            (mw, mh, bx * by * f.bytes as usize)
+        })
+        .collect()
+}
+
+fn open(name: &str, bytes: Vec<u8>) -> Catalog {
+    let src: SourceRef = Arc::new(BytesSource::new(name, bytes));
+    texscope::open(vec![src], &OpenOptions::default())
+}
+
+/// The file of one texture: `data` (a whole chain) inline in the object.
+fn file(f: Format, w: u32, h: u32, data: &[u8], build: &Build) -> Vec<u8> {
+    let tex = UnityTex {
+        width: w as i32,
+        height: h as i32,
+        format: f.id,
+        mips: full_chain(w, h) as i32,
+        image: data,
+        stream: None,
+    };
+    unity_serialized_for(VERSION, 22, &tex, build)
+}
+
+/// Opens a Switch build's file of `tiled` (a whole chain) with a blob stating `block_height` and
+/// `padded`.
+fn open_switch(f: Format, w: u32, h: u32, tiled: &[u8], block_height: u32, padded: u32) -> Catalog {
+    let blob = switch_blob(block_height, padded);
+    let build = Build {
+        platform: SWITCH,
+        blob: &blob,
+    };
+    open("switch.assets", file(f, w, h, tiled, &build))
+}
+
+/// Tiles `linear` (a whole chain, mip after mip) with tegra_swizzle: the chain as the Switch
+/// lays it out with mip 0's `block_height`.
+fn tile(f: Format, w: u32, h: u32, block_height: u32, linear: &[u8]) -> Vec<u8> {
+    let dim = if f.block == 1 {
+        BlockDim::uncompressed()
+    } else {
+        BlockDim::block_4x4()
+    };
+    swizzle_surface(
+        w,
+        h,
+        1,
+        linear,
+        dim,
+        Some(BlockHeight::new(block_height).unwrap()),
+        f.bytes,
+        full_chain(w, h),
+        1,
+    )
+    .unwrap()
+}
+
+/// One case: the chain tiled with mip 0's `block_height`, read back mip by mip.
+fn check(f: Format, w: u32, h: u32, block_height: u32, seed: u64) {
+    let what = format!("{w}x{h} {} block height {block_height}", f.name);
+    let levels = mips(f, w, h);
+    let mut rng = Rng(seed);
+    let mut linear = vec![0u8; levels.iter().map(|l| l.2).sum()];
+    rng.fill(&mut linear);
+    let tiled = tile(f, w, h, block_height, &linear);
+    assert!(tiled.len() > linear.len(), "{what}: tiling pads");
+    let switch = open_switch(f, w, h, &tiled, block_height, tiled.len() as u32);
+    let pc = open("pc.assets", file(f, w, h, &linear, &WINDOWS));
+    assert!(switch.problems.is_empty(), "{what}: {:?}", switch.problems);
+    let [t] = &switch.textures[..] else {
+        panic!("{what}: {} textures", switch.textures.len())
+    };
+    assert!(t.error.is_none(), "{what}: {:?}", t.error);
+    assert_eq!(t.tiling, Tiling::BlockLinear { block_height }, "{what}");
+    assert_eq!(t.census()["tiling"], "block_linear", "{what}");
+    assert_eq!(t.mips.len(), levels.len(), "{what}: mips");
+    assert_eq!(pc.textures[0].tiling, Tiling::Linear, "{what}: the PC twin");
+    let mut at = 0;
+    for (m, &(mw, mh, len)) in levels.iter().enumerate() {
+        let (bytes, rw, rh) = switch
+            .read_surface(0, m, 0)
+            .unwrap_or_else(|e| panic!("{what}: mip {m}: {e}"));
+        assert_eq!((rw, rh), (mw, mh), "{what}: mip {m} size");
+        assert!(
+            bytes == linear[at..at + len],
+            "{what}: mip {m} ({mw}x{mh}) differs from the source tiled by tegra_swizzle"
+        );
+        at += len;
+        let ours = switch
+            .decode(0, m, 0, DecodeOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: decode mip {m}: {e}"));
+        let want = pc.decode(0, m, 0, DecodeOptions::default()).unwrap();
+        assert!(
+            ours == want,
+            "{what}: mip {m} decodes differently from the linear file"
+        );
+    }
+}
+
+/// Block heights for mip 0: the driver's default for the rows of blocks (tegra_swizzle's
+/// `block_height_mip0`, the rule NVN uses when nothing states one), a smaller one (a quarter of
+/// it, at least 2: a blob of 1 GOB is read as linear, as UnityPy reads it) and 32, the largest
+/// the hardware has (a block taller than mip 0).
+fn block_heights(f: Format, h: u32) -> Vec<u32> {
+    let default = tegra_swizzle::block_height_mip0(h.div_ceil(f.block)) as u32;
+    let mut v = vec![default, (default / 4).max(2), 32];
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Every format, each at a power-of-two square, a non-power-of-two and a tall narrow size, each
+/// with every block height of [`block_heights`], the full chain.
+#[test]
+fn switch_mip_chains_match_tegra_swizzle() {
+    let mut cases = 0;
+    for f in [RGBA32, DXT1, BC7, ASTC_4X4] {
+        for (w, h) in [(256, 256), (300, 200), (64, 1024)] {
+            for bh in block_heights(f, h) {
+                check(f, w, h, bh, 0x5717_C400 + cases);
+                cases += 1;
+            }
+        }
+    }
+    println!("{cases} Switch mip chains equal to tegra_swizzle's layout");
+}
+
+/// A blob whose padded size is not the chain's tiled length is an error naming
+/// `m_PlatformBlob`: one GOB short, one GOB over, and mip 0's size alone.
+#[test]
+fn switch_mip_chain_padded_size_must_match() {
+    let (f, w, h, bh) = (BC7, 300, 200, 8);
+    let levels = mips(f, w, h);
+    let linear = vec![0x5Au8; levels.iter().map(|l| l.2).sum()];
+    let tiled = tile(f, w, h, bh, &linear);
+    let mip0 = tegra_swizzle::swizzle::swizzled_mip_size(
+        w.div_ceil(4),
+        h.div_ceil(4),
+        1,
+        BlockHeight::new(bh).unwrap(),
+        f.bytes,
+    );
+    let n = tiled.len();
+    for padded in [n - 512, n + 512, mip0] {
+        let cat = open_switch(f, w, h, &tiled, bh, padded as u32);
+        let t = &cat.textures[0];
+        let e = t
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("padded {padded} of {n}: accepted"));
+        assert!(e.contains("m_PlatformBlob"), "padded {padded}: {e}");
+        assert!(e.contains(&padded.to_string()), "padded {padded}: {e}");
+        assert!(
+            cat.decode(0, 0, 0, DecodeOptions::default()).is_err(),
+            "padded {padded}: decoded"
+        );
+    }
+}
