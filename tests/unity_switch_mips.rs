@@ -28,7 +28,7 @@ use texscope::codec::tiling::Tiling;
 use texscope::fixtures::unreal::Rng;
 use texscope::io::{BytesSource, SourceRef};
 use texscope::{Catalog, DecodeOptions, OpenOptions};
-use unity_fixtures::{switch_blob, unity_serialized_for, Build, UnityTex, WINDOWS};
+use unity_fixtures::{switch_blob, unity_serialized_for, Build, UnityTex};
 
 /// The version of the shared Switch samples: its Texture2D layout has `m_PlatformBlob` (2020.2+).
 const VERSION: &str = "6000.0.56f1";
@@ -80,63 +80,91 @@ fn open(name: &str, bytes: Vec<u8>) -> Catalog {
     texscope::open(vec![src], &OpenOptions::default())
 }
 
-/// The file of one texture: `data` (a whole chain) inline in the object.
-fn file(f: Format, w: u32, h: u32, data: &[u8], build: &Build) -> Vec<u8> {
-    let tex = UnityTex {
-        width: w as i32,
-        height: h as i32,
-        format: f.id,
-        mips: full_chain(w, h) as i32,
-        image: data,
-        stream: None,
-    };
-    unity_serialized_for(VERSION, 22, &tex, build)
+/// What a case writes: a format, a size, and the images (1 Texture2D, 6 a Cubemap's faces).
+#[derive(Clone, Copy)]
+struct Shape {
+    f: Format,
+    w: u32,
+    h: u32,
+    images: u32,
 }
 
-/// Opens a Switch build's file of `tiled` (a whole chain) with a blob stating `block_height` and
-/// `padded`.
-fn open_switch(f: Format, w: u32, h: u32, tiled: &[u8], block_height: u32, padded: u32) -> Catalog {
-    let blob = switch_blob(block_height, padded);
-    let build = Build {
-        platform: SWITCH,
-        blob: &blob,
-    };
-    open("switch.assets", file(f, w, h, tiled, &build))
+impl Shape {
+    fn name(&self) -> String {
+        let class = if self.images == 6 {
+            "Cubemap"
+        } else {
+            "Texture2D"
+        };
+        format!("{}x{} {} {class}", self.w, self.h, self.f.name)
+    }
+
+    /// The file of this texture for `platform` with `blob`: `data` (every image's whole chain)
+    /// inline in the object.
+    fn file(&self, data: &[u8], platform: i32, blob: &[u8]) -> Vec<u8> {
+        let tex = UnityTex {
+            width: self.w as i32,
+            height: self.h as i32,
+            format: self.f.id,
+            mips: full_chain(self.w, self.h) as i32,
+            image: data,
+            stream: None,
+        };
+        let build = Build {
+            class_id: if self.images == 6 { 89 } else { 28 },
+            images: self.images as i32,
+            platform,
+            blob,
+        };
+        unity_serialized_for(VERSION, 22, &tex, &build)
+    }
+
+    /// Opens a Switch build's file of `tiled` with a blob stating `block_height` and `padded`.
+    fn open_switch(&self, tiled: &[u8], block_height: u32, padded: u32) -> Catalog {
+        let blob = switch_blob(block_height, padded);
+        open("switch.assets", self.file(tiled, SWITCH, &blob))
+    }
+
+    /// Tiles `linear` (image after image, each mip after mip) with tegra_swizzle: the surface
+    /// as the Switch lays it out with mip 0's `block_height`, array layers aligned as its driver
+    /// aligns them.
+    fn tile(&self, block_height: u32, linear: &[u8]) -> Vec<u8> {
+        let dim = if self.f.block == 1 {
+            BlockDim::uncompressed()
+        } else {
+            BlockDim::block_4x4()
+        };
+        swizzle_surface(
+            self.w,
+            self.h,
+            1,
+            linear,
+            dim,
+            Some(BlockHeight::new(block_height).unwrap()),
+            self.f.bytes,
+            full_chain(self.w, self.h),
+            self.images,
+        )
+        .unwrap()
+    }
 }
 
-/// Tiles `linear` (a whole chain, mip after mip) with tegra_swizzle: the chain as the Switch
-/// lays it out with mip 0's `block_height`.
-fn tile(f: Format, w: u32, h: u32, block_height: u32, linear: &[u8]) -> Vec<u8> {
-    let dim = if f.block == 1 {
-        BlockDim::uncompressed()
-    } else {
-        BlockDim::block_4x4()
-    };
-    swizzle_surface(
-        w,
-        h,
-        1,
-        linear,
-        dim,
-        Some(BlockHeight::new(block_height).unwrap()),
-        f.bytes,
-        full_chain(w, h),
-        1,
-    )
-    .unwrap()
-}
-
-/// One case: the chain tiled with mip 0's `block_height`, read back mip by mip.
-fn check(f: Format, w: u32, h: u32, block_height: u32, seed: u64) {
-    let what = format!("{w}x{h} {} block height {block_height}", f.name);
-    let levels = mips(f, w, h);
+/// One case: every image's chain tiled with mip 0's `block_height`, read back mip by mip.
+/// Returns whether tegra_swizzle put padding between the images (their tiled bytes are more
+/// than the images' chains tiled one by one).
+fn check(s: Shape, block_height: u32, seed: u64) -> bool {
+    let what = format!("{} block height {block_height}", s.name());
+    let levels = mips(s.f, s.w, s.h);
+    let chain: usize = levels.iter().map(|l| l.2).sum();
     let mut rng = Rng(seed);
-    let mut linear = vec![0u8; levels.iter().map(|l| l.2).sum()];
+    let mut linear = vec![0u8; chain * s.images as usize];
     rng.fill(&mut linear);
-    let tiled = tile(f, w, h, block_height, &linear);
+    let tiled = s.tile(block_height, &linear);
     assert!(tiled.len() > linear.len(), "{what}: tiling pads");
-    let switch = open_switch(f, w, h, &tiled, block_height, tiled.len() as u32);
-    let pc = open("pc.assets", file(f, w, h, &linear, &WINDOWS));
+    let one = Shape { images: 1, ..s }.tile(block_height, &linear[..chain]);
+    let layers_padded = tiled.len() > one.len() * s.images as usize;
+    let switch = s.open_switch(&tiled, block_height, tiled.len() as u32);
+    let pc = open("pc.assets", s.file(&linear, 5, &[]));
     assert!(switch.problems.is_empty(), "{what}: {:?}", switch.problems);
     let [t] = &switch.textures[..] else {
         panic!("{what}: {} textures", switch.textures.len())
@@ -145,27 +173,31 @@ fn check(f: Format, w: u32, h: u32, block_height: u32, seed: u64) {
     assert_eq!(t.tiling, Tiling::BlockLinear { block_height }, "{what}");
     assert_eq!(t.census()["tiling"], "block_linear", "{what}");
     assert_eq!(t.mips.len(), levels.len(), "{what}: mips");
+    assert_eq!(t.slices, s.images, "{what}: images");
     assert_eq!(pc.textures[0].tiling, Tiling::Linear, "{what}: the PC twin");
-    let mut at = 0;
-    for (m, &(mw, mh, len)) in levels.iter().enumerate() {
-        let (bytes, rw, rh) = switch
-            .read_surface(0, m, 0)
-            .unwrap_or_else(|e| panic!("{what}: mip {m}: {e}"));
-        assert_eq!((rw, rh), (mw, mh), "{what}: mip {m} size");
-        assert!(
-            bytes == linear[at..at + len],
-            "{what}: mip {m} ({mw}x{mh}) differs from the source tiled by tegra_swizzle"
-        );
-        at += len;
-        let ours = switch
-            .decode(0, m, 0, DecodeOptions::default())
-            .unwrap_or_else(|e| panic!("{what}: decode mip {m}: {e}"));
-        let want = pc.decode(0, m, 0, DecodeOptions::default()).unwrap();
-        assert!(
-            ours == want,
-            "{what}: mip {m} decodes differently from the linear file"
-        );
+    for image in 0..s.images {
+        let mut at = image as usize * chain;
+        for (m, &(mw, mh, len)) in levels.iter().enumerate() {
+            let (bytes, rw, rh) = switch
+                .read_surface(0, m, image)
+                .unwrap_or_else(|e| panic!("{what}: image {image} mip {m}: {e}"));
+            assert_eq!((rw, rh), (mw, mh), "{what}: mip {m} size");
+            assert!(
+                bytes == linear[at..at + len],
+                "{what}: image {image} mip {m} ({mw}x{mh}) differs from the source tiled by tegra_swizzle"
+            );
+            at += len;
+            let ours = switch
+                .decode(0, m, image, DecodeOptions::default())
+                .unwrap_or_else(|e| panic!("{what}: decode image {image} mip {m}: {e}"));
+            let want = pc.decode(0, m, image, DecodeOptions::default()).unwrap();
+            assert!(
+                ours == want,
+                "{what}: image {image} mip {m} decodes differently from the linear file"
+            );
+        }
     }
+    layers_padded
 }
 
 /// Block heights for mip 0: the driver's default for the rows of blocks (tegra_swizzle's
@@ -180,15 +212,18 @@ fn block_heights(f: Format, h: u32) -> Vec<u32> {
     v
 }
 
+const FORMATS: [Format; 4] = [RGBA32, DXT1, BC7, ASTC_4X4];
+
 /// Every format, each at a power-of-two square, a non-power-of-two and a tall narrow size, each
 /// with every block height of [`block_heights`], the full chain.
 #[test]
 fn switch_mip_chains_match_tegra_swizzle() {
     let mut cases = 0;
-    for f in [RGBA32, DXT1, BC7, ASTC_4X4] {
+    for f in FORMATS {
         for (w, h) in [(256, 256), (300, 200), (64, 1024)] {
             for bh in block_heights(f, h) {
-                check(f, w, h, bh, 0x5717_C400 + cases);
+                let padded = check(Shape { f, w, h, images: 1 }, bh, 0x5717_C400 + cases);
+                assert!(!padded, "one image has no layer padding");
                 cases += 1;
             }
         }
@@ -196,24 +231,62 @@ fn switch_mip_chains_match_tegra_swizzle() {
     println!("{cases} Switch mip chains equal to tegra_swizzle's layout");
 }
 
+/// Cubemaps: six faces, each a whole chain, each face's start aligned as tegra_swizzle aligns
+/// array layers (its `arrays::align_layer_size`, ported from Ryujinx's `SizeCalculator`, itself
+/// written from the driver's behaviour). Block heights: the default and the smaller one only. A
+/// block taller than mip 0's rows (32 here) is where tegra_swizzle and Ryujinx part: Ryujinx
+/// halves the alignment's block height against the rows of blocks, tegra_swizzle against the
+/// rows of texels, so for BCn / ASTC the crate is no independent reference there.
+#[test]
+fn switch_cubemap_mip_chains_match_tegra_swizzle() {
+    let (mut cases, mut aligned) = (0, 0);
+    for f in FORMATS {
+        for side in [256, 200] {
+            for bh in block_heights(f, side).into_iter().filter(|&b| b < 32) {
+                let s = Shape {
+                    f,
+                    w: side,
+                    h: side,
+                    images: 6,
+                };
+                aligned += check(s, bh, 0xC0BE_0000 + cases) as u32;
+                cases += 1;
+            }
+        }
+    }
+    println!(
+        "{cases} Switch cubemap chains equal to tegra_swizzle's layout, {aligned} with faces padded to whole blocks of GOBs"
+    );
+    // The point of the cases: faces that do not end on a block of GOBs.
+    assert!(aligned > 0, "no case pads its faces");
+}
+
 /// A blob whose padded size is not the chain's tiled length is an error naming
 /// `m_PlatformBlob`: one GOB short, one GOB over, and mip 0's size alone.
 #[test]
 fn switch_mip_chain_padded_size_must_match() {
-    let (f, w, h, bh) = (BC7, 300, 200, 8);
-    let levels = mips(f, w, h);
+    let (bh, s) = (
+        8,
+        Shape {
+            f: BC7,
+            w: 300,
+            h: 200,
+            images: 1,
+        },
+    );
+    let levels = mips(s.f, s.w, s.h);
     let linear = vec![0x5Au8; levels.iter().map(|l| l.2).sum()];
-    let tiled = tile(f, w, h, bh, &linear);
+    let tiled = s.tile(bh, &linear);
     let mip0 = tegra_swizzle::swizzle::swizzled_mip_size(
-        w.div_ceil(4),
-        h.div_ceil(4),
+        s.w.div_ceil(4),
+        s.h.div_ceil(4),
         1,
         BlockHeight::new(bh).unwrap(),
-        f.bytes,
+        s.f.bytes,
     );
     let n = tiled.len();
     for padded in [n - 512, n + 512, mip0] {
-        let cat = open_switch(f, w, h, &tiled, bh, padded as u32);
+        let cat = s.open_switch(&tiled, bh, padded as u32);
         let t = &cat.textures[0];
         let e = t
             .error

@@ -22,17 +22,25 @@ pub struct UnityTex<'a> {
     pub stream: Option<(&'a str, u64, u32)>,
 }
 
-/// The build a serialized file says it is for: the header's target platform and the Texture2D's
-/// `m_PlatformBlob` (only where the version's layout has it: 2020.2 and later).
+/// What a serialized file holds besides the texture's values: the class written, its image count,
+/// the header's target platform and the object's `m_PlatformBlob` (only where the version's layout
+/// has it: 2020.2 and later).
 pub struct Build<'a> {
+    /// 28 Texture2D or 89 Cubemap (a Texture2D's fields under another root, as `texture_nodes`
+    /// lays it out).
+    pub class_id: i32,
+    /// `m_ImageCount`: 1, or 6 for a cubemap.
+    pub images: i32,
     /// Unity BuildTarget id (5 StandaloneWindows, 38 Switch).
     pub platform: i32,
     /// `m_PlatformBlob`'s bytes; empty on every platform but a console's.
     pub blob: &'a [u8],
 }
 
-/// A Windows build without a platform blob, what [`unity_serialized`] writes.
+/// A Windows build of one Texture2D without a platform blob, what [`unity_serialized`] writes.
 pub const WINDOWS: Build<'static> = Build {
+    class_id: 28,
+    images: 1,
     platform: 5,
     blob: &[],
 };
@@ -127,14 +135,23 @@ pub fn unity_object_for(nodes: &[Node], tex: &UnityTex, build: &Build) -> Vec<u8
                 let v: i64 = match n.name.as_str() {
                     "m_Width" => tex.width as i64,
                     "m_Height" => tex.height as i64,
+                    // One image's bytes: the data holds m_ImageCount of them.
                     "m_CompleteImageSize" => {
-                        tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize)) as i64
+                        let all = tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize));
+                        (all / build.images.max(1) as usize) as i64
                     }
                     "m_TextureFormat" => tex.format as i64,
                     "m_MipCount" => tex.mips as i64,
                     "m_MipMap" => (tex.mips > 1) as i64,
-                    "m_ImageCount" => 1,
-                    "m_TextureDimension" => 2,
+                    "m_ImageCount" => build.images as i64,
+                    // Unity's TextureDimension: 2 Tex2D, 4 Cube.
+                    "m_TextureDimension" => {
+                        if build.class_id == 89 {
+                            4
+                        } else {
+                            2
+                        }
+                    }
                     "m_ColorSpace" => 1,
                     "offset" => tex.stream.map_or(0, |s| s.1 as i64),
                     "size" => tex.stream.map_or(0, |s| s.2 as i64),
@@ -159,7 +176,7 @@ pub fn unity_serialized(version: &str, format: u32, tex: &UnityTex) -> Vec<u8> {
 /// [`unity_serialized`] for `build`: its target platform in the header, its `m_PlatformBlob` in
 /// the object.
 pub fn unity_serialized_for(version: &str, format: u32, tex: &UnityTex, build: &Build) -> Vec<u8> {
-    let nodes = texture_nodes(28, version).expect("layout for the version");
+    let nodes = texture_nodes(build.class_id, version).expect("layout for the version");
     let object = unity_object_for(&nodes, tex, build);
     let type_tree = format >= 22;
     let mut m: Vec<u8> = Vec::new();
@@ -168,7 +185,7 @@ pub fn unity_serialized_for(version: &str, format: u32, tex: &UnityTex, build: &
     m.extend(build.platform.to_le_bytes()); // target platform (BuildTarget)
     m.push(type_tree as u8);
     m.extend(1i32.to_le_bytes()); // one type
-    m.extend(28i32.to_le_bytes());
+    m.extend(build.class_id.to_le_bytes());
     m.push(0); // isStrippedType
     m.extend((-1i16).to_le_bytes()); // scriptTypeIndex
     m.extend([0u8; 16]); // old type hash
