@@ -1,16 +1,18 @@
-//! Unity Switch (target platform 38) Texture2Ds with an `m_PlatformBlob` and a whole mip chain.
+//! Unity Switch (target platform 38) Texture2Ds and Cubemaps with an `m_PlatformBlob` and a whole
+//! mip chain.
 //!
-//! No public real Switch blob texture with more than one mip exists (the shared Foxiary files,
-//! tests/unity_switch.rs, hold only single-mip ASTC atlases), so the mip chain's layout is checked
-//! against an independent implementation of the Tegra X1 block-linear layout instead: the
-//! `tegra_swizzle` crate's `surface::swizzle_surface`, which lays out a whole chain the way the
-//! Switch GPU and its driver do (each mip's own block height, halved from mip 0's; mips back to
-//! back). Each case builds random linear mips, tiles them with that function, writes a Unity 6
-//! (6000.0.56f1, format 22) serialized file for Switch holding the tiled bytes and a blob stating
-//! the block height and the padded size (the tiled bytes' length), opens it with the library and
-//! checks:
-//! - every mip's untiled bytes (`Catalog::read_surface`) equal the linear source mip bit for bit
-//!   (expected value: the source itself, tiled by tegra_swizzle);
+//! No public real Switch blob texture with more than one mip, nor a Switch cubemap, exists (the
+//! shared Foxiary files, tests/unity_switch.rs, hold only single-mip ASTC atlases), so the layout
+//! is checked against an independent implementation of the Tegra X1 block-linear layout instead:
+//! the `tegra_swizzle` crate's `surface::swizzle_surface`, which lays out a whole surface the way
+//! the Switch GPU and its driver do (each mip's own block height, halved from mip 0's; mips back
+//! to back; each cube face or array layer starting on a whole block of GOBs, as Ryujinx's
+//! `SizeCalculator` does). Each case builds random linear mips, tiles them with that function,
+//! writes a Unity 6 (6000.0.56f1, format 22) serialized file for Switch holding the tiled bytes
+//! and a blob stating the block height and the padded size (the tiled bytes' length), opens it
+//! with the library and checks:
+//! - every mip's (and face's) untiled bytes (`Catalog::read_surface`) equal the linear source bit
+//!   for bit (expected value: the source itself, tiled by tegra_swizzle);
 //! - every mip decodes (`Catalog::decode`, which untiles in bands on its own path) to the same
 //!   image as the same linear bytes written as a Windows build without a blob;
 //! - the texture says block-linear with the blob's block height.
@@ -100,8 +102,8 @@ impl Shape {
     }
 
     /// The file of this texture for `platform` with `blob`: `data` (every image's whole chain)
-    /// inline in the object.
-    fn file(&self, data: &[u8], platform: i32, blob: &[u8]) -> Vec<u8> {
+    /// inline in the object; m_CompleteImageSize `complete`, else one image's share of `data`.
+    fn file(&self, data: &[u8], platform: i32, blob: &[u8], complete: Option<i64>) -> Vec<u8> {
         let tex = UnityTex {
             width: self.w as i32,
             height: self.h as i32,
@@ -115,14 +117,21 @@ impl Shape {
             images: self.images as i32,
             platform,
             blob,
+            complete,
         };
         unity_serialized_for(VERSION, 22, &tex, &build)
     }
 
     /// Opens a Switch build's file of `tiled` with a blob stating `block_height` and `padded`.
-    fn open_switch(&self, tiled: &[u8], block_height: u32, padded: u32) -> Catalog {
+    fn open_switch(
+        &self,
+        tiled: &[u8],
+        block_height: u32,
+        padded: u32,
+        complete: Option<i64>,
+    ) -> Catalog {
         let blob = switch_blob(block_height, padded);
-        open("switch.assets", self.file(tiled, SWITCH, &blob))
+        open("switch.assets", self.file(tiled, SWITCH, &blob, complete))
     }
 
     /// Tiles `linear` (image after image, each mip after mip) with tegra_swizzle: the surface
@@ -163,8 +172,28 @@ fn check(s: Shape, block_height: u32, seed: u64) -> bool {
     assert!(tiled.len() > linear.len(), "{what}: tiling pads");
     let one = Shape { images: 1, ..s }.tile(block_height, &linear[..chain]);
     let layers_padded = tiled.len() > one.len() * s.images as usize;
-    let switch = s.open_switch(&tiled, block_height, tiled.len() as u32);
-    let pc = open("pc.assets", s.file(&linear, 5, &[]));
+    let pc = open("pc.assets", s.file(&linear, 5, &[], None));
+    assert_eq!(pc.textures[0].tiling, Tiling::Linear, "{what}: the PC twin");
+    // m_CompleteImageSize of a face: with the padding between faces (one image's share of the
+    // data), and, for a cubemap, without it (one face's chain tiled alone): which one Unity
+    // writes is not known, and the reader takes either.
+    let mut completes = vec![None];
+    if layers_padded {
+        completes.push(Some(one.len() as i64));
+    }
+    for complete in completes {
+        let what = format!("{what}, m_CompleteImageSize {complete:?}");
+        let switch = s.open_switch(&tiled, block_height, tiled.len() as u32, complete);
+        compare(s, &switch, &pc, &linear, block_height, &what);
+    }
+    layers_padded
+}
+
+/// Every image's every mip of `switch` against the linear source `linear` and against `pc`'s
+/// decode.
+fn compare(s: Shape, switch: &Catalog, pc: &Catalog, linear: &[u8], block_height: u32, what: &str) {
+    let levels = mips(s.f, s.w, s.h);
+    let chain: usize = levels.iter().map(|l| l.2).sum();
     assert!(switch.problems.is_empty(), "{what}: {:?}", switch.problems);
     let [t] = &switch.textures[..] else {
         panic!("{what}: {} textures", switch.textures.len())
@@ -174,7 +203,6 @@ fn check(s: Shape, block_height: u32, seed: u64) -> bool {
     assert_eq!(t.census()["tiling"], "block_linear", "{what}");
     assert_eq!(t.mips.len(), levels.len(), "{what}: mips");
     assert_eq!(t.slices, s.images, "{what}: images");
-    assert_eq!(pc.textures[0].tiling, Tiling::Linear, "{what}: the PC twin");
     for image in 0..s.images {
         let mut at = image as usize * chain;
         for (m, &(mw, mh, len)) in levels.iter().enumerate() {
@@ -197,7 +225,6 @@ fn check(s: Shape, block_height: u32, seed: u64) -> bool {
             );
         }
     }
-    layers_padded
 }
 
 /// Block heights for mip 0: the driver's default for the rows of blocks (tegra_swizzle's
@@ -286,7 +313,7 @@ fn switch_mip_chain_padded_size_must_match() {
     );
     let n = tiled.len();
     for padded in [n - 512, n + 512, mip0] {
-        let cat = s.open_switch(&tiled, bh, padded as u32);
+        let cat = s.open_switch(&tiled, bh, padded as u32, None);
         let t = &cat.textures[0];
         let e = t
             .error

@@ -944,18 +944,6 @@ fn image_stride(
     }
 }
 
-/// What the size errors add when images are aligned: " (N with the block-linear layer alignment)".
-/// Only a build with the Switch untiler aligns images, so the first wasm module (at its size
-/// budget) carries none of this.
-#[cfg_attr(not(feature = "tiling-switch"), allow(unused_variables))]
-fn alignment_note(chain: u64, stride: u64) -> String {
-    #[cfg(feature = "tiling-switch")]
-    if stride != chain {
-        return format!(" ({stride} with the block-linear layer alignment)");
-    }
-    String::new()
-}
-
 /// `length` bytes at `at` within the object's data `storage`.
 fn part(storage: &Storage, at: u64, length: u64) -> Storage {
     match storage {
@@ -1149,8 +1137,7 @@ fn build_layered(
     let said = data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
     if whole != data_len || said != whole {
         tex.error = Some(format!(
-            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image add up to {chain} bytes{}, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}",
-            alignment_note(chain, stride)
+            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image take {stride} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
         ));
     }
     let mut at = 0u64;
@@ -1177,7 +1164,7 @@ fn build_layered(
 /// Seed 004: the levels follow each other with no padding and add up to m_CompleteImageSize, and
 /// the images (6 for a cube) to the data. When they do not, the texture is refused with the numbers.
 /// `stride` is one image's bytes: the levels' sum, or more where a tiled layout aligns images
-/// ([`image_stride`]).
+/// ([`image_stride`]); m_CompleteImageSize may then be either.
 #[allow(clippy::too_many_arguments)]
 fn chain_error(
     sizes: &[u64],
@@ -1189,13 +1176,15 @@ fn chain_error(
     complete: Option<i64>,
     data_len: u64,
 ) -> Option<String> {
-    let chain: u64 = sizes.iter().sum();
     let complete = complete.map(|c| c.max(0) as u64).unwrap_or(stride);
     let whole = stride * images as u64;
-    (stride != complete || whole != data_len).then(|| {
-        let aligned = alignment_note(chain, stride);
+    // Where a layout pads between images (a Switch cubemap's faces), whether Unity counts a
+    // face's m_CompleteImageSize with the padding or without is not known (no sample has one);
+    // the data's length (and the blob's padded size) fix the layout, so either is taken.
+    let chain: u64 = sizes.iter().sum();
+    ((complete != stride && complete != chain) || whole != data_len).then(|| {
         format!(
-            "the {} levels of a {w}x{h} {fmt_name} image add up to {chain} bytes{aligned}, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
+            "the {} levels of a {w}x{h} {fmt_name} image take {stride} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
             sizes.len()
         )
     })

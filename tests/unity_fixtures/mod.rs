@@ -35,6 +35,8 @@ pub struct Build<'a> {
     pub platform: i32,
     /// `m_PlatformBlob`'s bytes; empty on every platform but a console's.
     pub blob: &'a [u8],
+    /// `m_CompleteImageSize` when not one image's share of the data.
+    pub complete: Option<i64>,
 }
 
 /// A Windows build of one Texture2D without a platform blob, what [`unity_serialized`] writes.
@@ -43,6 +45,7 @@ pub const WINDOWS: Build<'static> = Build {
     images: 1,
     platform: 5,
     blob: &[],
+    complete: None,
 };
 
 /// Unity 6's 92-byte Switch `m_PlatformBlob` stating `block_height` (GOBs, a power of two) and the
@@ -138,7 +141,9 @@ pub fn unity_object_for(nodes: &[Node], tex: &UnityTex, build: &Build) -> Vec<u8
                     // One image's bytes: the data holds m_ImageCount of them.
                     "m_CompleteImageSize" => {
                         let all = tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize));
-                        (all / build.images.max(1) as usize) as i64
+                        build
+                            .complete
+                            .unwrap_or((all / build.images.max(1) as usize) as i64)
                     }
                     "m_TextureFormat" => tex.format as i64,
                     "m_MipCount" => tex.mips as i64,
