@@ -82,6 +82,17 @@ fn open(name: &str, bytes: Vec<u8>) -> Catalog {
     texscope::open(vec![src], &OpenOptions::default())
 }
 
+/// How tegra_swizzle is given a surface: in texels with the format's block (its usual use), or,
+/// for a power-of-two size, as a surface of blocks, each one "texel" of the block's bytes.
+/// The two lay out the same bytes except for one thing: the crate halves the block height it
+/// aligns array layers to against the surface's height, which is then texel rows or rows of
+/// blocks (see [`switch_cubemaps_with_a_tall_block_follow_ryujinx`]).
+#[derive(Clone, Copy, PartialEq)]
+enum View {
+    Texels,
+    Blocks,
+}
+
 /// What a case writes: a format, a size, and the images (1 Texture2D, 6 a Cubemap's faces).
 #[derive(Clone, Copy)]
 struct Shape {
@@ -137,15 +148,20 @@ impl Shape {
     /// Tiles `linear` (image after image, each mip after mip) with tegra_swizzle: the surface
     /// as the Switch lays it out with mip 0's `block_height`, array layers aligned as its driver
     /// aligns them.
-    fn tile(&self, block_height: u32, linear: &[u8]) -> Vec<u8> {
-        let dim = if self.f.block == 1 {
-            BlockDim::uncompressed()
-        } else {
-            BlockDim::block_4x4()
+    fn tile(&self, view: View, block_height: u32, linear: &[u8]) -> Vec<u8> {
+        let (w, h, dim) = match view {
+            View::Texels if self.f.block == 1 => (self.w, self.h, BlockDim::uncompressed()),
+            View::Texels => (self.w, self.h, BlockDim::block_4x4()),
+            View::Blocks => {
+                // Each mip's blocks are then (w >> m) / 4 rounded up only for powers of two.
+                assert!(self.w.is_power_of_two() && self.h.is_power_of_two());
+                let b = self.f.block;
+                (self.w / b, self.h / b, BlockDim::uncompressed())
+            }
         };
         swizzle_surface(
-            self.w,
-            self.h,
+            w,
+            h,
             1,
             linear,
             dim,
@@ -158,19 +174,19 @@ impl Shape {
     }
 }
 
-/// One case: every image's chain tiled with mip 0's `block_height`, read back mip by mip.
-/// Returns whether tegra_swizzle put padding between the images (their tiled bytes are more
-/// than the images' chains tiled one by one).
-fn check(s: Shape, block_height: u32, seed: u64) -> bool {
+/// One case: every image's chain tiled (seen by tegra_swizzle as `view`) with mip 0's
+/// `block_height`, read back mip by mip. Returns whether tegra_swizzle put padding between the
+/// images (their tiled bytes are more than the images' chains tiled one by one).
+fn check(s: Shape, view: View, block_height: u32, seed: u64) -> bool {
     let what = format!("{} block height {block_height}", s.name());
     let levels = mips(s.f, s.w, s.h);
     let chain: usize = levels.iter().map(|l| l.2).sum();
     let mut rng = Rng(seed);
     let mut linear = vec![0u8; chain * s.images as usize];
     rng.fill(&mut linear);
-    let tiled = s.tile(block_height, &linear);
+    let tiled = s.tile(view, block_height, &linear);
     assert!(tiled.len() > linear.len(), "{what}: tiling pads");
-    let one = Shape { images: 1, ..s }.tile(block_height, &linear[..chain]);
+    let one = Shape { images: 1, ..s }.tile(view, block_height, &linear[..chain]);
     let layers_padded = tiled.len() > one.len() * s.images as usize;
     let pc = open("pc.assets", s.file(&linear, 5, &[], None));
     assert_eq!(pc.textures[0].tiling, Tiling::Linear, "{what}: the PC twin");
@@ -249,7 +265,8 @@ fn switch_mip_chains_match_tegra_swizzle() {
     for f in FORMATS {
         for (w, h) in [(256, 256), (300, 200), (64, 1024)] {
             for bh in block_heights(f, h) {
-                let padded = check(Shape { f, w, h, images: 1 }, bh, 0x5717_C400 + cases);
+                let s = Shape { f, w, h, images: 1 };
+                let padded = check(s, View::Texels, bh, 0x5717_C400 + cases);
                 assert!(!padded, "one image has no layer padding");
                 cases += 1;
             }
@@ -260,10 +277,8 @@ fn switch_mip_chains_match_tegra_swizzle() {
 
 /// Cubemaps: six faces, each a whole chain, each face's start aligned as tegra_swizzle aligns
 /// array layers (its `arrays::align_layer_size`, ported from Ryujinx's `SizeCalculator`, itself
-/// written from the driver's behaviour). Block heights: the default and the smaller one only. A
-/// block taller than mip 0's rows (32 here) is where tegra_swizzle and Ryujinx part: Ryujinx
-/// halves the alignment's block height against the rows of blocks, tegra_swizzle against the
-/// rows of texels, so for BCn / ASTC the crate is no independent reference there.
+/// written from the driver's behaviour). Block heights: the default and the smaller one; a block
+/// taller than mip 0's rows is [`switch_cubemaps_with_a_tall_block_follow_ryujinx`].
 #[test]
 fn switch_cubemap_mip_chains_match_tegra_swizzle() {
     let (mut cases, mut aligned) = (0, 0);
@@ -276,7 +291,7 @@ fn switch_cubemap_mip_chains_match_tegra_swizzle() {
                     h: side,
                     images: 6,
                 };
-                aligned += check(s, bh, 0xC0BE_0000 + cases) as u32;
+                aligned += check(s, View::Texels, bh, 0xC0BE_0000 + cases) as u32;
                 cases += 1;
             }
         }
@@ -286,6 +301,40 @@ fn switch_cubemap_mip_chains_match_tegra_swizzle() {
     );
     // The point of the cases: faces that do not end on a block of GOBs.
     assert!(aligned > 0, "no case pads its faces");
+}
+
+/// Cubemaps of BCn / ASTC with a block height taller than mip 0's rows of blocks call for it:
+/// the layer alignment's block height is halved against the rows of blocks by Ryujinx
+/// (`SizeCalculator.AlignLayerSize` divides the height by the format's block height first) and
+/// against the texel rows by tegra_swizzle's texel view (its surface API passes the height in
+/// texels), so the two references part here. Ryujinx runs real games' cube and array textures
+/// from its rule, and the reader follows it; tegra_swizzle reproduces it when given the surface as
+/// blocks (power-of-two sides, where that view lays the mips out identically), which is the
+/// expected value here. The texel view is checked to differ, so these cases do test the rule.
+#[test]
+fn switch_cubemaps_with_a_tall_block_follow_ryujinx() {
+    let (mut cases, mut differ) = (0, 0);
+    for f in [DXT1, BC7, ASTC_4X4] {
+        for side in [256, 64] {
+            let default = tegra_swizzle::block_height_mip0(side / 4) as u32;
+            for bh in [16, 32].into_iter().filter(|&b| b > default) {
+                let s = Shape {
+                    f,
+                    w: side,
+                    h: side,
+                    images: 6,
+                };
+                check(s, View::Blocks, bh, 0x7A11_0000 + cases);
+                let n = mips(f, side, side).iter().map(|l| l.2).sum::<usize>() * 6;
+                let zeros = vec![0u8; n];
+                let texels = s.tile(View::Texels, bh, &zeros).len();
+                differ += (texels != s.tile(View::Blocks, bh, &zeros).len()) as u32;
+                cases += 1;
+            }
+        }
+    }
+    println!("{cases} Switch cubemaps with a tall block laid out as Ryujinx does, {differ} where tegra_swizzle's texel view differs");
+    assert!(differ > 0, "no case where the two rules part");
 }
 
 /// A blob whose padded size is not the chain's tiled length is an error naming
@@ -303,7 +352,7 @@ fn switch_mip_chain_padded_size_must_match() {
     );
     let levels = mips(s.f, s.w, s.h);
     let linear = vec![0x5Au8; levels.iter().map(|l| l.2).sum()];
-    let tiled = s.tile(bh, &linear);
+    let tiled = s.tile(View::Texels, bh, &linear);
     let mip0 = tegra_swizzle::swizzle::swizzled_mip_size(
         s.w.div_ceil(4),
         s.h.div_ceil(4),
