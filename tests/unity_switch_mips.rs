@@ -29,7 +29,7 @@ use tegra_swizzle::BlockHeight;
 use texscope::codec::tiling::Tiling;
 use texscope::fixtures::unreal::Rng;
 use texscope::io::{BytesSource, SourceRef};
-use texscope::{Catalog, DecodeOptions, OpenOptions};
+use texscope::{Catalog, DecodeOptions, OpenOptions, Platform};
 use unity_fixtures::{switch_blob, unity_serialized_for, Build, UnityTex};
 
 /// The version of the shared Switch samples: its Texture2D layout has `m_PlatformBlob` (2020.2+).
@@ -78,8 +78,12 @@ fn mips(f: Format, w: u32, h: u32) -> Vec<(u32, u32, usize)> {
 }
 
 fn open(name: &str, bytes: Vec<u8>) -> Catalog {
+    open_with(name, bytes, &OpenOptions::default())
+}
+
+fn open_with(name: &str, bytes: Vec<u8>, options: &OpenOptions) -> Catalog {
     let src: SourceRef = Arc::new(BytesSource::new(name, bytes));
-    texscope::open(vec![src], &OpenOptions::default())
+    texscope::open(vec![src], options)
 }
 
 /// How tegra_swizzle is given a surface: in texels with the format's block (its usual use), or,
@@ -335,6 +339,52 @@ fn switch_cubemaps_with_a_tall_block_follow_ryujinx() {
     }
     println!("{cases} Switch cubemaps with a tall block laid out as Ryujinx does, {differ} where tegra_swizzle's texel view differs");
     assert!(differ > 0, "no case where the two rules part");
+}
+
+/// A Switch texture without a blob whose data is exactly the block-linear size with the driver's
+/// default block height (tegra_swizzle's `block_height_mip0`, NVN's rule) is listed with an error
+/// asking for the platform Switch, and with that choice untiled as tegra_swizzle tiled it: a
+/// Texture2D chain and a cubemap whose faces are padded to whole blocks of GOBs.
+#[test]
+fn switch_without_a_blob_is_untiled_when_the_platform_is_chosen() {
+    let shapes = [
+        Shape {
+            f: RGBA32,
+            w: 300,
+            h: 200,
+            images: 1,
+        },
+        Shape {
+            f: DXT1,
+            w: 256,
+            h: 256,
+            images: 6,
+        },
+    ];
+    for (k, s) in shapes.into_iter().enumerate() {
+        let what = format!("{} without a blob", s.name());
+        let bh = tegra_swizzle::block_height_mip0(s.h.div_ceil(s.f.block)) as u32;
+        let n = mips(s.f, s.w, s.h).iter().map(|l| l.2).sum::<usize>() * s.images as usize;
+        let mut linear = vec![0u8; n];
+        Rng(0xB10B_0000 + k as u64).fill(&mut linear);
+        let tiled = s.tile(View::Texels, bh, &linear);
+        let file = s.file(&tiled, SWITCH, &[], None);
+        let asked = open("switch.assets", file.clone());
+        let t = &asked.textures[0];
+        assert_eq!(t.tiling, Tiling::Linear, "{what}");
+        let e = t
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("{what}: no error"));
+        assert!(e.contains("choose the platform Switch"), "{what}: {e}");
+        let chosen = OpenOptions {
+            platform: Some(Platform::Switch),
+            ..Default::default()
+        };
+        let switch = open_with("switch.assets", file, &chosen);
+        let pc = open("pc.assets", s.file(&linear, 5, &[], None));
+        compare(s, &switch, &pc, &linear, bh, &what);
+    }
 }
 
 /// A blob whose padded size is not the chain's tiled length is an error naming
