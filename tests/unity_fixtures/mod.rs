@@ -79,7 +79,8 @@ pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
     unity_object_for(nodes, tex, &WINDOWS)
 }
 
-/// [`unity_object`] with `build`'s `m_PlatformBlob`.
+/// [`unity_object`] for `build`: its image count, cube dimension, m_CompleteImageSize and
+/// `m_PlatformBlob`.
 pub fn unity_object_for(nodes: &[Node], tex: &UnityTex, build: &Build) -> Vec<u8> {
     let mut b: Vec<u8> = Vec::new();
     let align = |b: &mut Vec<u8>| {
