@@ -391,7 +391,8 @@ fn switch_guess(
         chain =
             chain.checked_add(tiling::stored_size(guess, format, level as u32, mw, mh).ok()?)?;
     }
-    if chain.checked_mul(images as u64)? != data_len {
+    let stride = image_stride(guess, format, w, h, images, chain).ok()?;
+    if stride.checked_mul(images as u64)? != data_len {
         return None;
     }
     Some(if ctx.platform == Some(Platform::Switch) {
@@ -861,9 +862,10 @@ fn build(
         (tex.tiling, tex.format, format, padded) = (l.tiling, l.format, l.format, l.padded);
     }
     let mut sizes = stored_sizes(tex.tiling, format, &dims)?;
-    let mut chain: u64 = sizes.iter().sum();
+    let mut stride = image_stride(tex.tiling, format, w, h, images, sizes.iter().sum())?;
     tex.error = chain_error(
         &sizes,
+        stride,
         fmt_name,
         w,
         h,
@@ -879,7 +881,7 @@ fn build(
                     "no m_PlatformBlob: untiled with the driver's default block height, as the platform Switch was chosen".into(),
                 );
                 sizes = stored_sizes(guess, format, &dims)?;
-                chain = sizes.iter().sum();
+                stride = image_stride(guess, format, w, h, images, sizes.iter().sum())?;
                 tex.error = None;
             }
             Some(Err(e)) => tex.error = Some(e),
@@ -894,7 +896,7 @@ fn build(
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
-            .map(|face| part(&storage, face * chain + at, sizes[m]))
+            .map(|face| part(&storage, face * stride + at, sizes[m]))
             .collect();
         tex.mips.push(Mip {
             width: mw,
@@ -917,6 +919,29 @@ fn stored_sizes(tiling: Tiling, format: PixelFormat, dims: &[(u32, u32)]) -> Res
                 .map_err(|e| e.at_field("m_PlatformBlob"))
         })
         .collect()
+}
+
+/// Bytes from one image (cube face, array slice) to the next, whose whole chain is `chain` bytes:
+/// the chain itself, except that a block-linear surface of several images starts each on a whole
+/// block of GOBs of mip 0 (`block_linear::layer_size`: the Switch driver's layout, as Ryujinx and
+/// `tegra_swizzle` lay out array layers; tests/unity_switch_mips.rs holds cubemaps to the crate).
+#[cfg_attr(not(feature = "tiling-switch"), allow(unused_variables))]
+fn image_stride(
+    tiling: Tiling,
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    images: u32,
+    chain: u64,
+) -> Result<u64> {
+    match tiling {
+        #[cfg(feature = "tiling-switch")]
+        Tiling::BlockLinear { block_height } if images > 1 => {
+            tiling::block_linear::layer_size(format, w, h, block_height, chain)
+                .map_err(|e| e.at_field("m_PlatformBlob"))
+        }
+        _ => Ok(chain),
+    }
 }
 
 /// `length` bytes at `at` within the object's data `storage`.
@@ -1102,7 +1127,9 @@ fn build_layered(
         })
         .collect::<Result<Vec<(u32, u32, u32, u64)>>>()?;
     let chain: u64 = levels.iter().map(|l| l.3).sum();
-    let whole = chain * slices as u64;
+    // A tiled volume was refused above, so only slices and faces reach image_stride.
+    let stride = image_stride(tex.tiling, format, w, h, slices, chain)?;
+    let whole = stride * slices as u64;
     let data_len = match &storage {
         Storage::Range { length, .. } | Storage::Missing { length, .. } => *length,
         Storage::Empty => 0,
@@ -1110,7 +1137,7 @@ fn build_layered(
     let said = data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
     if whole != data_len || said != whole {
         tex.error = Some(format!(
-            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image add up to {chain} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
+            "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image take {stride} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
         ));
     }
     let mut at = 0u64;
@@ -1119,7 +1146,7 @@ fn build_layered(
             vec![part(&storage, at, size)]
         } else {
             (0..slices as u64)
-                .map(|s| part(&storage, s * chain + at, size))
+                .map(|s| part(&storage, s * stride + at, size))
                 .collect()
         };
         tex.mips.push(Mip {
@@ -1136,8 +1163,12 @@ fn build_layered(
 
 /// Seed 004: the levels follow each other with no padding and add up to m_CompleteImageSize, and
 /// the images (6 for a cube) to the data. When they do not, the texture is refused with the numbers.
+/// `stride` is one image's bytes: the levels' sum, or more where a tiled layout aligns images
+/// ([`image_stride`]); m_CompleteImageSize may then be either.
+#[allow(clippy::too_many_arguments)]
 fn chain_error(
     sizes: &[u64],
+    stride: u64,
     fmt_name: &str,
     w: u32,
     h: u32,
@@ -1145,12 +1176,15 @@ fn chain_error(
     complete: Option<i64>,
     data_len: u64,
 ) -> Option<String> {
+    let complete = complete.map(|c| c.max(0) as u64).unwrap_or(stride);
+    let whole = stride * images as u64;
+    // Where a layout pads between images (a Switch cubemap's faces), whether Unity counts a
+    // face's m_CompleteImageSize with the padding or without is not known (no sample has one);
+    // the data's length (and the blob's padded size) fix the layout, so either is taken.
     let chain: u64 = sizes.iter().sum();
-    let complete = complete.map(|c| c.max(0) as u64).unwrap_or(chain);
-    let whole = chain * images as u64;
-    (chain != complete || whole != data_len).then(|| {
+    ((complete != stride && complete != chain) || whole != data_len).then(|| {
         format!(
-            "the {} levels of a {w}x{h} {fmt_name} image add up to {chain} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
+            "the {} levels of a {w}x{h} {fmt_name} image take {stride} bytes, x{images} images = {whole}; m_CompleteImageSize says {complete} and the data holds {data_len} (seed 004: they must agree)",
             sizes.len()
         )
     })
@@ -1269,10 +1303,13 @@ mod tests {
     #[test]
     fn chains_add_up_as_the_census_says() {
         let s = chain(PixelFormat::BC1, 64, 64, 7);
-        assert_eq!(chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2744), None);
+        assert_eq!(
+            chain_error(&s, s.iter().sum(), "DXT1", 64, 64, 1, Some(2744), 2744),
+            None
+        );
         let s = chain(PixelFormat::BC6HU, 128, 128, 8);
         assert_eq!(
-            chain_error(&s, "BC6H", 128, 128, 6, Some(21872), 131232),
+            chain_error(&s, s.iter().sum(), "BC6H", 128, 128, 6, Some(21872), 131232),
             None
         );
     }
@@ -1280,9 +1317,9 @@ mod tests {
     #[test]
     fn chains_that_do_not_add_up_are_refused_with_the_numbers() {
         let s = chain(PixelFormat::BC1, 64, 64, 7);
-        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(2744), 2048).unwrap();
+        let e = chain_error(&s, s.iter().sum(), "DXT1", 64, 64, 1, Some(2744), 2048).unwrap();
         assert!(e.contains("2744") && e.contains("2048"), "{e}");
-        let e = chain_error(&s, "DXT1", 64, 64, 1, Some(4096), 4096).unwrap();
+        let e = chain_error(&s, s.iter().sum(), "DXT1", 64, 64, 1, Some(4096), 4096).unwrap();
         assert!(e.contains("4096"), "{e}");
     }
 

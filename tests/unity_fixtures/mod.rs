@@ -22,6 +22,49 @@ pub struct UnityTex<'a> {
     pub stream: Option<(&'a str, u64, u32)>,
 }
 
+/// What a serialized file holds besides the texture's values: the class written, its image count,
+/// the header's target platform and the object's `m_PlatformBlob` (only where the version's layout
+/// has it: 2020.2 and later).
+pub struct Build<'a> {
+    /// 28 Texture2D or 89 Cubemap (a Texture2D's fields under another root, as `texture_nodes`
+    /// lays it out).
+    pub class_id: i32,
+    /// `m_ImageCount`: 1, or 6 for a cubemap.
+    pub images: i32,
+    /// Unity BuildTarget id (5 StandaloneWindows, 38 Switch).
+    pub platform: i32,
+    /// `m_PlatformBlob`'s bytes; empty on every platform but a console's.
+    pub blob: &'a [u8],
+    /// `m_CompleteImageSize` when not one image's share of the data.
+    pub complete: Option<i64>,
+}
+
+/// A Windows build of one Texture2D without a platform blob, what [`unity_serialized`] writes.
+pub const WINDOWS: Build<'static> = Build {
+    class_id: 28,
+    images: 1,
+    platform: 5,
+    blob: &[],
+    complete: None,
+};
+
+/// Unity 6's 92-byte Switch `m_PlatformBlob` stating `block_height` (GOBs, a power of two) and the
+/// padded surface size. The shared Foxiary blobs (Unity 6000.0.56f1, dumped with UnityPy 1.25.4)
+/// read, as little-endian u32s: 0, 32, log2(block height) = 4, 0x10007, seventeen zeros, then the
+/// padded size twice (bytes 84..88 and 88..92, both 1048576 for a 1024x1024 ASTC 4x4 single-mip
+/// atlas). The other words are copied as those files have them; the reader uses bytes 8..12 (as
+/// UnityPy does) and 84..88.
+pub fn switch_blob(block_height: u32, padded: u32) -> Vec<u8> {
+    assert!(block_height.is_power_of_two() && block_height <= 32);
+    let mut words = [0u32; 23];
+    words[1] = 32;
+    words[2] = block_height.trailing_zeros();
+    words[3] = 0x1_0007;
+    words[21] = padded;
+    words[22] = padded;
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 pub fn prim_size(t: &str) -> usize {
     match t {
         "bool" | "char" | "UInt8" | "SInt8" => 1,
@@ -33,6 +76,12 @@ pub fn prim_size(t: &str) -> usize {
 
 /// Serializes `tex` by walking the flattened nodes (Unity's order and alignment rules).
 pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
+    unity_object_for(nodes, tex, &WINDOWS)
+}
+
+/// [`unity_object`] for `build`: its image count, cube dimension, m_CompleteImageSize and
+/// `m_PlatformBlob`.
+pub fn unity_object_for(nodes: &[Node], tex: &UnityTex, build: &Build) -> Vec<u8> {
     let mut b: Vec<u8> = Vec::new();
     let align = |b: &mut Vec<u8>| {
         while b.len() % 4 != 0 {
@@ -70,7 +119,14 @@ pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
                 continue;
             }
             "vector" => {
-                b.extend(0i32.to_le_bytes());
+                // `vector { Array { int size, UInt8 data } }`: the count, the bytes, aligned.
+                let v: &[u8] = if n.name == "m_PlatformBlob" {
+                    build.blob
+                } else {
+                    &[]
+                };
+                b.extend((v.len() as i32).to_le_bytes());
+                b.extend(v);
                 align(&mut b);
                 i += 1 + children;
                 continue;
@@ -83,14 +139,25 @@ pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
                 let v: i64 = match n.name.as_str() {
                     "m_Width" => tex.width as i64,
                     "m_Height" => tex.height as i64,
+                    // One image's bytes: the data holds m_ImageCount of them.
                     "m_CompleteImageSize" => {
-                        tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize)) as i64
+                        let all = tex.image.len().max(tex.stream.map_or(0, |s| s.2 as usize));
+                        build
+                            .complete
+                            .unwrap_or((all / build.images.max(1) as usize) as i64)
                     }
                     "m_TextureFormat" => tex.format as i64,
                     "m_MipCount" => tex.mips as i64,
                     "m_MipMap" => (tex.mips > 1) as i64,
-                    "m_ImageCount" => 1,
-                    "m_TextureDimension" => 2,
+                    "m_ImageCount" => build.images as i64,
+                    // Unity's TextureDimension: 2 Tex2D, 4 Cube.
+                    "m_TextureDimension" => {
+                        if build.class_id == 89 {
+                            4
+                        } else {
+                            2
+                        }
+                    }
                     "m_ColorSpace" => 1,
                     "offset" => tex.stream.map_or(0, |s| s.1 as i64),
                     "size" => tex.stream.map_or(0, |s| s.2 as i64),
@@ -109,16 +176,22 @@ pub fn unity_object(nodes: &[Node], tex: &UnityTex) -> Vec<u8> {
 
 /// A serialized file (format 17 without a type tree, or 22 with one) holding one Texture2D.
 pub fn unity_serialized(version: &str, format: u32, tex: &UnityTex) -> Vec<u8> {
-    let nodes = texture_nodes(28, version).expect("layout for the version");
-    let object = unity_object(&nodes, tex);
+    unity_serialized_for(version, format, tex, &WINDOWS)
+}
+
+/// [`unity_serialized`] for `build`: its target platform in the header, its `m_PlatformBlob` in
+/// the object.
+pub fn unity_serialized_for(version: &str, format: u32, tex: &UnityTex, build: &Build) -> Vec<u8> {
+    let nodes = texture_nodes(build.class_id, version).expect("layout for the version");
+    let object = unity_object_for(&nodes, tex, build);
     let type_tree = format >= 22;
     let mut m: Vec<u8> = Vec::new();
     m.extend(version.as_bytes());
     m.push(0);
-    m.extend(5i32.to_le_bytes()); // platform: StandaloneWindows
+    m.extend(build.platform.to_le_bytes()); // target platform (BuildTarget)
     m.push(type_tree as u8);
     m.extend(1i32.to_le_bytes()); // one type
-    m.extend(28i32.to_le_bytes());
+    m.extend(build.class_id.to_le_bytes());
     m.push(0); // isStrippedType
     m.extend((-1i16).to_le_bytes()); // scriptTypeIndex
     m.extend([0u8; 16]); // old type hash

@@ -102,6 +102,30 @@ pub fn default_block_height(rows: u64) -> u32 {
     }
 }
 
+/// Bytes from one array layer (or cube face) to the next in a surface of several, each holding a
+/// chain of `chain` bytes whose mip 0 is `w` x `h` with `block_height_mip0`: the chain rounded
+/// up to whole blocks of GOBs of mip 0's own block height (the mip-0 block height halved against
+/// its rows of blocks, as for a smaller mip). A single layer is not padded. This is the driver's
+/// layout as Ryujinx's `SizeCalculator.AlignLayerSize` reproduces it (the emulator runs real
+/// games' array and cube textures from it) and as `tegra_swizzle`'s surface API aligns layers;
+/// the crate halves the block height against texel rows rather than rows of blocks, which differs
+/// only for compressed formats with a block height taller than mip 0 needs, where this follows
+/// Ryujinx.
+pub fn layer_size(
+    format: PixelFormat,
+    w: u32,
+    h: u32,
+    block_height_mip0: u32,
+    chain: u64,
+) -> Result<u64> {
+    let g = geometry(format, 0, w, h, block_height_mip0)?;
+    let block = g.block_height as u64 * GOB_SIZE;
+    chain
+        .div_ceil(block)
+        .checked_mul(block)
+        .ok_or_else(|| Error::limit(format!("a layer of {chain} bytes is too large")))
+}
+
 /// Untiles mip `level`: `tiled` holds at least [`geometry`]'s `stored` bytes.
 pub fn untile(
     format: PixelFormat,
@@ -305,6 +329,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Six layers of a whole chain against `tegra_swizzle::surface::swizzled_surface_size`, which
+    /// aligns each layer as the driver does (ported from Ryujinx). The crate halves the
+    /// alignment's block height against texel rows, Ryujinx against rows of blocks: the two agree
+    /// for uncompressed formats and wherever the halving does not reach, which are the cases
+    /// compared; the others are counted, not compared.
+    #[cfg(feature = "tiling-switch")]
+    #[test]
+    fn layer_sizes_match_the_crate() {
+        use tegra_swizzle::surface::{swizzled_surface_size, BlockDim};
+        use tegra_swizzle::BlockHeight;
+        let (mut compared, mut skipped) = (0, 0);
+        for (f, dim) in [
+            (PixelFormat::RGBA8, BlockDim::uncompressed()),
+            (PixelFormat::BC1, BlockDim::block_4x4()),
+            (PixelFormat::BC7, BlockDim::block_4x4()),
+        ] {
+            for &(w, h) in &[
+                (1u32, 1u32),
+                (64, 64),
+                (100, 37),
+                (256, 256),
+                (200, 200),
+                (48, 640),
+            ] {
+                for &bh0 in &BLOCK_HEIGHTS {
+                    let mips = 32 - w.max(h).leading_zeros();
+                    let chain: u64 = (0..mips)
+                        .map(|l| {
+                            let (mw, mh) = ((w >> l).max(1), (h >> l).max(1));
+                            geometry(f, l, mw, mh, bh0).unwrap().stored
+                        })
+                        .sum();
+                    let ours = layer_size(f, w, h, bh0, chain).unwrap();
+                    let rows = h.div_ceil(f.block().height) as u64;
+                    if mip_block_height(rows, bh0) != mip_block_height(h as u64, bh0) {
+                        skipped += 1;
+                        continue;
+                    }
+                    let bh = BlockHeight::new(bh0).unwrap();
+                    let b = f.block().bytes;
+                    let want = swizzled_surface_size(w, h, 1, dim, Some(bh), b, mips, 6);
+                    assert_eq!(ours * 6, want as u64, "{f:?} {w}x{h} bh0 {bh0}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(
+            compared > 50 && skipped > 0,
+            "{compared} compared, {skipped} skipped"
+        );
     }
 
     /// The default block height against `tegra_swizzle::block_height_mip0` for every row count a
