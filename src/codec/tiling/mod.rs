@@ -109,10 +109,23 @@ pub fn stored_size(tiling: Tiling, format: PixelFormat, level: u32, w: u32, h: u
 
 /// Untiles one surface of mip `level` (`w` x `h` texels) from `tiled` (at least
 /// [`stored_size`] bytes) into `format.surface_size(w, h)` bytes of row-major blocks.
-#[cfg_attr(
-    not(all(feature = "gnf", feature = "tiling-switch")),
-    allow(unused_variables)
-)]
+#[cfg(feature = "gnf")]
+pub fn untile(
+    tiling: Tiling,
+    format: PixelFormat,
+    level: u32,
+    w: u32,
+    h: u32,
+    tiled: &[u8],
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    Ok(Untiler::new(tiling, format, level, w, h, tiled, limits)?.to_vec())
+}
+
+/// [`untile`] in a build without the AMD untilers (the page's core module has none; a build
+/// with `tiling-switch` alone has Switch's).
+#[cfg(not(feature = "gnf"))]
+#[cfg_attr(not(feature = "tiling-switch"), allow(unused_variables))]
 pub fn untile(
     tiling: Tiling,
     format: PixelFormat,
@@ -135,18 +148,6 @@ pub fn untile(
         Tiling::BlockLinear { block_height } => {
             block_linear::untile(format, level, w, h, block_height, tiled, limits)
         }
-        #[cfg(feature = "gnf")]
-        Tiling::Gcn { tile_mode, pitch } => {
-            gcn::Surface::new(tile_mode, pitch, format, level, w, h)?.untile(tiled, limits)
-        }
-        #[cfg(feature = "gnf")]
-        Tiling::Rdna {
-            swizzle_mode,
-            first_mip_in_tail,
-        } => rdna::Surface::new(swizzle_mode, first_mip_in_tail, format, level, w, h)?
-            .untile(tiled, limits),
-        // Reached in builds that leave an untiler out (the page's core module).
-        #[allow(unreachable_patterns)]
         other => Err(not_yet(other, format, level)),
     }
 }
