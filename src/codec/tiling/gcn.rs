@@ -353,6 +353,60 @@ mod tests {
         }
     }
 
+    /// 1D thin against `swizzleinator`'s PS4 deswizzler (an independent implementation of the
+    /// same layout, used by PS4 modding tools): random tiled bytes of BC1, BC3, BC7 and RGBA8
+    /// surfaces untiled by both. Its pitch is the width rounded up to whole micro-tiles, or with
+    /// `align_resolution` the width rounded up to a power of two (for block-compressed formats),
+    /// which exercises a padded pitch; sizes are whole blocks (it rounds partial blocks down).
+    #[test]
+    fn thin_1d_matches_swizzleinator() {
+        use swizzleinator::format::GcnSurfaceFormat as G;
+        use swizzleinator::swizzle::{ps::Ps4, Deswizzler};
+        let mut checked = 0;
+        for (format, theirs) in [
+            (PixelFormat::BC1, G::BC1),
+            (PixelFormat::BC3, G::BC3),
+            (PixelFormat::BC7, G::BC7),
+            (PixelFormat::RGBA8, G::Format8_8_8_8),
+        ] {
+            let b = format.block();
+            let (bw, bpe) = (b.width as usize, b.bytes as usize);
+            for (w, h) in [
+                (64usize, 64usize),
+                (256, 128),
+                (100, 36),
+                (340, 752),
+                (4, 4),
+                (32, 1024),
+            ] {
+                for align in [false, true] {
+                    if align && bw == 1 {
+                        continue; // it pads only block-compressed formats
+                    }
+                    let (sw, sh) = if align {
+                        (w.next_power_of_two(), h.next_power_of_two())
+                    } else {
+                        (w, h)
+                    };
+                    // Elements of the stored surface: micro-tiles across and down.
+                    let (tx, ty) = ((sw / bw).div_ceil(8), (sh / bw).div_ceil(8));
+                    let mut tiled =
+                        crate::codec::sample::random_bytes(tx * ty * 64 * bpe, checked + 1);
+                    let mut want = vec![0u8; (w / bw) * (h / bw) * bpe];
+                    Ps4::deswizzle(&mut tiled, &mut want, (w, h, 1), theirs, align).unwrap();
+                    let pitch = (tx * 8 * bw) as u32;
+                    let got = Surface::new(THIN_1D_THIN, pitch, format, 0, w as u32, h as u32)
+                        .unwrap()
+                        .untile(&tiled, &Limits::default())
+                        .unwrap();
+                    assert!(got == want, "{format:?} {w}x{h} align {align}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 6 * 2 + 6);
+    }
+
     #[test]
     fn refuses_unknown_modes_short_data_and_small_pitch() {
         let l = Limits::default();
