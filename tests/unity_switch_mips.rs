@@ -426,3 +426,48 @@ fn switch_mip_chain_padded_size_must_match() {
         );
     }
 }
+
+/// PS4 (31) and PS5 (44) builds: a texture with a non-empty `m_PlatformBlob` is read as linear
+/// (no sample or public reader says how Unity lays out a tiled one, and nothing here guesses),
+/// and its notes say why it may look scrambled; without a blob there is no such note. The pixels
+/// are the file's bytes as they are, compared with the same bytes written for Windows.
+#[test]
+fn ps4_and_ps5_blobs_are_read_linear_and_said() {
+    let s = Shape {
+        f: RGBA32,
+        w: 64,
+        h: 32,
+        images: 1,
+    };
+    let chain: usize = mips(s.f, s.w, s.h).iter().map(|l| l.2).sum();
+    let mut data = vec![0u8; chain];
+    Rng(7).fill(&mut data);
+    let pc = open("pc.assets", s.file(&data, 5, &[], None));
+    for (target, platform, name) in [(31, Platform::Ps4, "PS4"), (44, Platform::Ps5, "PS5")] {
+        for blob in [&[][..], &[1u8; 32][..]] {
+            let c = open("console.assets", s.file(&data, target, blob, None));
+            let [t] = &c.textures[..] else {
+                panic!("{name}: {} textures", c.textures.len())
+            };
+            assert!(t.error.is_none(), "{name}: {:?}", t.error);
+            assert_eq!(t.platform, Some(platform));
+            assert_eq!(t.tiling, Tiling::Linear, "{name}");
+            let said = t
+                .notes
+                .iter()
+                .any(|n| n.starts_with("m_PlatformBlob: ") && n.contains("tiled PS4/PS5 layout"));
+            assert_eq!(
+                said,
+                !blob.is_empty(),
+                "{name}, blob of {}: {:?}",
+                blob.len(),
+                t.notes
+            );
+            for m in 0..t.mips.len() {
+                let ours = c.decode(0, m, 0, DecodeOptions::default()).unwrap();
+                let want = pc.decode(0, m, 0, DecodeOptions::default()).unwrap();
+                assert!(ours == want, "{name}: mip {m}");
+            }
+        }
+    }
+}

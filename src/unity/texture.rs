@@ -855,6 +855,15 @@ fn build(
         return Ok(tex);
     }
     tex.platform = console(sf.platform);
+    // On Switch a non-empty m_PlatformBlob marks a tiled texture. For PS4 and PS5 builds no
+    // sample or public reader says what the blob holds or how such a texture is laid out, so it
+    // is read linear, and Info says why it may look scrambled rather than showing noise unexplained.
+    if matches!(tex.platform, Some(Platform::Ps4 | Platform::Ps5)) && blob_range(v).is_some() {
+        tex.notes.push(
+            "m_PlatformBlob: Unity's tiled PS4/PS5 layout is not known here, so this is read as linear and may look scrambled"
+                .into(),
+        );
+    }
     let mut format = format;
     let mut padded = None;
     if sf.platform == BUILD_TARGET_SWITCH {
