@@ -143,16 +143,9 @@ impl Surface {
             .saturating_mul(self.bpe)
     }
 
-    /// Row-major elements of the surface from its tiled bytes (at least [`Surface::stored_size`]).
-    pub fn untile(&self, tiled: &[u8], limits: &Limits) -> Result<Vec<u8>> {
-        let rows = self.rows(tiled, limits)?;
-        let mut out = vec![0u8; rows.row * rows.rows];
-        rows.untile(0, &mut out);
-        Ok(out)
-    }
-
-    /// The surface checked against its tiled bytes (the checks of [`Surface::untile`]), ready
-    /// to untile a band of rows at a time ([`Rows::untile`]).
+    /// The surface checked against its tiled bytes (at least [`Surface::stored_size`]) and the
+    /// untiled size against `limits`, ready to untile a band of rows at a time
+    /// ([`Rows::untile`]; the whole surface through `tiling::untile`).
     pub fn rows<'a>(&self, tiled: &'a [u8], limits: &Limits) -> Result<Rows<'a>> {
         let need = self.stored_size();
         if (tiled.len() as u64) < need {
@@ -293,6 +286,7 @@ const Y_MORTON: [usize; 8] = [0, 2, 8, 10, 32, 34, 40, 42];
 
 #[cfg(test)]
 mod tests {
+    use super::super::{untile, Tiling};
     use super::*;
 
     /// A 1D-thin surface written by the textbook formula (element (x, y) at micro-tile
@@ -336,7 +330,11 @@ mod tests {
                 let (w, h) = ((ew * bw) as u32, (eh * bw) as u32);
                 let surface =
                     Surface::new(THIN_1D_THIN, (pitch * bw) as u32, format, 0, w, h).unwrap();
-                let got = surface.untile(&tiled, &Limits::default()).unwrap();
+                let tiling = Tiling::Gcn {
+                    tile_mode: THIN_1D_THIN,
+                    pitch: (pitch * bw) as u32,
+                };
+                let got = untile(tiling, format, 0, w, h, &tiled, &Limits::default()).unwrap();
                 assert!(got == expect, "{format:?} {ew}x{eh} pitch {pitch}");
                 let band = surface.rows(&tiled, &Limits::default()).unwrap();
                 let row = ew * bpe;
@@ -395,10 +393,13 @@ mod tests {
                     let mut want = vec![0u8; (w / bw) * (h / bw) * bpe];
                     Ps4::deswizzle(&mut tiled, &mut want, (w, h, 1), theirs, align).unwrap();
                     let pitch = (tx * 8 * bw) as u32;
-                    let got = Surface::new(THIN_1D_THIN, pitch, format, 0, w as u32, h as u32)
-                        .unwrap()
-                        .untile(&tiled, &Limits::default())
-                        .unwrap();
+                    let tiling = Tiling::Gcn {
+                        tile_mode: THIN_1D_THIN,
+                        pitch,
+                    };
+                    let (w32, h32) = (w as u32, h as u32);
+                    let got =
+                        untile(tiling, format, 0, w32, h32, &tiled, &Limits::default()).unwrap();
                     assert!(got == want, "{format:?} {w}x{h} align {align}");
                     checked += 1;
                 }
@@ -418,8 +419,9 @@ mod tests {
         assert!(e.to_string().contains("pitch"), "{e}");
         let e = new(THIN_1D_THIN, 64, 0, 64)
             .unwrap()
-            .untile(&[0; 100], &l)
-            .unwrap_err();
+            .rows(&[0; 100], &l)
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("holds 100 bytes"), "{e}");
         let e = new(THIN_1D_THIN, 64, 1, 32).err().unwrap();
         assert!(e.to_string().contains("mip 1"), "{e}");

@@ -315,17 +315,9 @@ impl Surface {
         self.stored
     }
 
-    /// Row-major elements of the level from its stored bytes (at least
-    /// [`Surface::stored_size`]).
-    pub fn untile(&self, tiled: &[u8], limits: &Limits) -> Result<Vec<u8>> {
-        let rows = self.rows(tiled, limits)?;
-        let mut out = vec![0u8; rows.row * rows.rows];
-        rows.untile(0, &mut out);
-        Ok(out)
-    }
-
-    /// The level checked against its stored bytes (the checks of [`Surface::untile`]), ready to
-    /// untile a band of rows at a time ([`Rows::untile`]).
+    /// The level checked against its stored bytes (at least [`Surface::stored_size`]) and the
+    /// untiled size against `limits`, ready to untile a band of rows at a time
+    /// ([`Rows::untile`]; the whole level through `tiling::untile`).
     pub fn rows<'a>(&self, tiled: &'a [u8], limits: &Limits) -> Result<Rows<'a>> {
         if (tiled.len() as u64) < self.stored {
             return Err(Error::malformed(format!(
@@ -427,6 +419,7 @@ impl Rows<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{untile, Tiling};
     use super::*;
 
     /// Chain placements against the worked examples of addrlib's GFX10 chain math published with
@@ -480,7 +473,12 @@ mod tests {
                             }
                         }
                         let case = format!("{f:?} mode {mode} {lw}x{lh} mip {level}");
-                        let got = s.untile(&tiled, &Limits::default()).unwrap();
+                        let tiling = Tiling::Rdna {
+                            swizzle_mode: mode,
+                            first_mip_in_tail: first_in_tail,
+                        };
+                        let limits = Limits::default();
+                        let got = untile(tiling, f, level, lw, lh, &tiled, &limits).unwrap();
                         assert!(got == want, "{case}");
                         let rows = s.rows(&tiled, &Limits::default()).unwrap();
                         for first in (0..rows.rows).step_by(8) {
