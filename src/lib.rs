@@ -468,10 +468,7 @@ impl Catalog {
                 .in_file(&t.file)
             });
         }
-        let (index, skip) = match t.kind {
-            TextureKind::Volume => (0usize, slice as u64),
-            _ => (slice as usize, 0),
-        };
+        let (index, skip) = surface_index(t, slice);
         let image_size = t.format.surface_size(m.width, m.height);
         let storage = m.surfaces.get(index).ok_or_else(|| {
             Error::malformed(format!(
@@ -675,11 +672,7 @@ impl Catalog {
             .ok_or_else(|| Error::malformed(format!("{} has no mip {mip}", t.name)))?;
         let (w, h, limits) = (m.width, m.height, &self.options.limits);
         // The file holding the surface, as read_surface names it in an untiling error.
-        let index = match t.kind {
-            TextureKind::Volume => 0,
-            _ => slice as usize,
-        };
-        let file = match m.surfaces.get(index) {
+        let file = match m.surfaces.get(surface_index(t, slice).0) {
             Some(Storage::Range { source, .. }) => self.sources.get(*source).map(|s| s.name()),
             _ => None,
         }
@@ -769,6 +762,16 @@ impl Catalog {
             &self.options.limits,
         )
         .map_err(|e| e.in_file(&t.file))
+    }
+}
+
+/// Which stored surface of a mip holds `slice`, and which tiled or linear image inside it: a
+/// volume's depth slices are images one after another in its one surface; every other kind
+/// stores each slice (face, array layer) as a surface of its own.
+fn surface_index(t: &Texture, slice: u32) -> (usize, u64) {
+    match t.kind {
+        TextureKind::Volume => (0, slice as u64),
+        _ => (slice as usize, 0),
     }
 }
 
