@@ -26,7 +26,7 @@
 // and in the browser's worker), so a source wrapping one cannot be Send either.
 #![allow(clippy::arc_with_non_send_sync)]
 
-use super::container::{choose_key, fstring, method_at, method_names, mount_path, Methods};
+use super::index::{choose_key, fstring, method_at, method_names, mount_path, Methods};
 use crate::io::aes::{align, ctr_iv, Guid, Keys};
 use crate::io::blocks::{Block, BlockSource, BlockStore, Part};
 use crate::io::{read_range, Error, Limits, Reader, Result, Source, SourceRef};
@@ -215,7 +215,7 @@ pub struct TocBlock {
 /// One file the directory index names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TocFile {
-    /// Mount point + path (see `container::mount_path`).
+    /// Mount point + path (see `index::mount_path`).
     pub path: String,
     /// Its chunk (index into the TOC's tables).
     pub chunk: u32,

@@ -6,6 +6,8 @@
 pub mod container;
 mod cursor;
 #[cfg(feature = "containers")]
+mod index;
+#[cfg(feature = "containers")]
 pub mod iostore;
 #[cfg(feature = "landscape")]
 pub mod landscape;

@@ -24,7 +24,7 @@
 // and in the browser's worker), so a source wrapping one cannot be Send either.
 #![allow(clippy::arc_with_non_send_sync)]
 
-use super::container::{choose_key, fstring, method_at, method_names, mount_path, Methods};
+use super::index::{choose_key, fstring, method_at, method_names, mount_path, Methods};
 use crate::io::aes::{align, ctr_iv, AesKey, Guid, Keys};
 use crate::io::blocks::{Block, BlockSource, BlockStore};
 use crate::io::compress::Method;
@@ -237,7 +237,7 @@ pub fn sniff(src: &dyn Source, limits: &Limits) -> bool {
 /// One file of a pak.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PakEntry {
-    /// Mount point + path (see `container::mount_path`).
+    /// Mount point + path (see `index::mount_path`).
     pub path: String,
     /// Where its record (a copy of the entry header) starts; the data follows the record.
     pub offset: u64,
