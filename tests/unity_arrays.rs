@@ -106,6 +106,18 @@ impl Obj {
         self.align();
         self
     }
+    /// `vector m_PlatformBlob { Array { int size, UInt8 data } }`, as Texture2D lays it out
+    /// (src/unity/layout.rs); a type tree may put it on the other classes too.
+    fn blob(&mut self, bytes: &[u8]) -> &mut Self {
+        self.node(1, "vector", "m_PlatformBlob", false, false);
+        self.node(2, "Array", "Array", true, true);
+        self.node(3, "int", "size", false, false);
+        self.node(3, "UInt8", "data", false, false);
+        self.data.extend((bytes.len() as i32).to_le_bytes());
+        self.data.extend(bytes);
+        self.align();
+        self
+    }
     fn stream(&mut self, offset: u64, size: u32, path: &str) -> &mut Self {
         self.node(1, "StreamingInfo", "m_StreamData", false, false);
         self.node(2, "UInt64", "offset", false, false);
@@ -124,9 +136,14 @@ fn be32(v: u32) -> [u8; 4] {
 
 /// A format-22 SerializedFile holding `objects` (class id, object), path ids 1, 2, ...
 fn serialized_file(objects: &[(i32, &Obj)]) -> Vec<u8> {
+    serialized_file_for(5, objects) // StandaloneWindows
+}
+
+/// [`serialized_file`] built for `platform` (Unity's BuildTarget: 38 Switch).
+fn serialized_file_for(platform: i32, objects: &[(i32, &Obj)]) -> Vec<u8> {
     let mut meta = Vec::new();
     meta.extend(b"2021.3.0f1\0");
-    meta.extend(5i32.to_le_bytes()); // StandaloneWindows
+    meta.extend(platform.to_le_bytes());
     meta.push(1); // type tree present
     meta.extend((objects.len() as i32).to_le_bytes());
     for (class, o) in objects {
@@ -233,20 +250,34 @@ fn array_obj(data_size_delta: i64) -> Obj {
             px.extend(stored(1, s, m, mw, mh, 0));
         }
     }
-    let mut o = Obj::new("Texture2DArray");
-    o.string("m_Name", "arr")
-        .int("m_ColorSpace", 0)
-        .int("m_Format", 8)
+    let said = (px.len() as i64 + data_size_delta) as usize;
+    let mut o = layered_head("Texture2DArray", "arr", (0, 8), [w, h, slices, mips], said);
+    o.image(&px).stream(0, 0, "");
+    o
+}
+
+/// The fields a Texture2DArray and a Texture3D share before their pixels: m_ColorSpace and
+/// m_Format (`gf`), m_Width, m_Height, m_Depth (slices or depth) and m_MipCount (`size`).
+fn layered_head(
+    class: &'static str,
+    name: &str,
+    gf: (i32, i32),
+    size: [u32; 4],
+    data: usize,
+) -> Obj {
+    let [w, h, d, mips] = size;
+    let mut o = Obj::new(class);
+    o.string("m_Name", name)
+        .int("m_ColorSpace", gf.0)
+        .int("m_Format", gf.1)
         .int("m_Width", w as i32)
         .int("m_Height", h as i32)
-        .int("m_Depth", slices as i32)
+        .int("m_Depth", d as i32)
         .int("m_MipCount", mips as i32)
-        .uint("m_DataSize", (px.len() as i64 + data_size_delta) as u32)
+        .uint("m_DataSize", data as u32)
         .settings()
         .int("m_UsageMode", 0)
-        .readable()
-        .image(&px)
-        .stream(0, 0, "");
+        .readable();
     o
 }
 
@@ -260,20 +291,8 @@ fn volume_obj() -> Obj {
             px.extend(stored(2, 0, m, mw, mh, z));
         }
     }
-    let mut o = Obj::new("Texture3D");
-    o.string("m_Name", "vol")
-        .int("m_ColorSpace", 1)
-        .int("m_Format", 4)
-        .int("m_Width", w as i32)
-        .int("m_Height", h as i32)
-        .int("m_Depth", d as i32)
-        .int("m_MipCount", mips as i32)
-        .uint("m_DataSize", px.len() as u32)
-        .settings()
-        .int("m_UsageMode", 0)
-        .readable()
-        .image(&px)
-        .stream(0, 0, "");
+    let mut o = layered_head("Texture3D", "vol", (1, 4), [w, h, d, mips], px.len());
+    o.image(&px).stream(0, 0, "");
     o
 }
 
@@ -511,4 +530,102 @@ fn streamed_bc1_array_reads_each_slice_from_the_ress() {
     let alone = open(serialized_file(&[(187, &o)]));
     let t = &alone.textures[find(&alone, "streamed")];
     assert_eq!(t.mips_present(), vec![false; 4]);
+}
+
+mod unity_fixtures;
+
+/// Switch builds whose type tree gives a Texture2DArray, CubemapArray or Texture3D an
+/// `m_PlatformBlob` stating one GOB per block (UnityPy's class database has none on these
+/// classes, so the blob only comes from a type tree): an array whose data is the block-linear
+/// size is untiled slice by slice and mip by mip; one whose data is the linear size is read
+/// linear and says so; a volume of the linear size is read linear, and one of the tiled size is
+/// refused (tiled volumes interleave depth, not read). Expected values: the source pixels
+/// ([`stored`] / [`expected`]), tiled by tegra_swizzle at block height 1 with its array layers
+/// (each layer starting on a whole GOB, as the Switch driver lays them out).
+#[test]
+fn switch_one_gob_blob_on_arrays_and_volumes() {
+    use tegra_swizzle::surface::{swizzle_surface, BlockDim};
+    use texscope::codec::tiling::Tiling;
+    let blob = unity_fixtures::switch_blob(1, 0);
+    // 28x32 RGBA8: 112 bytes a row, 2 GOBs across, 4 down; mip 1 (14x16) 1 x 2 GOBs.
+    let (w, h, slices, mips) = (28u32, 32u32, 3u32, 2u32);
+    let mut linear = Vec::new();
+    for s in 0..slices {
+        for m in 0..mips {
+            let (mw, mh, _) = dims(w, h, 1, m);
+            linear.extend(stored(4, s, m, mw, mh, 0));
+        }
+    }
+    let tiled = swizzle_surface(
+        w,
+        h,
+        1,
+        &linear,
+        BlockDim::uncompressed(),
+        Some(tegra_swizzle::BlockHeight::new(1).unwrap()),
+        4,
+        mips,
+        slices,
+    )
+    .unwrap();
+    // Hand-worked: mip 0 is 8 GOBs (4096 bytes), mip 1 2 GOBs (1024); a layer of 5120 bytes is
+    // a whole number of GOBs already, so three layers are 15360 bytes.
+    assert_eq!(tiled.len(), 15360);
+    let array = |px: &[u8]| {
+        let mut o = layered_head(
+            "Texture2DArray",
+            "arr",
+            (0, 8),
+            [w, h, slices, mips],
+            px.len(),
+        );
+        o.blob(&blob).image(px).stream(0, 0, "");
+        o
+    };
+    for (px, tiling) in [
+        (&tiled, Tiling::BlockLinear { block_height: 1 }),
+        (&linear, Tiling::Linear),
+    ] {
+        let cat = open(serialized_file_for(38, &[(187, &array(px))]));
+        let i = find(&cat, "arr");
+        let t = &cat.textures[i];
+        let what = format!("{} bytes", px.len());
+        assert!(t.error.is_none(), "{what}: {:?}", t.error);
+        assert_eq!(t.tiling, tiling, "{what}");
+        let said = t.notes.iter().any(|n| n.contains("read as linear"));
+        assert_eq!(said, tiling == Tiling::Linear, "{what}: {:?}", t.notes);
+        for s in 0..slices {
+            for m in 0..mips {
+                let (mw, mh, _) = dims(w, h, 1, m);
+                assert!(
+                    rgba8(&cat, i, m as usize, s) == expected(4, s, m, mw, mh, 0),
+                    "{what}: slice {s} mip {m}"
+                );
+            }
+        }
+    }
+    // Texture3D 28x32x2, one level: 7168 bytes linear, 8192 block-linear (a GOB high per slice).
+    let volume = |px: &[u8]| {
+        let mut o = layered_head("Texture3D", "vol", (0, 8), [w, h, 2, 1], px.len());
+        o.blob(&blob).image(px).stream(0, 0, "");
+        o
+    };
+    let px: Vec<u8> = (0..2).flat_map(|z| stored(5, 0, 0, w, h, z)).collect();
+    let cat = open(serialized_file_for(38, &[(117, &volume(&px))]));
+    let i = find(&cat, "vol");
+    assert_eq!(cat.textures[i].tiling, Tiling::Linear);
+    assert!(cat.textures[i]
+        .notes
+        .iter()
+        .any(|n| n.contains("read as linear")));
+    for z in 0..2 {
+        assert!(
+            rgba8(&cat, i, 0, z) == expected(5, 0, 0, w, h, z),
+            "depth {z}"
+        );
+    }
+    let cat = open(serialized_file_for(38, &[(117, &volume(&vec![0u8; 8192]))]));
+    assert!(cat.textures.is_empty(), "a tiled volume is listed");
+    let p = format!("{:?}", cat.problems);
+    assert!(p.contains("tiled volumes are not read yet"), "{p}");
 }

@@ -4,12 +4,14 @@
 //! (tests/unity/unitypy_decode.py run at test time), which untiles from the blob itself.
 
 mod common;
+mod unity_fixtures;
 use common::{samples, unitypy_pixels};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use texscope::codec::tiling::Tiling;
-use texscope::io::{FileSource, SourceRef};
+use texscope::io::{BytesSource, FileSource, SourceRef};
 use texscope::{Catalog, DecodeOptions, ErrorKind, OpenOptions, Platform};
+use unity_fixtures::{meta, switch_blob, tile_one_gob, unity_serialized_for, Build, UnityTex};
 
 fn switch_root() -> PathBuf {
     samples().join("console/switch")
@@ -36,13 +38,6 @@ fn open_dir(dir: &Path, options: &OpenOptions) -> Catalog {
         .map(|p| Arc::new(FileSource::open(p).unwrap()) as SourceRef)
         .collect();
     texscope::open(srcs, options)
-}
-
-fn meta<'a>(t: &'a texscope::Texture, key: &str) -> Option<&'a str> {
-    t.metadata
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
 }
 
 /// Every texture UnityPy decodes equals ours within 1 per channel (mip 0, RGBA8, rows top first).
@@ -151,4 +146,223 @@ fn switch_missing_ress_names_the_file() {
             "{name}: {e}"
         );
     }
+}
+
+/// A 4x4 ASTC block of one colour: an LDR void-extent block (the ASTC specification's
+/// "void-extent blocks": bits 0..9 = 0x1FC, bit 9 = 0 for LDR, bits 10..12 = 0b11, four 13-bit
+/// extent coordinates all ones for "no extent", then R, G, B, A as UNORM16 in bytes 8..16).
+/// Each 8-bit value c is written c * 257, which a decoder brings back to c whether it rounds
+/// UNORM16 to UNORM8 or keeps the top byte (texture2ddecoder keeps the top byte).
+fn astc_solid(rgba: [u8; 4]) -> [u8; 16] {
+    let mut b = [0xFF; 16];
+    (b[0], b[1]) = (0xFC, 0xFD);
+    for (c, v) in rgba.iter().enumerate() {
+        b[8 + 2 * c..10 + 2 * c].copy_from_slice(&(*v as u16 * 257).to_le_bytes());
+    }
+    b
+}
+
+/// Digits 0-9, 5 x 7 cells each, top row first (a plain 5x7 dot-matrix font drawn for this test).
+const DIGITS: [[&str; 7]; 10] = [
+    [
+        " ### ", "#   #", "#  ##", "# # #", "##  #", "#   #", " ### ",
+    ],
+    [
+        "  #  ", " ##  ", "  #  ", "  #  ", "  #  ", "  #  ", " ### ",
+    ],
+    [
+        " ### ", "#   #", "    #", "   # ", "  #  ", " #   ", "#####",
+    ],
+    [
+        "#####", "   # ", "  #  ", "   # ", "    #", "#   #", " ### ",
+    ],
+    [
+        "   # ", "  ## ", " # # ", "#  # ", "#####", "   # ", "   # ",
+    ],
+    [
+        "#####", "#    ", "#### ", "    #", "    #", "#   #", " ### ",
+    ],
+    [
+        "  ## ", " #   ", "#    ", "#### ", "#   #", "#   #", " ### ",
+    ],
+    [
+        "#####", "    #", "   # ", "  #  ", " #   ", " #   ", " #   ",
+    ],
+    [
+        " ### ", "#   #", "#   #", " ### ", "#   #", "#   #", " ### ",
+    ],
+    [
+        " ### ", "#   #", "#   #", " ####", "    #", "   # ", " ##  ",
+    ],
+];
+
+/// Whether block (`bx`, `by`, top row 0) of a 28x32 digit (7 x 8 blocks of 4x4 texels: the
+/// glyph in columns 1..6, rows 0..7, a blank row below) is ink.
+fn ink(digit: usize, bx: usize, by: usize) -> bool {
+    by < 7 && (1..6).contains(&bx) && DIGITS[digit][by].as_bytes()[bx - 1] == b'#'
+}
+
+/// Twenty 28x32 ASTC 4x4 counter digits (0-9 in two colourings), as the Unity 6 Switch
+/// game stores them: one mip, 1024 bytes tiled with one GOB per block, and a 92-byte blob
+/// stating block height 2^0 and a padded size of 1024. The real game's files are not among the
+/// shared samples, so these are written here with the same sizes and blob.
+///
+/// Expected pixels, independent of the reader: each block is a one-colour ASTC block (its colour
+/// known without an ASTC decoder, [`astc_solid`]); the blocks are tiled by the textbook Tegra X1
+/// address at block height 1 ([`tile_one_gob`]), checked equal to `tegra_swizzle` at block
+/// height 1. Every digit must untile and decode to its glyph exactly (rows top first).
+///
+/// Then UnityPy 1.25.4 (when installed) decodes the same files. It is wrong on all twenty, and
+/// the test says so by name and checks why: its `is_switch_swizzled` takes a blob as tiled only
+/// when gobs_per_block > 1, so it decodes the tiled bytes as linear blocks, which is our decode
+/// of the same bytes written for Windows (within 1).
+#[test]
+fn switch_one_gob_counter_digits_are_legible() {
+    use tegra_swizzle::surface::{swizzle_surface, BlockDim};
+    let root = std::env::temp_dir().join(format!("texscope-one-gob-{}", std::process::id()));
+    let dir = root.join("digits");
+    std::fs::create_dir_all(&dir).unwrap();
+    let styles = [
+        ([255, 255, 255, 255], [0, 0, 0, 255]),
+        ([255, 204, 0, 255], [0, 51, 102, 255]),
+    ];
+    let blob = switch_blob(1, 1024);
+    // (file name, expected RGBA top row first, the tiled bytes)
+    let mut digits = Vec::new();
+    for (k, (fg, bg)) in styles.iter().enumerate() {
+        for d in 0..10 {
+            // Unity stores rows bottom first: the file's first row of blocks is the glyph's last.
+            let linear: Vec<u8> = (0..8)
+                .flat_map(|j| (0..7).map(move |bx| (bx, 7 - j)))
+                .flat_map(|(bx, by)| astc_solid(if ink(d, bx, by) { *fg } else { *bg }))
+                .collect();
+            assert_eq!(linear.len(), 896);
+            let tiled = tile_one_gob(&linear, 7 * 16, 8);
+            let crate_tiled = swizzle_surface(
+                28,
+                32,
+                1,
+                &linear,
+                BlockDim::block_4x4(),
+                Some(tegra_swizzle::BlockHeight::new(1).unwrap()),
+                16,
+                1,
+                1,
+            )
+            .unwrap();
+            assert!(
+                tiled == crate_tiled,
+                "digit {d}: textbook and tegra_swizzle differ"
+            );
+            assert_eq!(tiled.len(), 1024);
+            let want: Vec<u8> = (0..32)
+                .flat_map(|y| (0..28).map(move |x| (x, y)))
+                .flat_map(|(x, y)| if ink(d, x / 4, y / 4) { *fg } else { *bg })
+                .collect();
+            let name = format!("digit{k}{d}.assets");
+            let tex = UnityTex {
+                width: 28,
+                height: 32,
+                format: 48,
+                mips: 1,
+                image: &tiled,
+                stream: None,
+            };
+            let build = Build {
+                class_id: 28,
+                images: 1,
+                platform: 38,
+                blob: &blob,
+                complete: None,
+            };
+            let bytes = unity_serialized_for("6000.0.56f1", 22, &tex, &build);
+            std::fs::write(dir.join(&name), &bytes).unwrap();
+            let src: SourceRef = Arc::new(BytesSource::new(&name, bytes));
+            let cat = texscope::open(vec![src], &OpenOptions::default());
+            let t = &cat.textures[0];
+            assert!(t.error.is_none(), "{name}: {:?}", t.error);
+            assert_eq!(t.tiling, Tiling::BlockLinear { block_height: 1 }, "{name}");
+            let ours = cat
+                .decode(0, 0, 0, DecodeOptions::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .to_rgba8();
+            assert!(ours == want, "{name}: not the digit {d}");
+            digits.push((name, want, tiled));
+        }
+    }
+    println!("switch: 20 counter digits with a block-height-1 blob decode to their glyphs");
+    let Some((out, index)) = unitypy_pixels(&root) else {
+        let _ = std::fs::remove_dir_all(&root);
+        return;
+    };
+    let mut wrong = Vec::new();
+    for (name, want, tiled) in &digits {
+        let rec = index
+            .iter()
+            .find(|r| {
+                r["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(name.as_str()))
+            })
+            .unwrap_or_else(|| panic!("{name}: not listed by UnityPy"));
+        let raw = rec["rgba"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: UnityPy failed: {}", rec["error"]));
+        let theirs = std::fs::read(out.join(raw)).unwrap();
+        assert!(
+            &theirs != want,
+            "{name}: UnityPy paints the digit (block height 1 read as tiled?)"
+        );
+        // What a linear reading paints: the first 896 of the 1024 tiled bytes as 7 x 8 blocks.
+        let tex = UnityTex {
+            width: 28,
+            height: 32,
+            format: 48,
+            mips: 1,
+            image: &tiled[..896],
+            stream: None,
+        };
+        let pc = unity_serialized_for("6000.0.56f1", 22, &tex, &unity_fixtures::WINDOWS);
+        let src: SourceRef = Arc::new(BytesSource::new("pc.assets", pc));
+        let cat = texscope::open(vec![src], &OpenOptions::default());
+        let linear = cat
+            .decode(0, 0, 0, DecodeOptions::default())
+            .unwrap()
+            .to_rgba8();
+        assert_eq!(theirs.len(), linear.len(), "{name}: UnityPy's size");
+        // Some of those blocks are the GOBs' padding (zero bytes, a reserved ASTC block mode):
+        // decoders paint such an error block differently (the specification's magenta, or
+        // texture2ddecoder's own), so only the texels of one-colour blocks are compared.
+        let solid = |x: usize, y: usize| {
+            let j = 7 - y / 4; // the file's row of blocks: rows are stored bottom first
+            tiled[(j * 7 + x / 4) * 16..][..2] == [0xFC, 0xFD]
+        };
+        let padding = (0..56)
+            .filter(|&b| tiled[b * 16..][..2] != [0xFC, 0xFD])
+            .count();
+        // Hand count: the first 896 bytes are GOB 0 (4 x 8 blocks, all solid) and 384 bytes of
+        // GOB 1, which holds bytes 64..128 of each row of blocks, 112..128 being padding. Its
+        // first 256 bytes are its bytes 0..32 of all 8 rows, the next 128 its bytes 32..64 of
+        // rows 0..3: 4 blocks of padding.
+        assert_eq!(padding, 4, "{name}: padding blocks in the linear reading");
+        let mut max = 0;
+        for (i, (a, b)) in theirs.chunks(4).zip(linear.chunks(4)).enumerate() {
+            if solid(i % 28, i / 28) {
+                let d = a.iter().zip(b).map(|(p, q)| p.abs_diff(*q)).max();
+                max = max.max(d.unwrap_or(0));
+            }
+        }
+        assert!(
+            max <= 1,
+            "{name}: UnityPy is neither the digit nor the tiled bytes read linear (max {max})"
+        );
+        wrong.push(name.as_str());
+    }
+    println!(
+        "UnityPy 1.25.4 is wrong on {} of 20 ({wrong:?}): m_PlatformBlob states block height 1 and its is_switch_swizzled needs gobs_per_block > 1, so it reads the tiled bytes as linear",
+        wrong.len()
+    );
+    assert_eq!(wrong.len(), 20);
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&out);
 }

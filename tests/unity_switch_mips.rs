@@ -30,7 +30,7 @@ use texscope::codec::tiling::Tiling;
 use texscope::fixtures::unreal::Rng;
 use texscope::io::{BytesSource, SourceRef};
 use texscope::{Catalog, DecodeOptions, OpenOptions, Platform};
-use unity_fixtures::{switch_blob, unity_serialized_for, Build, UnityTex};
+use unity_fixtures::{meta, switch_blob, tile_one_gob, unity_serialized_for, Build, UnityTex};
 
 /// The version of the shared Switch samples: its Texture2D layout has `m_PlatformBlob` (2020.2+).
 const VERSION: &str = "6000.0.56f1";
@@ -97,16 +97,33 @@ enum View {
     Blocks,
 }
 
-/// What a case writes: a format, a size, and the images (1 Texture2D, 6 a Cubemap's faces).
+/// What a case writes: a format, a size, the images (1 Texture2D, 6 a Cubemap's faces), and
+/// whether it holds mip 0 alone rather than the full chain.
 #[derive(Clone, Copy)]
 struct Shape {
     f: Format,
     w: u32,
     h: u32,
     images: u32,
+    single: bool,
 }
 
 impl Shape {
+    fn mip_count(&self) -> u32 {
+        if self.single {
+            1
+        } else {
+            full_chain(self.w, self.h)
+        }
+    }
+
+    /// [`mips`] of the levels this shape holds.
+    fn levels(&self) -> Vec<(u32, u32, usize)> {
+        let mut v = mips(self.f, self.w, self.h);
+        v.truncate(self.mip_count() as usize);
+        v
+    }
+
     fn name(&self) -> String {
         let class = if self.images == 6 {
             "Cubemap"
@@ -123,7 +140,7 @@ impl Shape {
             width: self.w as i32,
             height: self.h as i32,
             format: self.f.id,
-            mips: full_chain(self.w, self.h) as i32,
+            mips: self.mip_count() as i32,
             image: data,
             stream: None,
         };
@@ -171,7 +188,7 @@ impl Shape {
             dim,
             Some(BlockHeight::new(block_height).unwrap()),
             self.f.bytes,
-            full_chain(self.w, self.h),
+            self.mip_count(),
             self.images,
         )
         .unwrap()
@@ -183,7 +200,7 @@ impl Shape {
 /// images (their tiled bytes are more than the images' chains tiled one by one).
 fn check(s: Shape, view: View, block_height: u32, seed: u64) -> bool {
     let what = format!("{} block height {block_height}", s.name());
-    let levels = mips(s.f, s.w, s.h);
+    let levels = s.levels();
     let chain: usize = levels.iter().map(|l| l.2).sum();
     let mut rng = Rng(seed);
     let mut linear = vec![0u8; chain * s.images as usize];
@@ -212,7 +229,7 @@ fn check(s: Shape, view: View, block_height: u32, seed: u64) -> bool {
 /// Every image's every mip of `switch` against the linear source `linear` and against `pc`'s
 /// decode.
 fn compare(s: Shape, switch: &Catalog, pc: &Catalog, linear: &[u8], block_height: u32, what: &str) {
-    let levels = mips(s.f, s.w, s.h);
+    let levels = s.levels();
     let chain: usize = levels.iter().map(|l| l.2).sum();
     assert!(switch.problems.is_empty(), "{what}: {:?}", switch.problems);
     let [t] = &switch.textures[..] else {
@@ -249,7 +266,7 @@ fn compare(s: Shape, switch: &Catalog, pc: &Catalog, linear: &[u8], block_height
 
 /// Block heights for mip 0: the driver's default for the rows of blocks (tegra_swizzle's
 /// `block_height_mip0`, the rule NVN uses when nothing states one), a smaller one (a quarter of
-/// it, at least 2: a blob of 1 GOB is read as linear, as UnityPy reads it) and 32, the largest
+/// it, at least 2; one GOB per block has its own tests, `switch_one_gob_*`) and 32, the largest
 /// the hardware has (a block taller than mip 0).
 fn block_heights(f: Format, h: u32) -> Vec<u32> {
     let default = tegra_swizzle::block_height_mip0(h.div_ceil(f.block)) as u32;
@@ -269,7 +286,13 @@ fn switch_mip_chains_match_tegra_swizzle() {
     for f in FORMATS {
         for (w, h) in [(256, 256), (300, 200), (64, 1024)] {
             for bh in block_heights(f, h) {
-                let s = Shape { f, w, h, images: 1 };
+                let s = Shape {
+                    f,
+                    w,
+                    h,
+                    images: 1,
+                    single: false,
+                };
                 let padded = check(s, View::Texels, bh, 0x5717_C400 + cases);
                 assert!(!padded, "one image has no layer padding");
                 cases += 1;
@@ -294,6 +317,7 @@ fn switch_cubemap_mip_chains_match_tegra_swizzle() {
                     w: side,
                     h: side,
                     images: 6,
+                    single: false,
                 };
                 aligned += check(s, View::Texels, bh, 0xC0BE_0000 + cases) as u32;
                 cases += 1;
@@ -327,6 +351,7 @@ fn switch_cubemaps_with_a_tall_block_follow_ryujinx() {
                     w: side,
                     h: side,
                     images: 6,
+                    single: false,
                 };
                 check(s, View::Blocks, bh, 0x7A11_0000 + cases);
                 let n = mips(f, side, side).iter().map(|l| l.2).sum::<usize>() * 6;
@@ -353,18 +378,20 @@ fn switch_without_a_blob_is_untiled_when_the_platform_is_chosen() {
             w: 300,
             h: 200,
             images: 1,
+            single: false,
         },
         Shape {
             f: DXT1,
             w: 256,
             h: 256,
             images: 6,
+            single: false,
         },
     ];
     for (k, s) in shapes.into_iter().enumerate() {
         let what = format!("{} without a blob", s.name());
         let bh = tegra_swizzle::block_height_mip0(s.h.div_ceil(s.f.block)) as u32;
-        let n = mips(s.f, s.w, s.h).iter().map(|l| l.2).sum::<usize>() * s.images as usize;
+        let n = s.levels().iter().map(|l| l.2).sum::<usize>() * s.images as usize;
         let mut linear = vec![0u8; n];
         Rng(0xB10B_0000 + k as u64).fill(&mut linear);
         let tiled = s.tile(View::Texels, bh, &linear);
@@ -398,9 +425,10 @@ fn switch_mip_chain_padded_size_must_match() {
             w: 300,
             h: 200,
             images: 1,
+            single: false,
         },
     );
-    let levels = mips(s.f, s.w, s.h);
+    let levels = s.levels();
     let linear = vec![0x5Au8; levels.iter().map(|l| l.2).sum()];
     let tiled = s.tile(View::Texels, bh, &linear);
     let mip0 = tegra_swizzle::swizzle::swizzled_mip_size(
@@ -438,8 +466,9 @@ fn ps4_and_ps5_blobs_are_read_linear_and_said() {
         w: 64,
         h: 32,
         images: 1,
+        single: false,
     };
-    let chain: usize = mips(s.f, s.w, s.h).iter().map(|l| l.2).sum();
+    let chain: usize = s.levels().iter().map(|l| l.2).sum();
     let mut data = vec![0u8; chain];
     Rng(7).fill(&mut data);
     let pc = open("pc.assets", s.file(&data, 5, &[], None));
@@ -469,5 +498,173 @@ fn ps4_and_ps5_blobs_are_read_linear_and_said() {
                 assert!(ours == want, "{name}: mip {m}");
             }
         }
+    }
+}
+
+/// Single-mip sizes for block height 1, per format, with their linear and tiled sizes worked by
+/// hand (a GOB is 64 bytes x 8 rows of blocks; RGBA32 4 bytes a texel, DXT1 8 bytes a 4x4 block,
+/// BC7 and ASTC 4x4 16): 28x32, the real counter digits' size, whose rows (7 blocks = 112 bytes
+/// of ASTC / BC7, 56 of DXT1, 112 of RGBA32) do not fill whole GOBs, so the tiled size is larger
+/// (ASTC: 2 GOBs across x 1 down = 1024 bytes against 7 x 8 x 16 = 896); and a size whose rows
+/// are whole GOBs wide and high, where the two sizes are equal and only the blob says the bytes
+/// are tiled.
+const ONE_GOB_SIZES: [(Format, u32, u32, usize, usize); 8] = [
+    (ASTC_4X4, 28, 32, 896, 1024),
+    (ASTC_4X4, 64, 32, 2048, 2048),
+    (BC7, 28, 32, 896, 1024),
+    (BC7, 64, 64, 4096, 4096),
+    (DXT1, 28, 32, 448, 512),
+    (DXT1, 128, 32, 2048, 2048),
+    (RGBA32, 28, 32, 3584, 4096),
+    (RGBA32, 64, 64, 16384, 16384),
+];
+
+fn single(f: Format, w: u32, h: u32) -> Shape {
+    Shape {
+        f,
+        w,
+        h,
+        images: 1,
+        single: true,
+    }
+}
+
+/// Whether any of a texture's notes or its error says `text`.
+fn says(t: &texscope::Texture, text: &str) -> bool {
+    t.notes
+        .iter()
+        .chain(t.error.iter())
+        .any(|n| n.contains(text))
+}
+
+/// A blob stating one GOB per block (bytes 8..12 = 0) is block-linear with block height 1, with
+/// or without the platform chosen: single mips at [`ONE_GOB_SIZES`] (where the sizes differ and
+/// where they are equal: the blob decides), full chains, and cubemaps. Expected value: the random
+/// source, tiled by tegra_swizzle at block height 1, which for single mips is checked to equal
+/// the textbook address ([`tile_one_gob`]) first, so the two references agree.
+#[test]
+fn switch_one_gob_blobs_are_block_linear() {
+    let chosen = OpenOptions {
+        platform: Some(Platform::Switch),
+        ..Default::default()
+    };
+    let mut cases = 0;
+    for (k, &(f, w, h, lin, til)) in ONE_GOB_SIZES.iter().enumerate() {
+        let s = single(f, w, h);
+        let what = format!("{} block height 1", s.name());
+        let mut linear = vec![0u8; lin];
+        Rng(0x1_60B0 + k as u64).fill(&mut linear);
+        assert_eq!(s.levels()[0].2, lin, "{what}: linear size");
+        let tiled = s.tile(View::Texels, 1, &linear);
+        assert_eq!(tiled.len(), til, "{what}: tiled size");
+        let row = w.div_ceil(f.block) * f.bytes;
+        let rows = h.div_ceil(f.block);
+        assert!(
+            tiled == tile_one_gob(&linear, row as usize, rows as usize),
+            "{what}: tegra_swizzle and the textbook address differ"
+        );
+        // Where the sizes are equal the tiled bytes are still a different order, so reading
+        // them linear would not give the source back.
+        assert!(tiled[..lin] != linear[..], "{what}: tiling moved nothing");
+        let pc = open("pc.assets", s.file(&linear, 5, &[], None));
+        let file = s.file(&tiled, SWITCH, &switch_blob(1, til as u32), None);
+        for options in [&OpenOptions::default(), &chosen] {
+            let switch = open_with("switch.assets", file.clone(), options);
+            compare(s, &switch, &pc, &linear, 1, &what);
+            let t = &switch.textures[0];
+            assert_eq!(
+                meta(t, "layout"),
+                Some("Switch block-linear, block height 1"),
+                "{what}"
+            );
+            assert!(!says(t, "no m_PlatformBlob"), "{what}: {:?}", t.notes);
+            assert!(!says(t, "read as linear"), "{what}: {:?}", t.notes);
+        }
+        cases += 1;
+    }
+    // Whole chains (their small mips pad, so tiled and linear sizes differ) and cubemaps (each
+    // face on a whole GOB), every format.
+    for f in FORMATS {
+        for (w, h, images) in [(28, 32, 1), (64, 64, 1), (32, 32, 6)] {
+            let s = Shape {
+                f,
+                w,
+                h,
+                images,
+                single: false,
+            };
+            check(s, View::Texels, 1, 0x1_60C0 + cases);
+            cases += 1;
+        }
+    }
+    println!(
+        "{cases} Switch textures with a blob of block height 1 equal to tegra_swizzle's layout"
+    );
+}
+
+/// A blob of one GOB per block over data of the linear size only (28x32: the tiled size is
+/// larger) is read linear, as UnityPy reads every such blob, and says so; its pixels are the
+/// same bytes written for Windows.
+#[test]
+fn switch_one_gob_blob_over_linear_data_is_read_linear() {
+    for (k, &(f, w, h, lin, til)) in ONE_GOB_SIZES.iter().enumerate().step_by(2) {
+        let s = single(f, w, h);
+        let what = format!("{} linear under a block-height-1 blob", s.name());
+        let mut linear = vec![0u8; lin];
+        Rng(0x1_60D0 + k as u64).fill(&mut linear);
+        let blob = switch_blob(1, lin as u32);
+        let c = open("switch.assets", s.file(&linear, SWITCH, &blob, None));
+        let t = &c.textures[0];
+        assert!(t.error.is_none(), "{what}: {:?}", t.error);
+        assert_eq!(t.tiling, Tiling::Linear, "{what}");
+        let note = format!("{lin} bytes are the linear size, not the {til} of the block-linear");
+        assert!(says(t, &note), "{what}: {:?}", t.notes);
+        assert!(!says(t, "no m_PlatformBlob"), "{what}: {:?}", t.notes);
+        let pc = open("pc.assets", s.file(&linear, 5, &[], None));
+        let ours = c.decode(0, 0, 0, DecodeOptions::default()).unwrap();
+        let want = pc.decode(0, 0, 0, DecodeOptions::default()).unwrap();
+        assert!(
+            ours == want,
+            "{what}: decodes differently from the linear file"
+        );
+    }
+}
+
+/// Data that fits neither layout under a blob of one GOB per block is an error naming the blob's
+/// block height, the data's size and both layouts' sizes (hand-worked, [`ONE_GOB_SIZES`]), and
+/// never says the blob is absent; the same tiled data with no blob at all says it has none.
+#[test]
+fn switch_one_gob_blob_that_fits_neither_names_both_sizes() {
+    for &(f, w, h, lin, til) in ONE_GOB_SIZES.iter().step_by(2) {
+        let s = single(f, w, h);
+        let what = format!("{} under a block-height-1 blob", s.name());
+        let data = vec![0x33u8; lin + 16];
+        let c = open(
+            "switch.assets",
+            s.file(&data, SWITCH, &switch_blob(1, til as u32), None),
+        );
+        let t = &c.textures[0];
+        let e = t
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("{what}: no error"));
+        assert!(e.contains("block height of 1"), "{what}: {e}");
+        for n in [lin + 16, til, lin] {
+            assert!(e.contains(&format!("{n} ")), "{what}: {n} not in {e}");
+        }
+        assert!(!says(t, "no m_PlatformBlob"), "{what}: {e}");
+        assert!(
+            c.decode(0, 0, 0, DecodeOptions::default()).is_err(),
+            "{what}: decoded"
+        );
+        // Without a blob, the tiled bytes (the driver's default block height for 8 rows of
+        // blocks is 1, tegra_swizzle's block_height_mip0) ask for the platform, naming the
+        // absent blob.
+        let bare = open("switch.assets", s.file(&vec![0u8; til], SWITCH, &[], None));
+        let e = bare.textures[0].error.as_deref().unwrap_or("");
+        assert!(
+            e.contains("no m_PlatformBlob"),
+            "{what} without a blob: {e}"
+        );
     }
 }

@@ -331,13 +331,10 @@ fn switch_layout(
                 .unwrap_or_default()
         ),
     );
-    // UnityPy reads a blob of one GOB per block as linear (is_switch_swizzled: gobs_per_block >
-    // 1); no shared file has one, so Texscope agrees with the reference rather than guess.
-    if blob.block_height == 1 {
-        tex.notes
-            .push("m_PlatformBlob states a block height of 1: read as linear".into());
-        return Ok(out);
-    }
+    // A block height of 1 is still block-linear (one GOB per block: 64-byte x 8-row GOBs left
+    // to right, then down), though UnityPy 1.25.4 reads it as linear (is_switch_swizzled:
+    // gobs_per_block > 1); where the data is only the linear size, the callers take it linear
+    // (`ONE_GOB`).
     out.tiling = Tiling::BlockLinear {
         block_height: blob.block_height,
     };
@@ -349,13 +346,37 @@ fn switch_layout(
         PixelFormat::BGR8 => PixelFormat::BGRA8,
         f => f,
     };
-    if out.format != tex.format {
+    Ok(out)
+}
+
+/// The tiling a blob of one GOB per block states. It is block-linear (a block is a single GOB of
+/// 64 bytes x 8 rows), and only the data's length tells it from the linear reading UnityPy 1.25.4
+/// takes (`is_switch_swizzled`: gobs_per_block > 1). Where both sizes are the data's (rows that
+/// already fill whole GOBs) the blob decides: block-linear.
+const ONE_GOB: Tiling = Tiling::BlockLinear { block_height: 1 };
+
+/// The note of a texture whose blob states one GOB per block but whose data is the linear size.
+fn one_gob_linear_note(tiled: u64, data_len: u64) -> String {
+    format!(
+        "m_PlatformBlob states a block height of 1 GOB, but the data's {data_len} bytes are the linear size, not the {tiled} of the block-linear layout: read as linear"
+    )
+}
+
+/// The error of a texture whose blob states one GOB per block and whose data fits neither layout.
+fn one_gob_error(what: &str, tiled: u64, linear: u64, data_len: u64) -> String {
+    format!(
+        "m_PlatformBlob states a block height of 1 GOB (2^0), but the data holds {data_len} bytes: {what} takes {tiled} bytes block-linear with that block height and {linear} linear"
+    )
+}
+
+/// Says why a Switch texture's format is not the one its TextureFormat names.
+fn note_stored_as(tex: &mut Texture, stated: PixelFormat) {
+    if tex.format != stated {
         tex.notes.push(format!(
             "stored as {} on Switch (a tiled surface has 4 bytes a texel)",
-            out.format.name()
+            tex.format.name()
         ));
     }
-    Ok(out)
 }
 
 /// The first wasm module does not guess (no untiler there).
@@ -864,6 +885,7 @@ fn build(
                 .into(),
         );
     }
+    let stated = format;
     let mut format = format;
     let mut padded = None;
     if sf.platform == BUILD_TARGET_SWITCH {
@@ -872,17 +894,42 @@ fn build(
     }
     let mut sizes = stored_sizes(tex.tiling, format, &dims)?;
     let mut stride = image_stride(tex.tiling, format, w, h, images, sizes.iter().sum())?;
-    tex.error = chain_error(
-        &sizes,
-        stride,
-        fmt_name,
-        w,
-        h,
-        images,
-        t.m_complete_image_size,
-        data_len,
-    );
-    if tex.error.is_some() && sf.platform == BUILD_TARGET_SWITCH && tex.tiling.is_linear() {
+    let chain_error = |sizes: &[u64], stride: u64| {
+        chain_error(
+            sizes,
+            stride,
+            fmt_name,
+            w,
+            h,
+            images,
+            t.m_complete_image_size,
+            data_len,
+        )
+    };
+    tex.error = chain_error(&sizes, stride);
+    if tex.error.is_some() && tex.tiling == ONE_GOB {
+        let linear = stored_sizes(Tiling::Linear, stated, &dims)?;
+        let chain: u64 = linear.iter().sum();
+        let tiled = stride.saturating_mul(images as u64);
+        if chain_error(&linear, chain).is_none() {
+            tex.notes.push(one_gob_linear_note(tiled, data_len));
+            (tex.tiling, tex.format, format) = (Tiling::Linear, stated, stated);
+            (sizes, stride, padded, tex.error) = (linear, chain, None, None);
+        } else {
+            let what = format!("a {w}x{h} {fmt_name} of {mips_n} levels x{images} images");
+            let linear = chain.saturating_mul(images as u64);
+            tex.error = Some(one_gob_error(&what, tiled, linear, data_len));
+            // The blob's padded size cannot be the data's either; this error says more.
+            padded = None;
+        }
+    }
+    // Only a texture without a blob is guessed at: one with a blob says its layout, and its
+    // errors say what the blob states.
+    if tex.error.is_some()
+        && sf.platform == BUILD_TARGET_SWITCH
+        && tex.tiling.is_linear()
+        && blob_range(v).is_none()
+    {
         match switch_guess(ctx, format, &dims, images, data_len) {
             Some(Ok(guess)) => {
                 tex.tiling = guess;
@@ -902,6 +949,7 @@ fn build(
             "m_PlatformBlob says the padded surface is {p} bytes, but the data holds {data_len}"
         ));
     }
+    note_stored_as(&mut tex, stated);
     let mut at = 0u64;
     for (m, &(mw, mh)) in dims.iter().enumerate() {
         let surfaces = (0..images as u64)
@@ -976,6 +1024,9 @@ fn location_note(storage: &Storage, stream: &Option<(u64, u64, String)>) -> Stri
         _ => String::new(),
     }
 }
+
+/// One level of a layered texture: width, height, depth, and its bytes (all its depth slices).
+type Level = (u32, u32, u32, u64);
 
 /// Texture3D (117), Texture2DArray (187) and CubemapArray (188): one GraphicsFormat, one mip
 /// chain, several images. How the images follow each other in the data (as UnityPy's and
@@ -1113,42 +1164,63 @@ fn build_layered(
     }
     let volume = kind == TextureKind::Volume;
     tex.platform = console(sf.platform);
-    let mut format = format;
+    let stated = format;
     if sf.platform == BUILD_TARGET_SWITCH {
         let l = switch_layout(ctx, f, v, &mut tex)?;
-        if volume && !l.tiling.is_linear() {
-            // A tiled volume interleaves depth slices in blocks of GOBs (block depth), a layout
-            // no shared file shows; refused rather than untiled slice by slice wrongly.
-            return Err(Error::unsupported(
-                "a Switch block-linear Texture3D: tiled volumes are not read yet",
-            )
-            .at_field("m_PlatformBlob"));
-        }
-        (tex.tiling, tex.format, format) = (l.tiling, l.format, l.format);
+        (tex.tiling, tex.format) = (l.tiling, l.format);
     }
-    // (w, h, d, bytes) of each level; a volume level holds all its depth slices.
-    let levels = (0..mips_n)
-        .map(|i| {
-            let (a, b, d) = mip_dims(w, h, depth, i);
-            let size = tiling::stored_size(tex.tiling, format, i, a, b)
-                .map_err(|e| e.at_field("m_PlatformBlob"))?;
-            Ok((a, b, d, size * d as u64))
-        })
-        .collect::<Result<Vec<(u32, u32, u32, u64)>>>()?;
-    let chain: u64 = levels.iter().map(|l| l.3).sum();
-    // A tiled volume was refused above, so only slices and faces reach image_stride.
-    let stride = image_stride(tex.tiling, format, w, h, slices, chain)?;
-    let whole = stride * slices as u64;
     let data_len = match &storage {
         Storage::Range { length, .. } | Storage::Missing { length, .. } => *length,
         Storage::Empty => 0,
     };
-    let said = data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
-    if whole != data_len || said != whole {
+    // (w, h, d, bytes) of each level (a volume level holds all its depth slices), and the bytes
+    // from one image to the next, laid out with `tiling`.
+    let layout = |tiling: Tiling, format: PixelFormat| -> Result<(Vec<Level>, u64)> {
+        let levels = (0..mips_n)
+            .map(|i| {
+                let (a, b, d) = mip_dims(w, h, depth, i);
+                let size = tiling::stored_size(tiling, format, i, a, b)
+                    .map_err(|e| e.at_field("m_PlatformBlob"))?;
+                Ok((a, b, d, size * d as u64))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let chain: u64 = levels.iter().map(|l| l.3).sum();
+        // A volume has one image, so image_stride pads only slices and faces.
+        let stride = image_stride(tiling, format, w, h, slices, chain)?;
+        Ok((levels, stride))
+    };
+    let (mut levels, mut stride) = layout(tex.tiling, tex.format)?;
+    let mut whole = stride * slices as u64;
+    let said = |whole: u64| data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
+    let fits = |whole: u64| whole == data_len && said(whole) == whole;
+    if !fits(whole) && tex.tiling == ONE_GOB {
+        let (lin_levels, lin_stride) = layout(Tiling::Linear, stated)?;
+        let lin_whole = lin_stride * slices as u64;
+        if fits(lin_whole) {
+            tex.notes.push(one_gob_linear_note(whole, data_len));
+            (tex.tiling, tex.format) = (Tiling::Linear, stated);
+            (levels, stride, whole) = (lin_levels, lin_stride, lin_whole);
+        } else {
+            let what = format!("a {w}x{h}x{depth} {fmt_name} of {mips_n} levels x{slices} images");
+            tex.error = Some(one_gob_error(&what, whole, lin_whole, data_len));
+        }
+    }
+    if volume && !tex.tiling.is_linear() {
+        // A tiled volume interleaves depth slices in blocks of GOBs (block depth), a layout
+        // no shared file shows; refused rather than untiled slice by slice wrongly.
+        let also = tex.error.map(|e| format!("; {e}")).unwrap_or_default();
+        return Err(Error::unsupported(format!(
+            "a Switch block-linear Texture3D: tiled volumes are not read yet{also}"
+        ))
+        .at_field("m_PlatformBlob"));
+    }
+    if tex.error.is_none() && !fits(whole) {
+        let said = said(whole);
         tex.error = Some(format!(
             "the {mips_n} levels of a {w}x{h}x{depth} {fmt_name} image take {stride} bytes, x{slices} images = {whole}; m_DataSize says {said} and the data holds {data_len}"
         ));
     }
+    note_stored_as(&mut tex, stated);
     let mut at = 0u64;
     for &(mw, mh, md, size) in &levels {
         let surfaces = if volume {

@@ -65,6 +65,37 @@ pub fn switch_blob(block_height: u32, padded: u32) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// Tiles a linear surface of `rows` rows of `row_bytes` bytes (rows of a format's blocks) as the
+/// Switch GPU lays it out with one GOB per block (block height 1), from the textbook address
+/// rather than from any library: a GOB is 64 bytes x 8 rows, GOBs run left to right then down
+/// (each block of GOBs is one GOB high), and inside a GOB the byte at (x, y) sits at
+/// (x % 64 / 32) * 256 + (y % 8 / 2) * 64 + (x % 32 / 16) * 32 + (y % 2) * 16 + x % 16 (16-byte
+/// x 2-row sectors; the Tegra X1 Technical Reference Manual's block-linear example, pages
+/// 1187-1188, which yuzu and tegra_swizzle also cite). Padding bytes are zero.
+pub fn tile_one_gob(linear: &[u8], row_bytes: usize, rows: usize) -> Vec<u8> {
+    assert_eq!(linear.len(), row_bytes * rows);
+    let gobs_x = row_bytes.div_ceil(64);
+    let mut out = vec![0u8; gobs_x * rows.div_ceil(8) * 512];
+    for y in 0..rows {
+        for x in 0..row_bytes {
+            let gob = (y / 8) * gobs_x + x / 64;
+            let (gx, gy) = (x % 64, y % 8);
+            let at =
+                (gx / 32) * 256 + (gy / 2) * 64 + (gx % 32 / 16) * 32 + (gy % 2) * 16 + gx % 16;
+            out[gob * 512 + at] = linear[y * row_bytes + x];
+        }
+    }
+    out
+}
+
+/// The value of metadata `key` of a texture the reader listed.
+pub fn meta<'a>(t: &'a texscope::Texture, key: &str) -> Option<&'a str> {
+    t.metadata
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
 pub fn prim_size(t: &str) -> usize {
     match t {
         "bool" | "char" | "UInt8" | "SInt8" => 1,
