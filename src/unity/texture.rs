@@ -1181,21 +1181,22 @@ fn build_layered(
                 let (a, b, d) = mip_dims(w, h, depth, i);
                 let size = tiling::stored_size(tiling, format, i, a, b)
                     .map_err(|e| e.at_field("m_PlatformBlob"))?;
-                Ok((a, b, d, size * d as u64))
+                // Saturating: hostile sizes then simply fit no data length.
+                Ok((a, b, d, size.saturating_mul(d as u64)))
             })
             .collect::<Result<Vec<_>>>()?;
-        let chain: u64 = levels.iter().map(|l| l.3).sum();
+        let chain = levels.iter().fold(0u64, |a, l| a.saturating_add(l.3));
         // A volume has one image, so image_stride pads only slices and faces.
         let stride = image_stride(tiling, format, w, h, slices, chain)?;
         Ok((levels, stride))
     };
     let (mut levels, mut stride) = layout(tex.tiling, tex.format)?;
-    let mut whole = stride * slices as u64;
+    let mut whole = stride.saturating_mul(slices as u64);
     let said = |whole: u64| data_size.map(|d| d.max(0) as u64).unwrap_or(whole);
     let fits = |whole: u64| whole == data_len && said(whole) == whole;
     if !fits(whole) && tex.tiling == ONE_GOB {
         let (lin_levels, lin_stride) = layout(Tiling::Linear, stated)?;
-        let lin_whole = lin_stride * slices as u64;
+        let lin_whole = lin_stride.saturating_mul(slices as u64);
         if fits(lin_whole) {
             tex.notes.push(one_gob_linear_note(whole, data_len));
             (tex.tiling, tex.format) = (Tiling::Linear, stated);
