@@ -487,7 +487,7 @@ fn zlib_compressed_bulk_mips_inflate_to_their_blocks() {
         .any(|(_, v)| v.contains("zlib-compressed")));
     // A stream whose summary claims more than ElementCount is refused, not inflated.
     let stream = fixture::compress_chunks(&mips[0], 1000);
-    let e = texscope::unreal::texture::inflate_chunks(&stream, 100, &Limits::default());
+    let e = texscope::unreal::bulk::inflate_chunks(&stream, 100, &Limits::default());
     assert!(e.unwrap_err().to_string().contains("UncompressedSize"));
     // A corrupt chunk is an error on the texture, not a panic.
     let mut bad = files.clone();

@@ -20,9 +20,9 @@
 //! maps (docs/unreal.md, "Landscape heightmaps"): every provider parses to the export's last byte,
 //! and the 2x2 mip (stored as BGRA8) equals the four corners of the 64x64 mip (delta-compressed).
 
+use super::bulk::{entry_payload, read_bulk_header, Payload};
 use super::cursor::Cursor;
 use super::package::{Export, Package};
-use super::texture::{self, Payload};
 use super::PackageSources;
 use crate::io::{Error, Limits, Result, Source, SourceRef};
 use crate::model::{SourceId, Storage, Texture};
@@ -172,12 +172,9 @@ fn parse_at(c: &mut Cursor, pkg: &Package, export: &Export) -> Result<Provider> 
                     .and_then(|r| rows.get(r))
                     .copied()
                     .ok_or_else(|| Error::malformed(format!("mip {i}: no data resource {idx}")))?;
-                (
-                    texture::entry_payload(c, pkg, export.coord_delta, row)?,
-                    row.flags,
-                )
+                (entry_payload(c, pkg, export.coord_delta, row)?, row.flags)
             }
-            None => texture::read_bulk_header(c, pkg, export.coord_delta)?,
+            None => read_bulk_header(c, pkg, export.coord_delta)?,
         };
         let size = match &payload {
             Payload::Inline { size, .. } | Payload::External { size, .. } => Some(*size),
@@ -424,7 +421,7 @@ fn heights_view(
                 m.size_x,
                 m.size_y,
                 stored_size(m.size_x, m.size_y, m.compressed),
-                texture::bulk_flags::describe(m.flags)
+                super::bulk::bulk_flags::describe(m.flags)
             ),
         );
         let budget = ctx.limits.check_alloc(len, "a landscape heightmap mip");

@@ -2,6 +2,7 @@
 //! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
 //! .uzenasset), classic mip chains and UE5 virtual textures.
 
+pub mod bulk;
 #[cfg(feature = "containers")]
 pub mod container;
 mod cursor;
@@ -14,6 +15,7 @@ pub mod landscape;
 pub mod package;
 #[cfg(feature = "containers")]
 pub mod pak;
+pub mod pixel_format;
 pub mod props;
 pub mod script;
 pub mod texture;
@@ -30,8 +32,9 @@ use crate::model::{
     Texture, TextureKind,
 };
 use crate::{base_name, file_stem, FileProblem, OpenContext};
+use bulk::{BulkFile, Payload};
 use package::{Export, Flavor, Package, PACKAGE_TAG};
-use texture::{BulkFile, Payload, PlatformData};
+use texture::PlatformData;
 
 /// Classes whose exports carry cooked pixel data (seed 000, issue 5).
 fn is_texture_class(class: &str) -> bool {
@@ -594,7 +597,7 @@ fn storage(
                     };
                     let src = ctx.sources[source].clone();
                     let res = crate::io::read_range(src.as_ref(), offset, length, &ctx.limits)
-                        .and_then(|d| texture::inflate_chunks(&d, max, &ctx.limits));
+                        .and_then(|d| bulk::inflate_chunks(&d, max, &ctx.limits));
                     match res {
                         Ok(out) => {
                             let len = out.len() as u64;
@@ -691,7 +694,7 @@ fn build_texture(
 ) -> Texture {
     let pd = &blocks[0];
     let file = ctx.sources[files.main].name().to_string();
-    let format = texture::pixel_format(&pd.pixel_format);
+    let format = pixel_format::pixel_format(&pd.pixel_format);
     let mut t = error_texture(&file, export, &Error::malformed(""));
     t.error = None;
     t.native_format = NativeFormat::Name(pd.pixel_format.clone());
@@ -805,7 +808,7 @@ fn build_texture(
                 m.height,
                 m.depth,
                 m.how,
-                texture::bulk_flags::describe(m.flags),
+                bulk::bulk_flags::describe(m.flags),
                 m.flags,
                 match &m.payload {
                     Payload::Inline { pos, size } => format!("{size} bytes inline at {pos}"),

@@ -2,9 +2,10 @@
 //! read into the engine-neutral tiled layout of `model::tiled`, which the viewer overlays and
 //! decodes tile by tile.
 
+use super::bulk::{entry_payload, read_bulk_header, Payload};
 use super::cursor::Cursor;
 use super::package::{Export, Package};
-use super::texture::{self, Payload};
+use super::pixel_format::pixel_format;
 use crate::io::{Error, Result};
 pub use crate::model::tiled::{
     decode_tiles, morton, TileCell as VtTile, TileChunk as VtChunk, TileCodec,
@@ -249,7 +250,7 @@ pub fn read_built_data_form(
     let p = tile_size + 2 * tile_border;
     for l in 0..num_layers as usize {
         let name = c.fstring()?;
-        let format = texture::pixel_format(&name).ok_or_else(|| {
+        let format = pixel_format(&name).ok_or_else(|| {
             Error::unsupported(format!("VT layer {l} pixel format {name} is not supported"))
         })?;
         let start = if l == 0 { 0 } else { offsets_per_layer[l - 1] };
@@ -332,13 +333,13 @@ pub fn read_built_data_form(
                         ))
                     })?;
                 (
-                    texture::entry_payload(c, pkg, export.coord_delta, row)?,
+                    entry_payload(c, pkg, export.coord_delta, row)?,
                     format!("data resource {idx}"),
                 )
             }
             None => {
                 let flags_at = c.pos;
-                let payload = texture::read_bulk_header(c, pkg, export.coord_delta)?.0;
+                let payload = read_bulk_header(c, pkg, export.coord_delta)?.0;
                 let mut f = Cursor::new(c.src, flags_at, c.end, c.limits);
                 bulk_flags = Some(f.u32()?);
                 (payload, "header".to_string())
