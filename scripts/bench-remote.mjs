@@ -3,7 +3,7 @@
 // from the files dropped (disk-backed Files). Not a test: it prints numbers.
 //
 //   bash scripts/build-wasm.sh && node_modules/.bin/vite build --logLevel warn
-//   node scripts/bench-remote.mjs [DIR] [--rounds N] [--len BYTES] [--dist DIR]
+//   node scripts/bench-remote.mjs [DIR] [--rounds N] [--len BYTES] [--delay MS] [--dist DIR]
 //
 // DIR (default /tmp/texscope-bench-remote) receives Remote.utoc + a sparse Remote.ucas of --len
 // bytes (default 3 GiB) from examples/remote_fixture.rs (the project's fixture writers): 200
@@ -12,7 +12,8 @@
 // decodes another texture first. Each round, in a fresh headless Chromium:
 // - remote: the page loaded with ?src=<utoc>&src=<ucas>#v=1&tex=T_Far; the range server
 //   (tests/browser/range-server.mjs, 127.0.0.1, another port) counts the body bytes and requests
-//   it answered (CORS preflights apart); time to first paint = the first paint of T_Far after
+//   it answered (CORS preflights apart; --delay holds each range answer back MS ms, as a distant
+//   server's round trip would); time to first paint = the first paint of T_Far after
 //   the page began reading its ?src= files (probe.sourcesAt), and after the page's navigation
 //   start;
 // - local: the page loaded with #v=1&file=Remote.utoc&file=Remote.ucas&tex=T_Far, the files
@@ -31,6 +32,7 @@ const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args.
 const root = resolve(import.meta.dirname, '..');
 const rounds = Number(opt('--rounds', '3'));
 const len = Number(opt('--len', String(3 * 2 ** 30)));
+const delay = Number(opt('--delay', '0'));
 const dist = resolve(opt('--dist', join(root, 'dist')));
 const dir = resolve(args[0] ?? '/tmp/texscope-bench-remote');
 if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} has no index.html: build the page first (see the top of this file)`);
@@ -42,10 +44,14 @@ const ucas = join(dir, 'Remote.ucas');
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 
-/** The first paint of T_Far at or after `from` (performance.now() of the page). */
+/**
+ * The first paint after the open began (a preview of a smaller mip when the page shows one first)
+ * and the paint of mip 0 in full, as performance.now() of the page.
+ */
 const firstPaint = (page) => page.evaluate(() => {
   const p = window.texscope.paints();
-  return { sourcesAt: p.sourcesAt, openedAt: p.openedAt, first: p.events.find((e) => e.time >= (p.sourcesAt ?? p.openedAt ?? 0))?.time ?? null };
+  const after = p.events.filter((e) => e.time >= (p.sourcesAt ?? p.openedAt ?? 0));
+  return { sourcesAt: p.sourcesAt, openedAt: p.openedAt, first: after[0]?.time ?? null, full: after.find((e) => e.mip === 0 && e.kind === 'full')?.time ?? null };
 });
 
 async function round(pageServer, files) {
@@ -54,7 +60,8 @@ async function round(pageServer, files) {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-sync', '--disable-quic'],
   });
   try {
-    const seeTFar = (page) => page.waitForFunction(() => window.texscope?.view()?.texture === 'T_Far' && document.body.dataset.state === 'ready', null, { timeout: 300000 });
+    const seeTFar = (page) => page.waitForFunction(() => window.texscope?.view()?.texture === 'T_Far' && document.body.dataset.state === 'ready'
+      && window.texscope.paints().events.some((e) => e.mip === 0 && e.kind === 'full'), null, { timeout: 300000 });
     // Remote.
     files.reset();
     const urls = [`${files.origin}/r/Remote.utoc`, `${files.origin}/r/Remote.ucas`];
@@ -63,7 +70,7 @@ async function round(pageServer, files) {
     await seeTFar(page);
     const rp = await firstPaint(page);
     const net = sent(files, '/r/Remote');
-    const remote = { bytes: net.bytes, requests: net.requests, preflights: net.preflights, ttfp: rp.first - rp.sourcesAt, fromLoad: rp.first };
+    const remote = { bytes: net.bytes, requests: net.requests, preflights: net.preflights, ttfp: rp.first - rp.sourcesAt, full: rp.full - rp.sourcesAt, fromLoad: rp.first };
     await page.close();
     // Local.
     const lp = await browser.newPage({ viewport: { width: 1280, height: 720 } });
@@ -74,7 +81,7 @@ async function round(pageServer, files) {
     await seeTFar(lp);
     const [b1, r1] = await lp.evaluate(() => window.texscope.readStats());
     const p = await firstPaint(lp);
-    const local = { bytes: b1 - b0, reads: r1 - r0, ttfp: p.first - p.openedAt };
+    const local = { bytes: b1 - b0, reads: r1 - r0, ttfp: p.first - p.openedAt, full: p.full - p.openedAt };
     await lp.close();
     return { remote, local };
   } finally {
@@ -83,7 +90,7 @@ async function round(pageServer, files) {
 }
 
 const pageServer = await serve(dist);
-const files = await rangeServer({ 'Remote.utoc': utoc, 'Remote.ucas': ucas });
+const files = await rangeServer({ 'Remote.utoc': utoc, 'Remote.ucas': ucas }, { delay });
 const all = [];
 try {
   for (let i = 0; i < rounds; i++) {
@@ -97,7 +104,8 @@ try {
 }
 const m = (f) => median(all.map(f));
 const kib = (b) => `${(b / 1024).toFixed(0)} KiB`;
-console.log(`| open of T_Far in a ${(len / 2 ** 30).toFixed(0)} GiB .utoc/.ucas (median of ${rounds}) | bytes | requests / reads | time to first paint |`);
-console.log('|---|---:|---:|---:|');
-console.log(`| share link, ?src= on a range server (another origin) | ${kib(m((r) => r.remote.bytes))} sent | ${m((r) => r.remote.requests)} requests (+${m((r) => r.remote.preflights)} CORS preflights) | ${m((r) => r.remote.ttfp).toFixed(0)} ms after the first request (${m((r) => r.remote.fromLoad).toFixed(0)} ms after navigation) |`);
-console.log(`| the same files dropped | ${kib(m((r) => r.local.bytes))} read | ${m((r) => r.local.reads)} reads | ${m((r) => r.local.ttfp).toFixed(0)} ms after the drop |`);
+const ms = (v) => `${v.toFixed(0)} ms`;
+console.log(`| open of T_Far in a ${(len / 2 ** 30).toFixed(0)} GiB .utoc/.ucas (median of ${rounds}${delay ? `, ${delay} ms a range answer` : ''}) | bytes | requests / reads | first paint | mip 0 in full |`);
+console.log('|---|---:|---:|---:|---:|');
+console.log(`| share link, ?src= on a range server (another origin), from the first request | ${kib(m((r) => r.remote.bytes))} sent | ${m((r) => r.remote.requests)} requests (+${m((r) => r.remote.preflights)} CORS preflights) | ${ms(m((r) => r.remote.ttfp))} (${ms(m((r) => r.remote.fromLoad))} after navigation) | ${ms(m((r) => r.remote.full))} |`);
+console.log(`| the same files dropped, from the drop | ${kib(m((r) => r.local.bytes))} read | ${m((r) => r.local.reads)} reads | ${ms(m((r) => r.local.ttfp))} | ${ms(m((r) => r.local.full))} |`);

@@ -15,15 +15,17 @@
 //   /redirect/ 302 to the same path under /r/ on `elsewhere` (another origin the link does not name)
 //   /changing/ from the second request on, another ETag and Last-Modified (the file was replaced)
 //   /flaky/    every other request answers 503 (the page retries)
+//   /slow/     as /r/, but from the second request on each answer waits 1.5 s (to cancel one)
 import { createServer } from 'node:http';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 /**
  * Serves `files` (path under a mode -> a file on disk, read by range in place, or a Buffer).
  * Returns { origin, port, stats: Map(path -> {requests, bytes, ranges}), reset(), close() };
- * `elsewhere` (an origin) is where /redirect/ points.
+ * `elsewhere` (an origin) is where /redirect/ points; `delay` (ms) holds every range answer back,
+ * as a distant server's round trip would (the benchmark's --delay).
  */
-export async function rangeServer(files, { elsewhere = '' } = {}) {
+export async function rangeServer(files, { elsewhere = '', delay = 0 } = {}) {
   const stats = new Map();
   const count = (path, bytes, range) => {
     const s = stats.get(path) ?? { requests: 0, bytes: 0, ranges: [] };
@@ -105,7 +107,10 @@ export async function rangeServer(files, { elsewhere = '' } = {}) {
     if (mode === 'wrongrange' && later) range = `bytes ${start + 16}-${end + 16}/${size}`;
     if (mode === 'short' && later) body = body.subarray(0, body.length >> 1);
     count(url.pathname, body.length, `${start}-${end}`);
-    res.writeHead(206, { ...base, 'content-range': range, 'content-length': body.length }).end(body);
+    const answer = () => { if (!res.destroyed) res.writeHead(206, { ...base, 'content-range': range, 'content-length': body.length }).end(body); };
+    if (mode === 'slow' && later) setTimeout(answer, 1500);
+    else if (delay) setTimeout(answer, delay);
+    else answer();
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   const port = srv.address().port;

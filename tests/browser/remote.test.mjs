@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OUT, openPage, select, stateWaiter } from './harness.mjs';
@@ -259,5 +259,67 @@ test('a body past the cap is refused while it streams', async (t) => {
   const msg = await page.textContent('[data-testid=error]');
   assert.ok(msg.includes(url), msg);
   assert.match(msg, /more than 100000 bytes/);
+  assert.deepEqual(besidesServers(problems), []);
+});
+
+test('several ?src= files pair as dropped ones do: a UE package trio, a Unity file and its .resS past 4 GiB', async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'texscope-remote-pairs-'));
+  t.after(() => rmSync(d, { recursive: true, force: true }));
+  // examples/unreal_page_fixtures.rs: a UDIM virtual texture of flat BC1 blocks whose colours it
+  // prints; examples/sparse_fixture.rs: issue 8's 4.5 GiB Unity pair, the texture past 4 GiB.
+  const colours = JSON.parse(execFileSync('cargo', ['run', '-q', '--example', 'unreal_page_fixtures', '--', d],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })).udim_colours;
+  const sp = JSON.parse(execFileSync('cargo', ['run', '-q', '--example', 'sparse_fixture', '--', d],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const names = ['T_Udim_Gap.uasset', 'T_Udim_Gap.uexp', 'T_Udim_Gap.ubulk', 'big.assets', 'big.resS'];
+  const srv = await rangeServer(Object.fromEntries(names.map((n) => [n, join(d, n)])));
+  t.after(() => srv.close());
+
+  // The trio: BC1 flat colours expanded from RGB565 (BC1 specification), 1012 the fallback magenta.
+  const trio = await openPage(t, srcQuery(names.slice(0, 3).map((n) => `${srv.origin}/r/${n}`), '#v=1&tex=T_Udim_Gap&mip=0'));
+  await trio.page.waitForFunction(() => window.texscope.view()?.texture === 'T_Udim_Gap' && document.body.dataset.state === 'ready', null, { timeout: 120000 });
+  const expand = (c) => { const r = (c >> 11) & 31, g = (c >> 5) & 63, b = c & 31; return [(r << 3) | (r >> 2), (g << 2) | (g >> 4), (b << 3) | (b >> 2)]; };
+  const want = colours.map(([r, g, b]) => [...expand(((r >> 3) << 11) | ((g >> 2) << 5) | (b >> 3)), 255]);
+  for (const [x, y, rgba] of [[10, 10, want[0]], [200, 60, want[1]], [60, 200, want[2]], [200, 200, [255, 0, 255, 255]]]) {
+    await trio.page.waitForFunction(([x, y]) => window.texscope.pixel(x, y) !== null, [x, y]);
+    assert.deepEqual(await trio.page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]), rgba, `(${x}, ${y})`);
+  }
+  assert.deepEqual(besidesServers(trio.problems).filter((p) => !p.includes(srv.origin)), []);
+
+  // The Unity pair: header ranges and the mip past 4 GiB, rows reversed (Unity stores them bottom first).
+  srv.reset();
+  const unity = await openPage(t, srcQuery(names.slice(3).map((n) => `${srv.origin}/r/${n}`)));
+  await unity.page.waitForFunction(() => window.texscope.view()?.texture === 'T_Fuzz' && document.body.dataset.state === 'ready', null, { timeout: 120000 });
+  const net = sent(srv, '/r/big');
+  assert.ok(net.bytes <= sp.assets_len + sp.mip_bytes + 4 * 65536, `sent ${net.bytes} for ${sp.assets_len} + ${sp.mip_bytes}`);
+  const fd = openSync(join(d, 'big.resS'), 'r');
+  const stored = Buffer.alloc(sp.mip_bytes);
+  readSync(fd, stored, 0, stored.length, sp.offset);
+  closeSync(fd);
+  const spots = [[0, 0], [sp.side - 1, sp.side - 1], [7, 900], [1000, 3]].map(([x, y]) => [x % sp.side, y % sp.side]);
+  const got = await unity.page.evaluate((s) => s.map(([x, y]) => window.texscope.pixel(x, y)), spots);
+  spots.forEach(([x, y], i) => {
+    const at = ((sp.side - 1 - y) * sp.side + x) * 4;
+    assert.deepEqual(got[i], [...stored.subarray(at, at + 4)], `texel ${x},${y}`);
+  });
+  console.log(`Unity pair past 4 GiB by range: ${net.bytes} bytes in ${net.requests} requests (serialized file ${sp.assets_len}, mip ${sp.mip_bytes})`);
+  assert.deepEqual(besidesServers(unity.problems).filter((p) => !p.includes(srv.origin)), []);
+});
+
+test('Cancel during a remote open stops its requests; the page stays usable', async (t) => {
+  ranges.reset();
+  const urls = [`${ranges.origin}/slow/Remote.utoc`, `${ranges.origin}/slow/Remote.ucas`];
+  const { page, problems } = await openPage(t, srcQuery(urls));
+  // The open's bar (the first requests are fast; the worker's range reads take 1.5 s each).
+  await page.waitForFunction(() => /Opening/.test(document.getElementById('progress-label')?.textContent ?? '')
+    && !document.getElementById('progress-cancel').hidden, null, { timeout: 60000 });
+  const label = await page.textContent('#progress-label');
+  assert.match(label, /fetched in \d+ requests/, label);
+  await page.click('#progress-cancel');
+  await page.waitForFunction(() => document.getElementById('progress').hidden, null, { timeout: 10000 });
+  const atCancel = sent(ranges, '/slow/').requests;
+  await new Promise((r) => setTimeout(r, 4000));
+  assert.equal(sent(ranges, '/slow/').requests, atCancel, 'no request after Cancel');
+  assert.equal(await page.textContent('[data-testid=status]'), 'Opening cancelled');
   assert.deepEqual(besidesServers(problems), []);
 });
