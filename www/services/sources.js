@@ -230,7 +230,7 @@ export function createSources(app) {
       return `${fmtBytes(all.reduce((n, r) => n + r.bytes, 0))} fetched in ${all.reduce((n, r) => n + r.requests, 0)} requests`;
     };
     // The first requests (and any whole read) as a task: Cancel stops them.
-    await app.tasks.run(`Fetching ${urls.length === 1 ? 'the file' : `${urls.length} files`}…`, urls.length, async (task) => {
+    if (urls.length) await app.tasks.run(`Fetching ${urls.length === 1 ? 'the file' : `${urls.length} files`}…`, urls.length, async (task) => {
       for (let i = 0; i < urls.length; i++) {
         const step = (/** @type {number} */ got, /** @type {number} */ total) => task.step(total ? got : i, total || urls.length,
           `Fetching ${i + 1} of ${urls.length} whole: ${fmtBytes(got)}${total ? ` of ${fmtBytes(total)}` : ''}`);
@@ -244,9 +244,10 @@ export function createSources(app) {
       }
     });
     actions.setRemote(opened.map((o) => o.read));
-    if (!opened.length) throw new Error(failures.join('\n'));
+    if (urls.length && !opened.length) throw new Error(failures.join('\n'));
     const wholeNotes = opened.filter((o) => o.read.whole).map((o) => `${o.read.url} was read whole (${fmtBytes(o.read.bytes)}): ${o.read.whole}.`);
     if (wholeNotes.length) actions.setSrcNote(`${store.state.srcNote ?? ''} ${wholeNotes.join(' ')}`);
+    // (No URL was accepted: openFiles opens nothing.)
     await app.opener.openFiles(opened.map((o) => o.file));
     // The files that could not be read are named once the others are open (the open clears the error bar).
     if (failures.length) actions.setError(failures.join('\n'));
