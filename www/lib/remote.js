@@ -19,7 +19,7 @@ const MAX_SPAN = 256 << 10;
 const GAP = 4096;
 /** Fetched bytes kept per file, most recent first out last; a range above a quarter of it is not kept. */
 const KEEP = 16 << 20;
-/** Attempts per range: a failed or timed-out request is retried twice, after 0.25 s then 1 s. */
+/** Attempts per range: a timed-out request or a 5xx, 408 or 429 answer is retried twice, after 0.25 s then 1 s. */
 const ATTEMPTS = 3;
 const BACKOFF_MS = [250, 1000];
 /** A request taking longer than this fails (and is retried). */
@@ -62,6 +62,8 @@ export class RemoteFile {
     /** Where the last read ended, and how far the last merged fetch reached ahead. */
     this.lastEnd = -1;
     this.span = 0;
+    /** Why a request of this file failed without an answer (its later reads fail the same way). */
+    this.broken = '';
   }
 
   /**
@@ -70,6 +72,7 @@ export class RemoteFile {
    * @param {number} offset @param {number} length
    */
   read(offset, length) {
+    if (this.broken) throw new Error(this.broken);
     const end = offset + length;
     const i = this.kept.findIndex((k) => offset >= k.at && end <= k.at + k.bytes.length);
     if (i >= 0) {
@@ -121,8 +124,14 @@ export class RemoteFile {
       try {
         x.send();
       } catch (e) {
-        why = `the request failed (${/** @type {Error} */ (e).message || 'network error'})`;
-        continue;
+        const err = /** @type {Error} */ (e);
+        why = `the request failed (${err.message || 'network error'})`;
+        if (err.name === 'TimeoutError') continue;
+        // A request refused before any answer (the server unreachable, CORS, or this worker being
+        // ended by Cancel, which Chromium lets run on for up to 2 s while each request fails so):
+        // not retried, and this file's later reads fail at once instead of asking again.
+        this.broken = `${this.url}: bytes ${start}-${stop - 1} could not be read: ${why}.`;
+        throw new Error(this.broken, { cause: e });
       }
       const got = x.response instanceof ArrayBuffer ? x.response.byteLength : 0;
       this.onFetch(this.url, got);
