@@ -40,11 +40,12 @@ export function createStatus(app) {
       el.progressBar.max = p.total;
       el.progressBar.value = p.done;
     } else el.progressBar.removeAttribute('value');
-    // With ?src= files open, what came over the network so far (services/sources.js).
+    // With ?src= files open, what came over the network so far (services/sources.js), first: the
+    // label is cut to the header's room, and for a file on a server the bytes are what moves.
     const net = s.remote.length
-      ? ` · ${fmtBytes(s.remote.reduce((n, r) => n + r.bytes, 0))} fetched in ${s.remote.reduce((n, r) => n + r.requests, 0)} requests` : '';
-    el.progressLabel.textContent = p.text + net;
-    el.progressLabel.title = p.text + net;
+      ? `${fmtBytes(s.remote.reduce((n, r) => n + r.bytes, 0))} fetched in ${s.remote.reduce((n, r) => n + r.requests, 0)} requests · ` : '';
+    el.progressLabel.textContent = net + p.text;
+    el.progressLabel.title = net + p.text;
     el.progressCancel.hidden = !p.cancellable;
   });
   store.subscribe(['caption'], (s) => { el.caption.textContent = s.caption; });
