@@ -6,7 +6,9 @@
 //! `T_First` at the start, then, after a hole, the texture `T_Far` (B8G8R8A8 512x512, 10 mips,
 //! mip 0 in its .ubulk) placed so that the .ucas is LEN bytes long (a sparse file: the hole takes
 //! no disk). `DIR/T_Far.mip0` holds T_Far's mip 0 as stored (B, G, R, A per texel, rows top
-//! first): the expected pixels, from the writer's own input rather than from a decoder.
+//! first): the expected pixels, from the writer's own input rather than from a decoder. Also
+//! `A.pak` (T_PakA, 64x64, `T_PakA.mip0` as for T_Far) and `B.pak` (T_PakB), zlib: a Paks folder
+//! given as several URLs.
 //! Prints one JSON line: {"utoc_len", "ucas_len", "far_at", "side", "mip_bytes"}.
 
 use texscope::fixtures::containers::{self as cx, TocOptions};
@@ -78,6 +80,35 @@ fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
     );
     f.set_len(len)?;
     std::fs::write(dir.join("T_Far.mip0"), &mips[0])?;
+
+    // Two .pak files, as a game's Paks folder given as several URLs: `A.pak` holds T_PakA
+    // (B8G8R8A8 64x64, mip 0 in its .ubulk; `T_PakA.mip0` its mip 0 as stored), `B.pak` T_PakB.
+    let (a, a_mips) = ue::classic_texture("T_PakA", PixelFormat::BGRA8, 64, 64, 7, 1, &mut rng);
+    let (b, _) = ue::classic_texture("T_PakB", PixelFormat::BGRA8, 32, 32, 6, 0, &mut rng);
+    let legacy = |dir: &str, name: &str, p: &ue::PackageFiles| {
+        [
+            (".uasset", &p.uasset),
+            (".uexp", &p.uexp),
+            (".ubulk", &p.ubulk),
+        ]
+        .into_iter()
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .map(|(ext, bytes)| (format!("{dir}/{name}{ext}"), bytes.clone()))
+        .collect::<Vec<_>>()
+    };
+    let zlib = cx::PakOptions {
+        zlib: true,
+        ..Default::default()
+    };
+    std::fs::write(
+        dir.join("A.pak"),
+        cx::pak(&legacy("A", "T_PakA", &a), &zlib),
+    )?;
+    std::fs::write(
+        dir.join("B.pak"),
+        cx::pak(&legacy("B", "T_PakB", &b), &zlib),
+    )?;
+    std::fs::write(dir.join("T_PakA.mip0"), &a_mips[0])?;
     println!(
         "{{\"utoc_len\": {}, \"ucas_len\": {len}, \"far_at\": {far_at}, \"side\": {SIDE}, \"mip_bytes\": {}}}",
         toc.utoc.len(),

@@ -118,7 +118,7 @@ before(async () => {
   elsewhere = await rangeServer({ 'small.dds': smallDds });
   ranges = await rangeServer({
     'Remote.utoc': join(tmp, 'Remote.utoc'), 'Remote.ucas': join(tmp, 'Remote.ucas'),
-    'big.dds': bigDds, 'small.dds': smallDds,
+    'big.dds': bigDds, 'small.dds': smallDds, 'A.pak': join(tmp, 'A.pak'), 'B.pak': join(tmp, 'B.pak'),
   }, { elsewhere: elsewhere.origin });
 });
 after(async () => {
@@ -330,5 +330,23 @@ test('Cancel during a remote open stops its requests; the page stays usable', as
   await new Promise((r) => setTimeout(r, 2500));
   assert.equal(sent(ranges, '/slow/').requests, settled, 'no request once the worker ended');
   assert.equal(await page.textContent('[data-testid=status]'), 'Opening cancelled');
+  assert.deepEqual(besidesServers(problems), []);
+});
+
+test('a Paks folder given as several .pak URLs opens as one, the linked texture shown first', async (t) => {
+  // examples/remote_fixture.rs: A.pak holds T_PakA (BGRA8 64x64, mip 0 in its .ubulk, stored in
+  // T_PakA.mip0), B.pak T_PakB. Both are smaller than the first request's 64 KiB, so each comes
+  // whole in one request.
+  ranges.reset();
+  const { page, problems } = await openPage(t, srcQuery([`${ranges.origin}/r/A.pak`, `${ranges.origin}/r/B.pak`], '#v=1&tex=T_PakA&mip=0'));
+  await page.waitForFunction(() => window.texscope.view()?.texture === 'T_PakA' && document.body.dataset.state === 'ready', null, { timeout: 60000 });
+  const names = await page.evaluate(() => window.texscope.textures().map((x) => x.name));
+  assert.deepEqual([...names].sort(), ['T_PakA', 'T_PakB']);
+  const mip0 = readFileSync(join(tmp, 'T_PakA.mip0'));
+  for (const [x, y] of [[0, 0], [63, 63], [5, 40]]) {
+    const at = (y * 64 + x) * 4;
+    assert.deepEqual(await page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]), [mip0[at + 2], mip0[at + 1], mip0[at], mip0[at + 3]], `texel ${x},${y}`);
+  }
+  assert.equal(sent(ranges, '/r/').requests, 2);
   assert.deepEqual(besidesServers(problems), []);
 });
