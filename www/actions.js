@@ -46,7 +46,7 @@ export function createActions(store) {
   const st = () => store.state;
   return {
     // ---- the catalog ----------------------------------------------------------------------
-    /** Files were given to the worker. @param {File[]} files */
+    /** Files were given to the worker. @param {import('./types').OpenFile[]} files */
     filesAdded: (files) => commit('filesAdded', { files: [...st().files, ...files] }),
     /** The worker's catalog of every file open so far. @param {TextureRecord[]} textures @param {import('./types').Problem[]} problems */
     catalog: (textures, problems) => commit('catalog', { textures, problems, ...listing(textures, keptFilters(textures, st().filters)) }),
@@ -68,6 +68,8 @@ export function createActions(store) {
     setRestore: (restore) => commit('setRestore', { restore }),
     /** @param {import('./types').Sources | null} sources */
     setSources: (sources) => commit('setSources', { sources }),
+    /** What was read of the ?src= files so far. @param {import('./types').RemoteRead[]} remote */
+    setRemote: (remote) => commit('setRemote', { remote }),
 
     // ---- the selection and what is on screen ----------------------------------------------
     /**

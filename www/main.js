@@ -10,7 +10,7 @@ import { allowSourceOrigins } from './lib/safety.js';
 import { parseSources } from './lib/share-hash.js';
 import { createGpuPath } from './services/gpu-path.js';
 import { createSelection } from './services/selection.js';
-import { createOpener } from './services/open.js';
+import { createOpener, openPath } from './services/open.js';
 import { createShare } from './services/share.js';
 import { createExports } from './services/export.js';
 import { createDemos } from './services/demos.js';
@@ -36,7 +36,6 @@ import { createCompareView } from './views/compare.js';
 import { createBuilds } from './views/builds.js';
 import { createKeysView } from './views/keys.js';
 import { createTestApi } from './testapi.js';
-import { pathOf } from './lib/walk.js';
 
 // First of all, before any request: only this server and the origins ?src= names may be fetched.
 allowSourceOrigins(parseSources(location.search, location.href).urls);
@@ -44,10 +43,10 @@ allowSourceOrigins(parseSources(location.search, location.href).urls);
 const store = new Store(initialState());
 const actions = createActions(store);
 // What the worker has open, for a worker restarted after a crash and for the tile pool's workers.
-// Files of a folder go by their path in it (lib/walk.js pathOf), as the first 'add' sent them.
+// Files of a folder go by their path in it (services/open.js openPath), as the first 'add' sent them.
 const opened = () => ({
   files: store.state.files,
-  paths: store.state.files.map(pathOf),
+  paths: store.state.files.map(openPath),
   profile: store.state.profile,
   unityVersion: store.state.unityVersion,
   platform: store.state.platform,

@@ -12,6 +12,8 @@ export const probe = {
   paints: [],
   /** @type {number | null} performance.now() when files were last given to the page */
   openedAt: null,
+  /** @type {number | null} performance.now() when the page began reading its ?src= files */
+  sourcesAt: null,
   /** @type {number | null} performance.now() when the last selection began */
   selectedAt: null,
   /** Test hook: ms to hold a full mip back (to see the progressive first paint). */
@@ -22,6 +24,11 @@ export const probe = {
   openDelay: 0,
   /** Test hook: a pause after each batch of the Builds classification. */
   buildsDelay: 0,
+  /**
+   * The most bytes a ?src= file read whole may have (services/sources.js): 2 GiB, or less when
+   * a test set `texscopeFetchCap` before the page loaded (it can only lower the cap).
+   */
+  fetchCap: Math.min(2 ** 31, Number(/** @type {{ texscopeFetchCap?: unknown }} */ (globalThis).texscopeFetchCap) || Infinity),
   /** Opening files keeps the stages the open began for the selection that follows. */
   keepStages: false,
 

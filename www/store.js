@@ -120,6 +120,7 @@ export function initialState() {
     demo: null,
     restore: null,
     sources: null,
+    remote: [],
     needsKey: [],
     keyNote: null,
 

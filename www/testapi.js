@@ -42,7 +42,7 @@ export function createTestApi(app) {
     // Issue 8 test hooks: what was painted when ({openedAt, selectedAt, events: [{mip, kind, time}]}),
     // a delay before a full mip is painted, the tile streamer's counters, and a timed decode.
     paints() {
-      return { openedAt: probe.openedAt, selectedAt: probe.selectedAt, events: probe.paints.map((p) => ({ ...p })) };
+      return { openedAt: probe.openedAt, sourcesAt: probe.sourcesAt, selectedAt: probe.selectedAt, events: probe.paints.map((p) => ({ ...p })) };
     },
     clearPaints() {
       probe.paints = [];
@@ -78,6 +78,8 @@ export function createTestApi(app) {
     },
     // [bytes, reads] the worker has read from opened files, and its wasm memory size (issue 8).
     readStats: () => client.call({ op: 'readStats' }),
+    /** What was read of each ?src= file: [{url, name, size, bytes, requests, whole}]. */
+    remote: () => st().remote.map((r) => ({ ...r })),
     // Test hook (issue 9): makes the decoder panic; the page shows the error and restarts it.
     async debugPanic() {
       try {

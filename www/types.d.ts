@@ -216,7 +216,7 @@ export interface KeyNote {
 
 /** What the page has open, as a fresh worker must be told it (worker-client.js, lib/pool.js). */
 export interface OpenedFiles {
-  files: File[];
+  files: OpenFile[];
   paths?: string[];
   profile?: string;
   unityVersion?: string;
@@ -230,7 +230,7 @@ export interface OpenedFiles {
 export interface WorkerCalls {
   /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. `keys`: AES keys to add first (a restarted or pool worker). */
   /** `slow`: a test hook (probe.openDelay), ms the worker holds each step of the open. */
-  add: { req: { files: File[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; slow?: number }; res: CatalogReply };
+  add: { req: { files: OpenFile[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; slow?: number }; res: CatalogReply };
   /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
   /** These four reopen every file; `slow` as for `add` (the reopening's steps are posted as an add's). */
   aesKey: { req: { key: string; slow?: number }; res: CatalogReply };
@@ -275,6 +275,8 @@ export interface WorkerReply {
   fatal?: boolean;
   /** Not the reply yet: a step of the request still running, [done, total, stage]. */
   progress?: [number, number, number];
+  /** Not a reply: bytes and requests made for remote files since the last such post, by URL. */
+  fetched?: [string, [number, number]][];
 }
 
 export type Channels = { r: boolean; g: boolean; b: boolean; a: boolean };
@@ -377,6 +379,40 @@ export interface Sources {
   done: boolean;
 }
 
+/**
+ * A file on a web server as services/sources.js hands it to the worker, which reads it by range
+ * (lib/remote.js): what the first request learnt (the address after same-origin redirects, the
+ * size from Content-Range, the validators to check each later answer against) and the bytes it
+ * brought (from offset 0).
+ */
+export interface RemoteDescriptor {
+  remote: true;
+  url: string;
+  name: string;
+  size: number;
+  etag: string | null;
+  lastModified: string | null;
+  head: Uint8Array;
+}
+
+/** A file given to the worker: dropped or picked, or on a web server. */
+export type OpenFile = File | RemoteDescriptor;
+
+/** What the page read of one ?src= file (services/sources.js; Info shows it). */
+export interface RemoteRead {
+  url: string;
+  /** Where its range requests go (the address after a same-origin redirect). */
+  resolved: string;
+  name: string;
+  /** The file's size (0 when the server did not say). */
+  size: number;
+  /** Bytes that came over the network for it, and the requests made. */
+  bytes: number;
+  requests: number;
+  /** Why it was read whole instead of by range (null: read by range). */
+  whole: string | null;
+}
+
 /** What a share link needs before it can be shown (the files to drop, those that differ). */
 export interface ShareNeed {
   text: string;
@@ -391,8 +427,8 @@ export type Drawer = 'list' | 'info';
 /** The page's state (www/store.js): one object, changed only by the actions of www/actions.js. */
 export interface State {
   // -- the catalog
-  /** Every File given to the page so far (a restarted worker reopens them). */
-  files: File[];
+  /** Every file given to the page so far (a restarted worker reopens them). */
+  files: OpenFile[];
   /** The Frostbite format profile (undefined: the core's default). */
   profile: string | undefined;
   /** The Unity version for files that record none (undefined: as the files say). */
@@ -412,6 +448,8 @@ export interface State {
   restore: ShareView | null;
   /** The ?src= URLs being or having been opened. */
   sources: Sources | null;
+  /** What was read of each ?src= file so far, in link order (empty: none). */
+  remote: RemoteRead[];
   /** Dropped containers waiting for an AES key (services/keys.js), and what the key bar says. */
   needsKey: string[];
   keyNote: KeyNote | null;

@@ -22,6 +22,12 @@ export class WorkerClient {
   #source;
   /** Settles when a fresh worker has reopened the files; every request waits for it. */
   #reopened = Promise.resolve();
+  /**
+   * Hears the bytes and requests the worker made for remote files since its last post, as
+   * [url, [bytes, requests]] pairs (services/sources.js counts them).
+   * @type {((fetched: [string, [number, number]][]) => void) | null}
+   */
+  onFetched = null;
 
   /**
    * `source()` gives what the worker has open (every file so far, the Frostbite profile, the
@@ -37,7 +43,8 @@ export class WorkerClient {
     const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     this.#worker = worker;
     worker.onmessage = (ev) => {
-      const { id, ok, value, error, fatal, progress } = /** @type {import('./types').WorkerReply} */ (ev.data);
+      const { id, ok, value, error, fatal, progress, fetched } = /** @type {import('./types').WorkerReply} */ (ev.data);
+      if (fetched) { this.onFetched?.(fetched); return; }
       const p = this.#pending.get(id);
       if (!p) return;
       // A step of a request still running (the worker posts it from inside the wasm call).

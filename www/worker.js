@@ -1,5 +1,6 @@
 // The decode worker: owns the wasm Session (the catalog of every file opened so far). Runs in a
-// dedicated worker because the core reads files synchronously (FileReaderSync), and so that
+// dedicated worker because the core reads files synchronously (FileReaderSync for dropped files,
+// synchronous HTTP range requests for ?src= files: lib/remote.js), and so that
 // parsing and decoding never freeze the page.
 //
 // Two wasm modules (scripts/build-wasm.sh, issue 8 size budget): the core one (www/pkg) loads at
@@ -9,6 +10,7 @@
 import * as core from './pkg/texscope.js';
 import { thumbnail } from './lib/thumbs.js';
 import { fullModuleInit } from './wasm-build.js';
+import { RemoteFile } from './lib/remote.js';
 
 /** @typedef {import('./types').WorkerMessage} WorkerMessage */
 /**
@@ -37,8 +39,34 @@ let session = null;
 /** @type {import('./pkg-full/texscope.js').Builds | null} */
 let builds = null;
 // What the session was built from, to rebuild it in the full module.
-/** @type {{ files: File[], paths?: string[] }[]} */
+/** @type {{ files: (File | RemoteFile)[], paths?: string[] }[]} */
 const opened = [];
+
+// Bytes and requests of remote files since the last post, by URL; posted to the page (the
+// progress bar and the Info panel count them) at most every 100 ms and when a request ends.
+/** @type {Map<string, [number, number]>} */
+const fetched = new Map();
+let fetchedPosted = 0;
+/** @param {boolean} [now] post even when the last post is recent */
+function postFetched(now) {
+  if (!fetched.size || (!now && performance.now() - fetchedPosted < 100)) return;
+  fetchedPosted = performance.now();
+  scope.postMessage({ fetched: [...fetched] });
+  fetched.clear();
+}
+/** @param {string} url @param {number} bytes */
+function onFetch(url, bytes) {
+  const f = fetched.get(url) ?? [0, 0];
+  fetched.set(url, [f[0] + bytes, f[1] + 1]);
+  postFetched();
+}
+
+/**
+ * The files of an `add` as the core takes them: Files as they are, a remote file's descriptor
+ * (services/sources.js) as a RemoteFile reading it by range.
+ * @param {(File | import('./types').RemoteDescriptor)[]} files
+ */
+const sources = (files) => files.map((f) => (f instanceof File ? f : new RemoteFile(f, onFetch)));
 /** @type {string | undefined} */
 let profile;
 /** @type {string | undefined} */
@@ -201,8 +229,11 @@ async function run(req, step) {
       if (req.platform !== undefined) session.setPlatform(platform = req.platform);
       await addKeys(req.keys);
       // (live(): the keys may have moved the session to the full module.)
-      live().add(req.files, req.paths?.join('\0'), step); // NUL-joined: see Session.add
-      opened.push({ files: req.files, paths: req.paths });
+      {
+        const files = sources(req.files);
+        live().add(files, req.paths?.join('\0'), step); // NUL-joined: see Session.add
+        opened.push({ files, paths: req.paths });
+      }
       return catalog(step);
     case 'profile':
       session.setFrostbiteProfile(req.profile, step);
@@ -312,6 +343,7 @@ scope.onmessage = async (ev) => {
   }
   try {
     const out = await handle(req);
+    postFetched(true); // before the reply: the page counts a read before it shows what it read
     // When the reply left, on the clock both threads share (the page's open-path stages).
     if ('result' in out) {
       if ('stages' in out.result && out.result.stages) out.result.posted = performance.timeOrigin + performance.now();
@@ -321,6 +353,7 @@ scope.onmessage = async (ev) => {
     // A wasm trap (panic) is a WebAssembly.RuntimeError; a JsError from the core is a plain Error.
     const fatal = e instanceof WebAssembly.RuntimeError;
     if (fatal) broken = true;
+    postFetched(true);
     scope.postMessage({ id: req.id, ok: false, fatal, error: message(e) });
   }
 };

@@ -1,5 +1,6 @@
-//! wasm-bindgen glue for the page's decode worker: a [`Source`] over a browser `File` and a
-//! [`Session`] handle over a [`Catalog`]. Conversions only; every decision lives in the core.
+//! wasm-bindgen glue for the page's decode worker: a [`Source`] over a browser `File` or a file
+//! on a web server (read by the worker's JS with HTTP range requests), and a [`Session`] handle
+//! over a [`Catalog`]. Conversions only; every decision lives in the core.
 
 #[cfg(feature = "full")]
 mod bench;
@@ -18,15 +19,41 @@ use std::sync::{Arc, Mutex};
 use wasm_bindgen::prelude::*;
 use web_sys::{File, FileReaderSync};
 
-/// A dropped file read by byte range. `FileReaderSync` over `File.slice()` is synchronous (only in
-/// a dedicated worker), which keeps the core's `Source` synchronous; only the asked range is read.
+/// A file read by byte range: dropped (`FileReaderSync` over `File.slice()`, synchronous only in
+/// a dedicated worker) or on a web server (the worker's `RemoteFile` answers each read with a
+/// synchronous HTTP range request). Either keeps the core's `Source` synchronous, and only the
+/// asked range is read.
 struct WebFile {
     name: String,
-    file: File,
+    bytes: Bytes,
     len: u64,
-    reader: FileReaderSync,
     /// Tells this file's blocks apart in [`AHEAD`].
     uid: u64,
+}
+
+/// Where a [`WebFile`]'s bytes come from.
+enum Bytes {
+    Dropped { file: File, reader: FileReaderSync },
+    Remote(RemoteHandle),
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A file on a web server as the worker hands it over (www/worker.js `RemoteFile`): its name,
+    /// its size in bytes as the server gave it, and `read(offset, length)`, a Uint8Array of
+    /// exactly that range fetched synchronously, which throws an Error naming the URL and what
+    /// the server did wrong (a changed file, a short body, a refused range).
+    pub type RemoteHandle;
+    #[wasm_bindgen(method, getter)]
+    fn name(this: &RemoteHandle) -> String;
+    #[wasm_bindgen(method, getter)]
+    fn size(this: &RemoteHandle) -> f64;
+    #[wasm_bindgen(method, catch)]
+    fn read(
+        this: &RemoteHandle,
+        offset: f64,
+        length: f64,
+    ) -> std::result::Result<js_sys::Uint8Array, JsValue>;
 }
 
 /// Read-ahead blocks of small reads, shared by every file so that opening thousands of files
@@ -54,13 +81,31 @@ impl WebFile {
             .map_err(|e| Error::io(format!("cannot read files here ({})", js_text(&e))))?;
         // File.size is a double; sizes above 2^53 cannot be represented by the browser anyway.
         let len = file.size() as u64;
-        Ok(WebFile {
+        Ok(Self::with(name, Bytes::Dropped { file, reader }, len))
+    }
+
+    /// A page argument: a `File`, else a remote file handle (see [`RemoteHandle`]).
+    fn from_js(v: JsValue, path: Option<&str>) -> Result<WebFile> {
+        let remote = match v.dyn_into::<File>() {
+            Ok(file) => return Self::new(file, path),
+            Err(v) => v.unchecked_into::<RemoteHandle>(),
+        };
+        let name = match path {
+            Some(p) if !p.is_empty() => p.to_string(),
+            _ => remote.name(),
+        };
+        // The page checked the size against 2^53 (the largest a double holds exactly).
+        let len = remote.size() as u64;
+        Ok(Self::with(name, Bytes::Remote(remote), len))
+    }
+
+    fn with(name: String, bytes: Bytes, len: u64) -> WebFile {
+        WebFile {
             name,
-            file,
+            bytes,
             len,
-            reader,
             uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        })
+        }
     }
 
     /// Reads `buf.len()` bytes at `offset` (already checked against the length) from the browser.
@@ -68,15 +113,22 @@ impl WebFile {
         let end = offset + buf.len() as u64;
         let failed =
             |e: JsValue| Error::io(format!("the browser could not read it ({})", js_text(&e)));
-        let blob = self
-            .file
-            .slice_with_f64_and_f64(offset as f64, end as f64)
-            .map_err(failed)?;
-        let bytes = self.reader.read_as_array_buffer(&blob).map_err(failed)?;
-        let view = js_sys::Uint8Array::new(&bytes);
+        let view = match &self.bytes {
+            Bytes::Dropped { file, reader } => {
+                let blob = file
+                    .slice_with_f64_and_f64(offset as f64, end as f64)
+                    .map_err(failed)?;
+                let bytes = reader.read_as_array_buffer(&blob).map_err(failed)?;
+                js_sys::Uint8Array::new(&bytes)
+            }
+            // The handle's error already names the URL and what the server answered.
+            Bytes::Remote(r) => r
+                .read(offset as f64, buf.len() as f64)
+                .map_err(|e| Error::io(js_text(&e)))?,
+        };
         if view.length() as usize != buf.len() {
             return Err(Error::io(format!(
-                "the browser returned {} bytes at offset {offset} where {} were asked for (was the file changed on disk?)",
+                "the browser returned {} bytes at offset {offset} where {} were asked for (was the file changed?)",
                 view.length(),
                 buf.len()
             )));
@@ -133,12 +185,13 @@ impl Source for WebFile {
     }
 }
 
-/// Bytes and reads of dropped files so far (issue 8: tests check that opening a texture in a
+/// Bytes and reads of dropped and remote files so far (issue 8: tests check that opening a texture in a
 /// 4 GiB file reads only header ranges and the mip shown).
 static READ_BYTES: AtomicU64 = AtomicU64::new(0);
 static READS: AtomicU64 = AtomicU64::new(0);
 
-/// `[bytes, reads]` read from dropped files since the module started.
+/// `[bytes, reads]` read from dropped and remote files since the module started (remote bytes as
+/// the core asked for them; the worker's `RemoteFile` counts what went over the network).
 #[wasm_bindgen(js_name = readStats)]
 pub fn read_stats() -> Vec<f64> {
     [&READ_BYTES, &READS]
@@ -372,9 +425,12 @@ impl Session {
     /// container's indexes and packages, then the loose files, inside the Unreal pass,
     /// `OpenStage`'s numbers): the worker posts it to the page's progress bar while this call
     /// still runs (the page stays free; its Cancel ends the worker).
+    ///
+    /// Each of `files` is a `File` or a remote file handle (`{name, size, read(offset, length)}`,
+    /// see [`RemoteHandle`]): a file on a web server is read range by range as a dropped one is.
     pub fn add(
         &mut self,
-        files: Vec<File>,
+        files: Vec<JsValue>,
         paths: Option<String>,
         progress: Option<js_sys::Function>,
     ) -> std::result::Result<(), JsError> {
@@ -382,7 +438,7 @@ impl Session {
         let mut paths = paths.as_deref().map(|p| p.split('\0'));
         for f in files {
             let path = paths.as_mut().and_then(|p| p.next());
-            let src = WebFile::new(f, path).map_err(|e| JsError::new(&e.to_string()))?;
+            let src = WebFile::from_js(f, path).map_err(|e| JsError::new(&e.to_string()))?;
             // Each worker owns its Session and the Files in it; nothing crosses threads.
             #[allow(clippy::arc_with_non_send_sync)]
             more.push(Arc::new(src));

@@ -27,6 +27,8 @@ export class WorkerPool {
     this.nextId = 1;
     /** @type {string | null} */
     this.options = null;
+    /** Hears the workers' remote-file requests (as WorkerClient.onFetched). @type {((fetched: [string, [number, number]][]) => void) | null} */
+    this.onFetched = null;
   }
 
   /** @returns {Slot} */
@@ -35,7 +37,8 @@ export class WorkerPool {
     /** @type {Slot} */
     const slot = { worker: w, sent: 0, busy: null, pending: new Map() };
     w.onmessage = (ev) => {
-      const { id, ok, value, error, fatal, progress } = /** @type {import('../types').WorkerReply} */ (ev.data);
+      const { id, ok, value, error, fatal, progress, fetched } = /** @type {import('../types').WorkerReply} */ (ev.data);
+      if (fetched) { this.onFetched?.(fetched); return; }
       const p = slot.pending.get(id);
       // A worker posts an open's progress before its reply (worker.js 'add'); a pool worker's
       // catch-up open shows no bar, so only the reply settles the request.

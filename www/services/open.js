@@ -9,6 +9,10 @@ import { $, firstPresentMip } from '../util.js';
 
 /** @typedef {import('../types').TextureRecord} TextureRecord */
 /** @typedef {import('../types').Problem} Problem */
+/** @typedef {import('../types').OpenFile} OpenFile */
+
+/** The name the worker gives `f`: a dropped file's path in its folder, else its name. @param {OpenFile} f */
+export const openPath = (f) => (f instanceof File ? pathOf(f) : f.name);
 
 /** @param {number} n @param {string} word */
 const plural = (n, word) => `${n} ${word}${n > 1 ? 's' : ''}`;
@@ -51,7 +55,11 @@ export function createOpener(app) {
   const unityInput = /** @type {HTMLInputElement} */ ($('unity-version'));
   const platformSelect = /** @type {HTMLSelectElement} */ ($('platform'));
 
-  /** Gives `fileList` to the worker and shows the catalog. @param {Iterable<File> | ArrayLike<File>} fileList */
+  /**
+   * Gives `fileList` to the worker and shows the catalog: dropped or picked Files, or files on a
+   * web server (services/sources.js), which the worker reads by range.
+   * @param {Iterable<OpenFile> | ArrayLike<OpenFile>} fileList
+   */
   function openFiles(fileList) {
     const files = Array.from(fileList);
     if (!files.length) return Promise.resolve();
@@ -64,7 +72,7 @@ export function createOpener(app) {
    * over the files. Cancel stops the walk between two files, or ends the worker mid-open
    * (WorkerClient.cancel: the next request gets a fresh worker with the earlier files); either
    * way the files open before stay open and shown.
-   * @param {(task: import('./tasks.js').Task) => Promise<File[]>} gather
+   * @param {(task: import('./tasks.js').Task) => Promise<OpenFile[]>} gather
    */
   async function openTask(gather) {
     actions.setError('');
@@ -83,7 +91,7 @@ export function createOpener(app) {
     }
   }
 
-  /** @param {import('./tasks.js').Task} task @param {File[]} files */
+  /** @param {import('./tasks.js').Task} task @param {OpenFile[]} files */
   async function openGathered(task, files) {
     actions.setPhase('loading');
     const opening = `Opening ${plural(files.length, 'file')}`;
@@ -95,7 +103,7 @@ export function createOpener(app) {
     try {
       // Files of a folder drop are named by their path in it, so same-named files of two folders
       // stay apart and exports mirror the folders.
-      const paths = files.map(pathOf);
+      const paths = files.map(openPath);
       // The open is one wasm call no message can interrupt: Cancel ends the worker.
       task.onCancel = () => client.cancel();
       const { textures, problems, needsKey } = await client.call(
@@ -188,6 +196,10 @@ export function createOpener(app) {
     const kept = prev ? textures.findIndex((t) => t.census.file === prev.file && t.census.name === prev.name) : -1;
     if (prev && kept >= 0) {
       await app.selection.show({ index: kept, mip: prev.mip, slice: prev.slice });
+    } else if (await app.share.restorePending()) {
+      // A share link's texture shown straight away: no other texture is decoded (or, for a
+      // remote file, read) first.
+      return;
     } else {
       const start = Math.max(0, textures.findIndex((t) => entryState(t).cls !== 'bad'));
       await app.selection.show({ index: start, mip: firstPresentMip(textures[start]), slice: 0 });

@@ -1,7 +1,7 @@
 // Share links: the view (selection and every view setting) in the address's hash, local files
 // named with a fingerprint so a link can tell a different file apart; and the way back, applying a
 // link once its files are open (lib/share-hash.js parses and formats the hash).
-import { parseShare, formatShare } from '../lib/share-hash.js';
+import { parseShare, formatShare, parseSources } from '../lib/share-hash.js';
 import { copyText, firstPresentMip } from '../util.js';
 
 /** @typedef {import('../types').ShareView} ShareView */
@@ -35,7 +35,7 @@ export function createShare(app) {
   function openedByName() {
     /** @type {Map<string, File>} */
     const m = new Map();
-    for (const f of store.state.files) m.set(f.name, f);
+    for (const f of store.state.files) if (f instanceof File) m.set(f.name, f);
     return m;
   }
 
@@ -193,19 +193,27 @@ export function createShare(app) {
     } else if (v.files) {
       actions.setRestore(v);
       await needFiles(v);
+    } else if (parseSources(location.search, location.href).urls.length) {
+      // A view of ?src= files: the address's URLs open them (services/sources.js), then the
+      // catalog shows this view first (open.js showCatalog).
+      actions.setRestore(v);
     } else if (v.compare?.pairName !== undefined) {
       // Two builds' pair: shown once the user opens the builds.
       await applyCompare(v.compare, 0, 0, 0);
     }
   }
 
-  /** After a catalog change: the link waiting for its files is shown once none is missing. */
+  /**
+   * After a catalog change: the link waiting for its files is shown once none is missing.
+   * Resolves with whether it was (its texture is open).
+   */
   async function restorePending() {
     const v = store.state.restore;
     if (v && !(await needFiles(v)).length) {
       actions.setRestore(null);
-      await apply(v);
+      return apply(v);
     }
+    return false;
   }
 
   // A link pasted into this tab's address bar changes only the hash.

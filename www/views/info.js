@@ -40,6 +40,11 @@ export function createInfo(app) {
     for (const [k, v] of t.metadata ?? []) rows.push([k, v]);
     for (const n of t.notes ?? []) rows.push(['Note', n]);
     if (c.error) rows.push(['Error', c.error]);
+    // What came over the network of each ?src= file (services/sources.js): the point of reading
+    // by range is that this stays near what the texture needs.
+    for (const r of store.state.remote) {
+      rows.push(['Remote bytes read', `${r.name}: ${fmtBytes(r.bytes)}${r.size ? ` of ${fmtBytes(r.size)}` : ''} in ${r.requests} request${r.requests === 1 ? '' : 's'}${r.whole ? ' (read whole)' : ''}`]);
+    }
     json = {
       census: c, color_space: t.color_space, normal_map: t.normal_map, precision: t.precision, block: t.block,
       gpu_bytes: t.gpu_bytes, bottom_first: t.bottom_first, metadata: Object.fromEntries(t.metadata ?? []), notes: t.notes, mips: t.mips,
@@ -65,7 +70,7 @@ export function createInfo(app) {
       : 'no finite values';
   }
 
-  store.subscribe(['current'], (s) => {
+  store.subscribe(['current', 'remote'], (s) => {
     if (s.current) render(s.textures[s.current.index], s.current.mip);
   });
   store.subscribe(['hist', 'exposure'], renderHistogram);

@@ -1,7 +1,7 @@
 // What the page says about itself: the state on <body data-state> (empty, loading, ready, error),
 // the error bar, the address's notice, the header's status and progress bar, the notes over the
 // view (a share link's missing files, the ?src= URLs) and the status bar under it.
-import { $ } from '../util.js';
+import { $, fmtBytes } from '../util.js';
 
 /** @param {import('../types').App} app */
 export function createStatus(app) {
@@ -31,7 +31,7 @@ export function createStatus(app) {
     notice.replaceChildren(...s.notices.map((l) => Object.assign(document.createElement('div'), { textContent: l })));
     notice.hidden = !s.notices.length;
   });
-  store.subscribe(['progress'], (s) => {
+  store.subscribe(['progress', 'remote'], (s) => {
     const p = s.progress;
     el.progress.hidden = !p;
     if (!p) return;
@@ -40,8 +40,12 @@ export function createStatus(app) {
       el.progressBar.max = p.total;
       el.progressBar.value = p.done;
     } else el.progressBar.removeAttribute('value');
-    el.progressLabel.textContent = p.text;
-    el.progressLabel.title = p.text;
+    // With ?src= files open, what came over the network so far (services/sources.js), first: the
+    // label is cut to the header's room, and for a file on a server the bytes are what moves.
+    const net = s.remote.length
+      ? `${fmtBytes(s.remote.reduce((n, r) => n + r.bytes, 0))} fetched in ${s.remote.reduce((n, r) => n + r.requests, 0)} requests · ` : '';
+    el.progressLabel.textContent = net + p.text;
+    el.progressLabel.title = net + p.text;
     el.progressCancel.hidden = !p.cancellable;
   });
   store.subscribe(['caption'], (s) => { el.caption.textContent = s.caption; });

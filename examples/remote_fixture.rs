@@ -1,0 +1,118 @@
+//! Writes a sparse IoStore container for the remote-file tests and benchmark (share links read
+//! `?src=` files by HTTP range): `cargo run --example remote_fixture -- DIR LEN`.
+//!
+//! `DIR/Remote.utoc` + `DIR/Remote.ucas` (zlib, 64 KiB blocks, the project's fixture writers in
+//! src/fixtures/containers.rs): 200 small packages of another class and a small texture
+//! `T_First` at the start, then, after a hole, the texture `T_Far` (B8G8R8A8 512x512, 10 mips,
+//! mip 0 in its .ubulk) placed so that the .ucas is LEN bytes long (a sparse file: the hole takes
+//! no disk). `DIR/T_Far.mip0` holds T_Far's mip 0 as stored (B, G, R, A per texel, rows top
+//! first): the expected pixels, from the writer's own input rather than from a decoder. Also
+//! `A.pak` (T_PakA, 64x64, `T_PakA.mip0` as for T_Far) and `B.pak` (T_PakB), zlib: a Paks folder
+//! given as several URLs.
+//! Prints one JSON line: {"utoc_len", "ucas_len", "far_at", "side", "mip_bytes"}.
+
+use texscope::fixtures::containers::{self as cx, TocOptions};
+use texscope::fixtures::unreal::{self as ue, Rng};
+use texscope::PixelFormat;
+
+const SIDE: u32 = 512;
+const SMALL: usize = 200;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(dir), Some(len)) = (
+        args.first(),
+        args.get(1).and_then(|v| v.parse::<u64>().ok()),
+    ) else {
+        eprintln!("usage: remote_fixture DIR LEN");
+        std::process::exit(2);
+    };
+    if let Err(e) = write(std::path::Path::new(dir), len) {
+        eprintln!("remote_fixture: {dir}: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    std::fs::create_dir_all(dir)?;
+    let mut rng = Rng(0x5EC);
+    // Another class's package: a texture package whose class index is made SoundWave's (as
+    // examples/bench_containers.rs does), so the catalog lists only the two textures.
+    let (small, _) = ue::classic_texture("P_Prop", PixelFormat::BC1, 8, 8, 1, 0, &mut rng);
+    let mut other = small.uzenasset.clone();
+    let tex = cx::script_class("Texture2D").to_le_bytes();
+    let at = other
+        .windows(8)
+        .position(|w| w == tex)
+        .expect("class index");
+    other[at..at + 8].copy_from_slice(&cx::script_class("SoundWave").to_le_bytes());
+    let (first, _) = ue::classic_texture("T_First", PixelFormat::BGRA8, 64, 64, 7, 0, &mut rng);
+    let (far, mips) = ue::classic_texture("T_Far", PixelFormat::BGRA8, SIDE, SIDE, 10, 1, &mut rng);
+
+    let mut files: Vec<(String, Vec<u8>)> = vec![("Near/T_First.uasset".into(), first.uzenasset)];
+    files.extend((0..SMALL).map(|i| (format!("Props/P_Prop{i:04}.uasset"), other.clone())));
+    let k = files.len();
+    files.push(("Far/T_Far.uasset".into(), far.uzenasset));
+    files.push(("Far/T_Far.ubulk".into(), far.ubulk));
+    // The far files' blocks (a few MiB) end well before LEN; the hole is placed so they do.
+    let far_at = len.saturating_sub(16 << 20);
+    let toc = cx::iostore(
+        &files,
+        &TocOptions {
+            zlib: true,
+            gap: Some((k, far_at)),
+            ..Default::default()
+        },
+    );
+    std::fs::write(dir.join("Remote.utoc"), &toc.utoc)?;
+    let mut f = std::fs::File::create(dir.join("Remote.ucas"))?;
+    let mut end = 0;
+    for (part, at, bytes) in &toc.pieces {
+        assert_eq!(*part, 0, "one partition");
+        f.seek(SeekFrom::Start(*at))?;
+        f.write_all(bytes)?;
+        end = end.max(at + bytes.len() as u64);
+    }
+    assert!(
+        end <= len,
+        "the container's blocks end at {end}, past {len}"
+    );
+    f.set_len(len)?;
+    std::fs::write(dir.join("T_Far.mip0"), &mips[0])?;
+
+    // Two .pak files, as a game's Paks folder given as several URLs: `A.pak` holds T_PakA
+    // (B8G8R8A8 64x64, mip 0 in its .ubulk; `T_PakA.mip0` its mip 0 as stored), `B.pak` T_PakB.
+    let (a, a_mips) = ue::classic_texture("T_PakA", PixelFormat::BGRA8, 64, 64, 7, 1, &mut rng);
+    let (b, _) = ue::classic_texture("T_PakB", PixelFormat::BGRA8, 32, 32, 6, 0, &mut rng);
+    let legacy = |dir: &str, name: &str, p: &ue::PackageFiles| {
+        [
+            (".uasset", &p.uasset),
+            (".uexp", &p.uexp),
+            (".ubulk", &p.ubulk),
+        ]
+        .into_iter()
+        .filter(|(_, bytes)| !bytes.is_empty())
+        .map(|(ext, bytes)| (format!("{dir}/{name}{ext}"), bytes.clone()))
+        .collect::<Vec<_>>()
+    };
+    let zlib = cx::PakOptions {
+        zlib: true,
+        ..Default::default()
+    };
+    std::fs::write(
+        dir.join("A.pak"),
+        cx::pak(&legacy("A", "T_PakA", &a), &zlib),
+    )?;
+    std::fs::write(
+        dir.join("B.pak"),
+        cx::pak(&legacy("B", "T_PakB", &b), &zlib),
+    )?;
+    std::fs::write(dir.join("T_PakA.mip0"), &a_mips[0])?;
+    println!(
+        "{{\"utoc_len\": {}, \"ucas_len\": {len}, \"far_at\": {far_at}, \"side\": {SIDE}, \"mip_bytes\": {}}}",
+        toc.utoc.len(),
+        mips[0].len()
+    );
+    Ok(())
+}
