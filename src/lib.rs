@@ -468,6 +468,9 @@ impl Catalog {
                 .in_file(&t.file)
             });
         }
+        if let Layout::Source(s) = &t.layout {
+            return self.read_source(t, s, mip, slice);
+        }
         let (index, skip) = surface_index(t, slice);
         let image_size = t.format.surface_size(m.width, m.height);
         let storage = m.surfaces.get(index).ok_or_else(|| {
@@ -540,6 +543,45 @@ impl Catalog {
                 t.name
             ))),
         }
+    }
+
+    /// One mip and slice of an editor's source art ([`Layout::Source`]), unwrapped and decoded
+    /// to `t.format` (only the payload's bytes that image needs where the payload allows it).
+    fn read_source(
+        &self,
+        t: &Texture,
+        s: &model::SourceLayout,
+        mip: usize,
+        slice: u32,
+    ) -> Result<(Vec<u8>, u32, u32)> {
+        let m = &t.mips[mip];
+        let src = match &s.data {
+            Storage::Range { source, .. } => self
+                .sources
+                .get(*source)
+                .ok_or_else(|| Error::malformed("the source art names an unknown file"))?,
+            Storage::Missing { file, .. } => {
+                return Err(Error::missing_sibling(
+                    file,
+                    format_args!("the source art of {}", t.name),
+                ))
+            }
+            Storage::Empty => {
+                return Err(Error::malformed(format!("{} has no source art", t.name)))
+            }
+        };
+        let bytes = unreal::editor::read_image(
+            s,
+            src.as_ref(),
+            t.format,
+            mip,
+            slice,
+            m.width,
+            m.height,
+            &self.options.limits,
+        )
+        .map_err(|e| e.in_file(&t.file))?;
+        Ok((bytes, m.width, m.height))
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its

@@ -154,6 +154,68 @@ pub enum Layout {
     /// One crunch stream (Unity's crunch fork) holds every level of `format`'s blocks; `mips`
     /// list the level sizes. Decoding needs the crunch codec.
     Crunched { data: Storage },
+    /// Source art kept by an editor (an uncooked Unreal package's `FTextureSource`): one stored
+    /// payload holds every mip and slice, possibly wrapped (compressed) and encoded (PNG, JPEG
+    /// ...). [`crate::Catalog::read_surface`] unwraps and decodes only what the mip asked for
+    /// needs and returns it in `format`; `mips[m].surfaces` are empty.
+    Source(Box<SourceLayout>),
+}
+
+/// How an editor's stored source payload is wrapped around its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceWrap {
+    /// Stored as is.
+    Plain,
+    /// UE4's zlib bulk data (BULKDATA_SerializeCompressedZLIB): an FCompressedChunk archive of
+    /// zlib blocks after a summary that starts with the package tag.
+    UeZlib,
+    /// UE5's FCompressedBuffer (magic 0xb7756362): none, Oodle, LZ4 or zlib blocks.
+    CompressedBuffer,
+}
+
+/// What the unwrapped bytes of an editor's source payload are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceCoding {
+    /// Texels, mip after mip (each mip all its slices), in [`SourceLayout::texels`]' layout.
+    Raw,
+    /// One PNG file (a single-mip, single-slice source).
+    Png,
+    /// One JPEG file (UE5 TSCF_JPEG: the imported .jpg byte for byte).
+    Jpeg,
+    /// UE 5.5+ TSCF_UEDELTA: the raw texels filtered by UE's delta transform.
+    UeDelta,
+}
+
+/// How a raw source texel becomes a texel of the texture's `format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceTexels {
+    /// Already in `format`.
+    Same,
+    /// TSF_BGRE8 / TSF_RGBE8: B, G, R and a shared exponent byte (Radiance RGBE in UE's byte
+    /// order), widened to RGBA32F.
+    Bgre8,
+    /// TSF_G16: one 16-bit grey value, widened to RGBA16 (grey in R, G, B; A opaque).
+    Gray16,
+}
+
+/// Where an editor's source art lives and how to get texels out of it ([`Layout::Source`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceLayout {
+    /// The stored payload, whole.
+    pub data: Storage,
+    pub wrap: SourceWrap,
+    pub coding: SourceCoding,
+    pub texels: SourceTexels,
+    /// Bytes of the payload once unwrapped, as the file states them.
+    pub raw_size: u64,
+    /// For [`SourceCoding::Raw`]: `images[mip][slice]` = (offset, length) in the unwrapped
+    /// payload, in the source's own texels (before [`SourceLayout::texels`]' widening).
+    pub images: Vec<Vec<(u64, u64)>>,
+    /// One line: the source's format, compression and where its bytes are, for Info.
+    pub summary: String,
 }
 
 /// The platform a build was cooked for, where it decides how surfaces are laid out (console GPUs
@@ -250,7 +312,10 @@ impl Texture {
     }
 
     pub fn mips_present(&self) -> Vec<bool> {
-        self.mips.iter().map(Mip::is_present).collect()
+        match &self.layout {
+            Layout::Source(s) => vec![s.data.is_present(); self.mips.len()],
+            _ => self.mips.iter().map(Mip::is_present).collect(),
+        }
     }
 
     /// Number of 2D images the viewer can pick at `mip`: slices, or depth slices for a volume.

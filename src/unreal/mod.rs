@@ -5,6 +5,7 @@
 #[cfg(feature = "containers")]
 pub mod container;
 mod cursor;
+pub mod editor;
 #[cfg(feature = "containers")]
 pub mod iostore;
 #[cfg(feature = "landscape")]
@@ -326,6 +327,11 @@ fn open_with(
         }
         p
     };
+    if pkg.is_editor() {
+        let n = editor::open_exports(ctx, files, &pkg, usmap);
+        in_container(ctx, first, container);
+        return Ok(n);
+    }
     let mut found = 0;
     // (export index, catalog index) of each texture listed: landscape providers name theirs.
     let mut texture_exports = Vec::new();
@@ -361,7 +367,8 @@ fn open_with(
             }
         };
         let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
-        read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
+        let props_len = blocks[0].start.saturating_sub(export.start);
+        read_properties(ctx, &pkg, export, data_src, props_len, usmap, &mut t);
         #[cfg(feature = "tiling-switch")]
         set_console_layout(ctx, files, container, &mut t);
         #[cfg(not(feature = "tiling-switch"))]
@@ -377,15 +384,19 @@ fn open_with(
     landscape::attach(ctx, files, &pkg, &texture_exports);
     #[cfg(not(feature = "landscape"))]
     landscape_not_in_build(ctx, &pkg, &texture_exports);
+    in_container(ctx, first, container);
+    Ok(found)
+}
+
+/// Census "file" is the container the user gave; the package's path inside it is
+/// `Texture::path` (census "path"), for the textures listed from `first` on.
+fn in_container(ctx: &mut OpenContext, first: usize, container: Option<&ContainerEntry>) {
     if let Some(c) = container {
-        // Census "file" is the container the user gave; the package's path inside it is
-        // `Texture::path` (census "path").
         for t in &mut ctx.textures[first..] {
             t.file = c.file.clone();
             t.path = Some(c.path.clone());
         }
     }
-    Ok(found)
 }
 
 /// Without the `landscape` feature (the page's first module): a package whose heightmap has its
@@ -1018,15 +1029,17 @@ const PKG_UNVERSIONED_PROPERTIES: u32 = 0x2000;
 
 /// Reads the export's property block (from the export start to the platform data) into the
 /// metadata: SRGB, CompressionSettings, LODGroup, Filter, address modes ... (issue 5).
+/// Returns the walk (None when the block could not be read or needs a .usmap not given);
+/// `props_len` bounds the block (the bytes before the platform data, or the export's size).
 fn read_properties(
     ctx: &OpenContext,
     pkg: &Package,
     export: &Export,
     data_src: SourceId,
-    pd: &PlatformData,
+    props_len: u64,
     usmap: Option<&Mapping>,
     t: &mut Texture,
-) {
+) -> Option<props::Walk> {
     let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
     let facts = props::CLASS_DEFAULTS
         .iter()
@@ -1041,16 +1054,16 @@ fn read_properties(
         t.notes.push(format!(
             "colour space unknown: the properties are unversioned; drop the game's .usmap to read {facts}"
         ));
-        return;
+        return None;
     }
     // The property block is small (a few hundred bytes in every sample); 1 MiB bounds a hostile one.
-    let len = pd.start.saturating_sub(export.start).min(1 << 20);
+    let len = props_len.min(1 << 20);
     let src = ctx.sources[data_src].clone();
     let block = match crate::io::read_range(src.as_ref(), export.start, len, &ctx.limits) {
         Ok(b) => b,
         Err(e) => {
             t.add_meta("Properties", format!("not read: {e}"));
-            return;
+            return None;
         }
     };
     let (lwc, top_level_paths) = match pkg.flavor {
@@ -1064,6 +1077,7 @@ fn read_properties(
         lwc,
         top_level_paths,
         ue5: pkg.ue5_version,
+        ue4: pkg.ue4_version(),
     };
     let mut r = crate::io::Reader::at(&block, export.start);
     let w = if unversioned {
@@ -1118,4 +1132,5 @@ fn read_properties(
         t.notes
             .push("colour space unknown: SRGB was not read".into());
     }
+    Some(w)
 }

@@ -1,0 +1,963 @@
+//! Editor (uncooked) packages: what a texture export of a package saved by the editor holds
+//! instead of cooked platform data. Its tagged properties (UTexture's `Source`, an
+//! `FTextureSource` struct: size, slices, mips, layers, blocks, format, compression) say what the
+//! source art is; after them UObject's GUID flag, UTexture's FStripDataFlags and the source's
+//! bulk data say where its bytes are: UE4's `FUntypedBulkData` (inline, or at the end of the file
+//! after the summary's BulkDataStartOffset, zlib-compressed or not) or UE5's `FEditorBulkData`
+//! (a payload in the package trailer, a `.upayload` sidecar, or virtualized). docs/unreal.md,
+//! "Editor packages", gives the layout with the source of each fact.
+//!
+//! [`read_image`] unwraps and decodes only what one mip and slice needs, at decode time.
+
+use super::cursor::Cursor;
+use super::package::{Export, Package};
+use super::props::Walk;
+use super::texture::{self, Payload};
+use crate::codec::PixelFormat;
+use crate::io::{Error, Limits, Result, Source};
+use crate::model::{SourceCoding, SourceLayout, SourceTexels, SourceWrap, Storage};
+
+/// Render-target classes: an editor package keeps only their settings (the engine draws them).
+pub fn is_render_target(class: &str) -> bool {
+    class.starts_with("TextureRenderTarget")
+}
+
+/// One UDIM tile of a multi-block source (FTextureSourceBlock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub x: i32,
+    pub y: i32,
+    pub size_x: u32,
+    pub size_y: u32,
+    pub slices: u32,
+    pub mips: u32,
+}
+
+/// What a texture's `Source` property (FTextureSource) says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    pub size_x: u32,
+    pub size_y: u32,
+    pub slices: u32,
+    pub mips: u32,
+    pub layers: u32,
+    /// ETextureSourceFormat name ("TSF_BGRA8").
+    pub format: String,
+    /// UE4's bPNGCompressed.
+    pub png: bool,
+    /// UE5's ETextureSourceCompressionFormat name, when stored ("TSCF_PNG").
+    pub compression: Option<String>,
+    /// Every block after the first (UDIM tiles); block 0 is `size_x` x `size_y` at (BaseBlockX,
+    /// BaseBlockY).
+    pub blocks: Vec<Block>,
+    pub long_lat_cubemap: bool,
+}
+
+fn num(w: &Walk, name: &str) -> Option<u32> {
+    w.get(name).and_then(|v| v.parse().ok())
+}
+
+impl SourceInfo {
+    /// Reads the `Source.*` values a tagged walk recorded; `None` when there is no `Source`.
+    pub fn from_walk(w: &Walk) -> Option<SourceInfo> {
+        let format = w.get("Source.Format")?.to_string();
+        let blocks = (0..4096)
+            .map_while(|i| {
+                let k = |f: &str| format!("Source.Blocks[{i}].{f}");
+                Some(Block {
+                    x: w.get(&k("BlockX"))
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0),
+                    y: w.get(&k("BlockY"))
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0),
+                    size_x: num(w, &k("SizeX"))?,
+                    size_y: num(w, &k("SizeY"))?,
+                    slices: num(w, &k("NumSlices")).unwrap_or(1),
+                    mips: num(w, &k("NumMips")).unwrap_or(1),
+                })
+            })
+            .collect();
+        Some(SourceInfo {
+            size_x: num(w, "Source.SizeX").unwrap_or(0),
+            size_y: num(w, "Source.SizeY").unwrap_or(0),
+            // FTextureSource's constructor leaves these at 0 / 1; a stored 0 is still read as 1.
+            slices: num(w, "Source.NumSlices").unwrap_or(1).max(1),
+            mips: num(w, "Source.NumMips").unwrap_or(1).max(1),
+            layers: num(w, "Source.NumLayers").unwrap_or(1).max(1),
+            format,
+            png: w.get("Source.bPNGCompressed") == Some("true"),
+            compression: w.get("Source.CompressionFormat").map(str::to_string),
+            blocks,
+            long_lat_cubemap: w.get("Source.bLongLatCubemap") == Some("true"),
+        })
+    }
+
+    /// How the payload's bytes are coded: UE5's CompressionFormat, else UE4's PNG flag.
+    pub fn coding(&self) -> Result<SourceCoding> {
+        Ok(match self.compression.as_deref() {
+            None | Some("TSCF_None") if !self.png => SourceCoding::Raw,
+            None | Some("TSCF_None") | Some("TSCF_PNG") => SourceCoding::Png,
+            // UEJPEG is UE's own JPEG variant; its decoder is not public.
+            Some("TSCF_JPEG") => SourceCoding::Jpeg,
+            Some("TSCF_UEDELTA") => SourceCoding::UeDelta,
+            Some(other) => {
+                return Err(Error::unsupported(format!(
+                    "source compression {other} (known: TSCF_None, TSCF_PNG, TSCF_JPEG, \
+                     TSCF_UEDELTA)"
+                ))
+                .at_field("unreal/FTextureSource/CompressionFormat"))
+            }
+        })
+    }
+}
+
+/// ETextureSourceFormat -> (bytes per texel, the texture's pixel format, how texels widen).
+/// TSF_RGBA8 and TSF_RGBE8 are UE4's names from before VER_UE4_TEXTURE_FORMAT_RGBA_SWIZZLE
+/// renamed them BGRA8 / BGRE8 (the bytes were always B, G, R, A); UE5 keeps them as
+/// *_DEPRECATED.
+pub fn source_format(name: &str) -> Option<(u64, PixelFormat, SourceTexels)> {
+    use PixelFormat as P;
+    use SourceTexels as T;
+    Some(match name {
+        "TSF_G8" => (1, P::L8, T::Same),
+        "TSF_BGRA8" | "TSF_RGBA8" | "TSF_RGBA8_DEPRECATED" => (4, P::BGRA8, T::Same),
+        "TSF_BGRE8" | "TSF_RGBE8" | "TSF_RGBE8_DEPRECATED" => (4, P::RGBA32F, T::Bgre8),
+        "TSF_RGBA16" => (8, P::RGBA16, T::Same),
+        "TSF_RGBA16F" => (8, P::RGBA16F, T::Same),
+        "TSF_RGBA32F" => (16, P::RGBA32F, T::Same),
+        "TSF_G16" => (2, P::RGBA16, T::Gray16),
+        "TSF_R16F" => (2, P::R16F, T::Same),
+        "TSF_R32F" => (4, P::R32F, T::Same),
+        _ => return None,
+    })
+}
+
+/// Where an editor texture's source bytes are, as its bulk-data record says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bulk {
+    /// UE4 `FUntypedBulkData`: its flags, the raw (ElementCount) size and where it is.
+    Ue4 {
+        flags: u32,
+        raw_size: u64,
+        payload: Payload,
+    },
+    /// UE5 `FEditorBulkData`: its flags, payload hash (FIoHash), raw size and, when the
+    /// record says it, the payload's offset in the package file.
+    Ue5 {
+        flags: u32,
+        hash: [u8; 20],
+        raw_size: u64,
+        offset: Option<i64>,
+    },
+    /// The strip flags say the editor data was stripped: no source.
+    Stripped,
+}
+
+/// FEditorBulkData::EFlags (UE's EditorBulkData.h; CUE4Parse FEditorBulkData).
+pub mod ebd {
+    pub const IS_VIRTUALIZED: u32 = 1 << 0;
+    pub const HAS_PAYLOAD_SIDECAR_FILE: u32 = 1 << 1;
+    pub const REFERENCES_LEGACY_FILE: u32 = 1 << 2;
+    pub const LEGACY_FILE_IS_COMPRESSED: u32 = 1 << 3;
+    pub const REFERENCES_WORKSPACE_DOMAIN: u32 = 1 << 8;
+    pub const STORED_IN_PACKAGE_TRAILER: u32 = 1 << 9;
+
+    pub fn describe(f: u32) -> String {
+        const NAMES: &[(u32, &str)] = &[
+            (1 << 0, "IsVirtualized"),
+            (1 << 1, "HasPayloadSidecarFile"),
+            (1 << 2, "ReferencesLegacyFile"),
+            (1 << 3, "LegacyFileIsCompressed"),
+            (1 << 4, "DisablePayloadCompression"),
+            (1 << 5, "LegacyKeyWasGuidDerived"),
+            (1 << 6, "HasRegistered"),
+            (1 << 7, "IsTornOff"),
+            (1 << 8, "ReferencesWorkspaceDomain"),
+            (1 << 9, "StoredInPackageTrailer"),
+        ];
+        let v: Vec<&str> = NAMES
+            .iter()
+            .filter(|(b, _)| f & b != 0)
+            .map(|(_, n)| *n)
+            .collect();
+        if v.is_empty() {
+            "none".into()
+        } else {
+            v.join("|")
+        }
+    }
+}
+
+/// Whether the source bytes follow in UE5's FEditorBulkData form: packages saved by UE5 with a
+/// FileVersionUE5 (LegacyFileVersion -8 and later). UE 5.0 early-access packages (-7, no UE5
+/// version) still wrote UE4's bulk data.
+fn editor_bulk_data(pkg: &Package) -> bool {
+    pkg.legacy_version <= -8 && pkg.ue5_version >= 1000
+}
+
+/// Reads what follows an editor texture export's tagged properties (which end at `at`):
+/// UObject's i32 "has GUID" flag (+ the GUID), UTexture's FStripDataFlags (global and class
+/// byte; global bit 1 = editor data stripped) and the source's bulk-data record.
+pub fn read_bulk(
+    src: &dyn Source,
+    pkg: &Package,
+    export: &Export,
+    at: u64,
+    limits: &Limits,
+) -> Result<Bulk> {
+    let end = export.start.saturating_add(export.size);
+    let mut c = Cursor::new(src, at, end, limits);
+    let field = |e: Error, f: &str| e.at_field(f).in_file(src.name());
+    let has_guid = c
+        .bool32()
+        .map_err(|e| field(e, "unreal/UObject/bHasGuid"))?;
+    if has_guid {
+        c.skip(16).map_err(|e| field(e, "unreal/UObject/Guid"))?;
+    }
+    let strip = c
+        .u8()
+        .map_err(|e| field(e, "unreal/UTexture/FStripDataFlags"))?;
+    c.u8()
+        .map_err(|e| field(e, "unreal/UTexture/FStripDataFlags"))?;
+    if strip & 1 != 0 {
+        return Ok(Bulk::Stripped);
+    }
+    if editor_bulk_data(pkg) {
+        let f = "unreal/FEditorBulkData";
+        let flags = c.u32().map_err(|e| field(e, f))?;
+        c.skip(16)
+            .map_err(|e| field(e, "unreal/FEditorBulkData/BulkDataId"))?;
+        let h = c
+            .bytes(20)
+            .map_err(|e| field(e, "unreal/FEditorBulkData/PayloadContentId"))?;
+        let mut hash = [0u8; 20];
+        hash.copy_from_slice(&h);
+        let size = c
+            .i64()
+            .map_err(|e| field(e, "unreal/FEditorBulkData/PayloadSize"))?;
+        if size < 0 {
+            return Err(field(
+                Error::malformed(format!("a payload of {size} bytes")),
+                "unreal/FEditorBulkData/PayloadSize",
+            ));
+        }
+        let offset = if flags & (ebd::STORED_IN_PACKAGE_TRAILER | ebd::IS_VIRTUALIZED) == 0 {
+            Some(
+                c.i64()
+                    .map_err(|e| field(e, "unreal/FEditorBulkData/OffsetInFile"))?,
+            )
+        } else {
+            None
+        };
+        return Ok(Bulk::Ue5 {
+            flags,
+            hash,
+            raw_size: size as u64,
+            offset,
+        });
+    }
+    let (payload, flags) = texture::read_bulk_header(&mut c, pkg, 0)
+        .map_err(|e| field(e, "unreal/FUntypedBulkData"))?;
+    let raw_size = match &payload {
+        Payload::Zlib { raw_size, .. } => *raw_size,
+        Payload::Inline { size, .. } | Payload::External { size, .. } => *size,
+        Payload::Nothing | Payload::Unreadable(_) => 0,
+    };
+    Ok(Bulk::Ue4 {
+        flags,
+        raw_size,
+        payload,
+    })
+}
+
+/// The byte ranges of every mip and slice of block 0, layer 0 of a raw source (UE's
+/// FTextureSource::CalcMipOffset: blocks, then layers, then mips, each mip all its slices).
+/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`).
+pub fn raw_images(info: &SourceInfo, bpp: u64, volume_mips: bool) -> Vec<Vec<(u64, u64)>> {
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    for m in 0..info.mips.min(32) {
+        let w = (info.size_x >> m).max(1) as u64;
+        let h = (info.size_y >> m).max(1) as u64;
+        let d = if volume_mips {
+            (info.slices >> m).max(1)
+        } else {
+            info.slices
+        } as u64;
+        let one = w * h * bpp;
+        out.push((0..d).map(|s| (at + s * one, one)).collect());
+        at = at.saturating_add(one * d);
+    }
+    out
+}
+
+/// Total bytes of block 0, layer 0's mips (what a raw payload must hold at least).
+pub fn raw_total(images: &[Vec<(u64, u64)>]) -> u64 {
+    images
+        .iter()
+        .flat_map(|m| m.last())
+        .map(|&(o, l)| o + l)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The stored range of a UE4 payload, and its wrap.
+pub fn ue4_storage(payload: &Payload) -> Option<(u64, u64, SourceWrap)> {
+    match payload {
+        Payload::Inline { pos, size } => Some((*pos, *size, SourceWrap::Plain)),
+        Payload::Zlib { stored, .. } => match stored.as_ref() {
+            Payload::Inline { pos, size } => Some((*pos, *size, SourceWrap::UeZlib)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Unwraps the stored payload `bytes` (all of it) as `s.wrap` says, at most `s.raw_size` bytes
+/// where the payload states it.
+fn unwrap(
+    s: &SourceLayout,
+    src: &dyn Source,
+    offset: u64,
+    length: u64,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    match s.wrap {
+        SourceWrap::Plain => crate::io::read_range(src, offset, length, limits),
+        SourceWrap::UeZlib => {
+            let data = crate::io::read_range(src, offset, length, limits)?;
+            texture::inflate_chunks(&data, s.raw_size.max(1), limits)
+                .map_err(|e| e.in_file(src.name()))
+        }
+        SourceWrap::CompressedBuffer => decode_compressed_buffer(src, offset, length, limits),
+    }
+}
+
+/// FCompressedBuffer -> raw bytes (the payload helper's cbuf module once merged).
+fn decode_compressed_buffer(
+    src: &dyn Source,
+    offset: u64,
+    length: u64,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    let _ = (offset, length, limits);
+    Err(Error::not_in_build(
+        format_args!("UE5 editor payloads (FCompressedBuffer) of {}", src.name()),
+        "cbuf",
+    ))
+}
+
+/// A decoded PNG or JPEG: size, channels (1-4), bits per channel (8 or 16) and its samples
+/// (16-bit ones native-endian u16 pairs).
+pub struct DecodedFile {
+    pub width: u32,
+    pub height: u32,
+    pub channels: u8,
+    pub bits: u8,
+    pub samples: Vec<u8>,
+}
+
+/// PNG bytes -> samples (through the `png` crate natively until the shared image-file decoder
+/// lands; the page's build names it not built).
+fn decode_png(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let mut d = png::Decoder::new(std::io::Cursor::new(data));
+        d.set_transformations(png::Transformations::EXPAND);
+        let mut r = d
+            .read_info()
+            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
+        let (w, h) = (r.info().width, r.info().height);
+        let size = r
+            .output_buffer_size()
+            .ok_or_else(|| Error::limit("the source PNG is too large"))?;
+        limits.check_alloc(size as u64, "a decoded source PNG")?;
+        let mut buf = vec![0u8; size];
+        let info = r
+            .next_frame(&mut buf)
+            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
+        buf.truncate(info.buffer_size());
+        let channels = info.color_type.samples() as u8;
+        let bits = match info.bit_depth {
+            png::BitDepth::Sixteen => 16,
+            _ => 8,
+        };
+        if bits == 16 {
+            // PNG stores 16-bit samples big-endian.
+            for p in buf.chunks_exact_mut(2) {
+                p.swap(0, 1);
+            }
+        }
+        Ok(DecodedFile {
+            width: w,
+            height: h,
+            channels,
+            bits,
+            samples: buf,
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (data, limits);
+        Err(Error::not_in_build("PNG-stored source art", "image-file"))
+    }
+}
+
+fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
+    let _ = (data, limits);
+    Err(Error::not_in_build("JPEG-stored source art", "image-file"))
+}
+
+/// The texels of `format` a decoded PNG/JPEG gives (8-bit: to BGRA8 or L8; 16-bit: to RGBA16).
+fn file_to_format(f: &DecodedFile, format: PixelFormat) -> Result<Vec<u8>> {
+    let n = f.width as usize * f.height as usize;
+    let ch = f.channels as usize;
+    let bytes = if f.bits == 16 { 2 } else { 1 };
+    if f.samples.len() < n * ch * bytes {
+        return Err(Error::malformed(
+            "the decoded source image is shorter than its size",
+        ));
+    }
+    // Sample k of texel i widened to 16 bits (an 8-bit one repeated in both bytes).
+    let s16 = |i: usize, k: usize| -> u16 {
+        let at = i * ch + k;
+        if bytes == 2 {
+            u16::from_ne_bytes([f.samples[2 * at], f.samples[2 * at + 1]])
+        } else {
+            f.samples[at] as u16 * 257
+        }
+    };
+    // RGBA of texel i, from grey, grey + alpha, RGB or RGBA.
+    let rgba = |i: usize| -> [u16; 4] {
+        match ch {
+            1 => {
+                let g = s16(i, 0);
+                [g, g, g, 65535]
+            }
+            2 => {
+                let g = s16(i, 0);
+                [g, g, g, s16(i, 1)]
+            }
+            3 => [s16(i, 0), s16(i, 1), s16(i, 2), 65535],
+            _ => [s16(i, 0), s16(i, 1), s16(i, 2), s16(i, 3)],
+        }
+    };
+    let mut out;
+    match format {
+        PixelFormat::BGRA8 => {
+            out = Vec::with_capacity(n * 4);
+            for i in 0..n {
+                let [r, g, b, a] = rgba(i);
+                out.extend_from_slice(&[
+                    (b >> 8) as u8,
+                    (g >> 8) as u8,
+                    (r >> 8) as u8,
+                    (a >> 8) as u8,
+                ]);
+            }
+        }
+        PixelFormat::L8 => {
+            out = (0..n).map(|i| (rgba(i)[0] >> 8) as u8).collect();
+        }
+        PixelFormat::RGBA16 => {
+            out = Vec::with_capacity(n * 8);
+            for i in 0..n {
+                for v in rgba(i) {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        other => {
+            return Err(Error::unsupported(format!(
+                "a PNG/JPEG source read as {}",
+                other.name()
+            )))
+        }
+    }
+    Ok(out)
+}
+
+/// Widens raw source texels to the texture's format.
+fn widen(texels: SourceTexels, raw: Vec<u8>) -> Vec<u8> {
+    match texels {
+        SourceTexels::Same => raw,
+        SourceTexels::Bgre8 => {
+            let mut out = Vec::with_capacity(raw.len() * 4);
+            for p in raw.chunks_exact(4) {
+                // Radiance RGBE: value = mantissa * 2^(e - 128 - 8), zero when e is 0 (UE's
+                // FColor::FromRGBE, stored B, G, R, E).
+                let (b, g, r, e) = (p[0], p[1], p[2], p[3]);
+                let v = |m: u8| {
+                    if e == 0 {
+                        0.0f32
+                    } else {
+                        m as f32 * 2f32.powi(e as i32 - 136)
+                    }
+                };
+                for c in [v(r), v(g), v(b), 1.0] {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            out
+        }
+        SourceTexels::Gray16 => {
+            let mut out = Vec::with_capacity(raw.len() * 4);
+            for p in raw.chunks_exact(2) {
+                out.extend_from_slice(&[p[0], p[1], p[0], p[1], p[0], p[1], 0xFF, 0xFF]);
+            }
+            out
+        }
+    }
+}
+
+/// The texels of mip `mip`, slice `slice` of an editor source, in the texture's `format`
+/// (`w` x `h`): the stored payload is read, unwrapped and decoded as its layout says.
+#[allow(clippy::too_many_arguments)]
+pub fn read_image(
+    s: &SourceLayout,
+    src: &dyn Source,
+    format: PixelFormat,
+    mip: usize,
+    slice: u32,
+    w: u32,
+    h: u32,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    let Storage::Range { offset, length, .. } = &s.data else {
+        return Err(Error::malformed("the source has no stored range"));
+    };
+    match s.coding {
+        SourceCoding::Raw => {
+            let &(at, len) = s
+                .images
+                .get(mip)
+                .and_then(|m| m.get(slice as usize))
+                .ok_or_else(|| {
+                    Error::malformed(format!("the source has no mip {mip} slice {slice}"))
+                })?;
+            let raw = if s.wrap == SourceWrap::Plain {
+                if at.saturating_add(len) > *length {
+                    return Err(Error::malformed(format!(
+                        "the source payload holds {length} bytes, but mip {mip} slice {slice} \
+                         needs bytes {at}..{}",
+                        at + len
+                    ))
+                    .at_field("unreal/FTextureSource/BulkData")
+                    .in_file(src.name()));
+                }
+                crate::io::read_range(src, offset + at, len, limits)?
+            } else {
+                let all = unwrap(s, src, *offset, *length, limits)?;
+                let end = at.saturating_add(len);
+                if end > all.len() as u64 {
+                    return Err(Error::malformed(format!(
+                        "the source payload unpacks to {} bytes, but mip {mip} slice {slice} \
+                         needs bytes {at}..{end}",
+                        all.len()
+                    ))
+                    .at_field("unreal/FTextureSource/BulkData")
+                    .in_file(src.name()));
+                }
+                all[at as usize..end as usize].to_vec()
+            };
+            Ok(widen(s.texels, raw))
+        }
+        SourceCoding::Png | SourceCoding::Jpeg => {
+            if mip != 0 || slice != 0 {
+                return Err(Error::malformed(format!(
+                    "a PNG/JPEG-stored source holds one image; there is no mip {mip} slice {slice}"
+                )));
+            }
+            let data = unwrap(s, src, *offset, *length, limits)?;
+            let f = if s.coding == SourceCoding::Png {
+                decode_png(&data, limits)
+            } else {
+                decode_jpeg(&data, limits)
+            }
+            .map_err(|e| e.in_file(src.name()))?;
+            if (f.width, f.height) != (w, h) {
+                return Err(Error::malformed(format!(
+                    "the stored image is {}x{}, but the source says {w}x{h}",
+                    f.width, f.height
+                ))
+                .in_file(src.name()));
+            }
+            file_to_format(&f, format)
+        }
+        SourceCoding::UeDelta => Err(Error::not_in_build(
+            format_args!("UEDELTA source art of {}", src.name()),
+            "uedelta",
+        )),
+    }
+}
+
+/// Lists every texture (and render-target) export of an editor package into `ctx.textures`;
+/// returns how many.
+pub(super) fn open_exports(
+    ctx: &mut crate::OpenContext,
+    files: &super::PackageSources,
+    pkg: &Package,
+    usmap: Option<&super::Mapping>,
+) -> usize {
+    let mut found = 0;
+    for export in &pkg.exports {
+        let Some(class) = export.class.as_deref() else {
+            continue;
+        };
+        if !(super::is_texture_class(class) || is_render_target(class)) {
+            continue;
+        }
+        let t = build(ctx, files, pkg, export, usmap);
+        ctx.textures.push(t);
+        found += 1;
+    }
+    found
+}
+
+/// "UE 4.22.3 (saved by 4.22.3-7053642+++UE4+Release-4.22; object version 517)".
+fn saved_by(pkg: &Package) -> String {
+    let v = &pkg.versions;
+    let objects = if v.file_ue5 > 0 {
+        format!("object versions UE4 {} / UE5 {}", v.file_ue4, v.file_ue5)
+    } else {
+        format!("object version {}", v.file_ue4)
+    };
+    let engine = if v.saved_by.0 > 0 {
+        format!("UE {}.{}.{}", v.saved_by.0, v.saved_by.1, v.saved_by_patch)
+    } else {
+        engine_of_object_version(v.file_ue4, v.file_ue5)
+    };
+    format!(
+        "{engine} (saved by \"{}\"; {objects}; LegacyFileVersion {})",
+        v.saved_by_text, pkg.legacy_version
+    )
+}
+
+/// What the object versions say when the package names no engine release: a changelist alone
+/// was written before ENGINE_VERSION_OBJECT (336), which UE 4.0.0 (object version 347 in the
+/// shared samples) already wrote, so such a file comes from a UE 4.0 pre-release editor.
+fn engine_of_object_version(ue4: i32, ue5: i32) -> String {
+    if ue5 > 0 {
+        "UE5, release not named".into()
+    } else if ue4 < super::package::ue4v::ENGINE_VERSION_OBJECT {
+        "a UE 4.0 pre-release editor".into()
+    } else {
+        "UE4, release not named".into()
+    }
+}
+
+fn build(
+    ctx: &mut crate::OpenContext,
+    files: &super::PackageSources,
+    pkg: &Package,
+    export: &Export,
+    usmap: Option<&super::Mapping>,
+) -> crate::model::Texture {
+    use crate::model::{Layout, TextureKind};
+    let main = ctx.sources[files.main].clone();
+    let mut t = super::error_texture(main.name(), export, &Error::malformed(""));
+    t.error = None;
+    t.add_meta(
+        "Package",
+        "editor package (uncooked .uasset; export data inline)",
+    );
+    t.add_meta("Engine (stated)", saved_by(pkg));
+    t.add_meta("Package flags", format!("0x{:08X}", pkg.package_flags));
+    let Some(w) = super::read_properties(ctx, pkg, export, files.main, export.size, usmap, &mut t)
+    else {
+        t.error = Some("the texture's properties could not be read".into());
+        return t;
+    };
+    if is_render_target(&t.class) {
+        t.error = Some(format!(
+            "{} is a render target: the engine draws it at run time, so the package stores \
+             only its settings and no source art",
+            t.class
+        ));
+        return t;
+    }
+    let Some(info) = SourceInfo::from_walk(&w) else {
+        t.error = Some(match &w.stopped {
+            Some(s) => format!("the property walk stopped before the Source property: {s}"),
+            None => "the texture has no Source property (FTextureSource): no source art".into(),
+        });
+        return t;
+    };
+    t.native_format = crate::model::NativeFormat::Name(info.format.clone());
+    match layout(ctx, pkg, export, &info, &w, &main, files.main) {
+        Ok((layout, format, note)) => {
+            t.format = format;
+            t.add_meta("Source", &layout.summary);
+            if let Some(n) = note {
+                t.notes.push(n);
+            }
+            let (kind, slices) = match t.class.as_str() {
+                "TextureCube" | "TextureCubeArray" if info.slices >= 6 => {
+                    (TextureKind::Cube, info.slices)
+                }
+                "TextureCube" => {
+                    t.notes.push(
+                        "the cube map's source is one long-lat (equirectangular) image".into(),
+                    );
+                    (TextureKind::Tex2D, 1)
+                }
+                "Texture2DArray" => (TextureKind::Array, info.slices),
+                "VolumeTexture" => (TextureKind::Volume, 1),
+                _ if info.slices > 1 => (TextureKind::Array, info.slices),
+                _ => (TextureKind::Tex2D, 1),
+            };
+            t.kind = kind;
+            t.slices = slices;
+            t.width = info.size_x;
+            t.height = info.size_y;
+            let mips = if layout.coding == SourceCoding::Raw {
+                info.mips
+            } else {
+                1
+            };
+            for m in 0..mips.min(32) {
+                let d = if kind == TextureKind::Volume {
+                    (info.slices >> m).max(1)
+                } else {
+                    1
+                };
+                t.mips.push(crate::model::Mip {
+                    width: (info.size_x >> m).max(1),
+                    height: (info.size_y >> m).max(1),
+                    depth: d,
+                    surfaces: Vec::new(),
+                    location_note: "source".into(),
+                });
+            }
+            if let Storage::Missing { file, .. } = &layout.data {
+                t.notes.push(format!(
+                    "the source art lives in {file}, which was not opened: drop it with the package"
+                ));
+            }
+            t.depth = t.mips.first().map_or(1, |m| m.depth);
+            t.layout = Layout::Source(Box::new(layout));
+        }
+        Err(e) => t.error = Some(e.to_string()),
+    }
+    let _ = PixelFormat::BGRA8;
+    t
+}
+
+/// The source layout of one texture: where its payload is, how it is wrapped and coded.
+fn layout(
+    ctx: &mut crate::OpenContext,
+    pkg: &Package,
+    export: &Export,
+    info: &SourceInfo,
+    w: &Walk,
+    main: &crate::io::SourceRef,
+    main_id: usize,
+) -> Result<(SourceLayout, PixelFormat, Option<String>)> {
+    let (bpp, format, texels) = source_format(&info.format).ok_or_else(|| {
+        Error::unsupported(format!(
+            "source format {} is not one Texscope reads (TSF_G8, BGRA8, BGRE8, RGBA16, RGBA16F, \
+             RGBA32F, G16, R16F, R32F)",
+            info.format
+        ))
+        .at_field("unreal/FTextureSource/Format")
+    })?;
+    if info.size_x == 0 || info.size_y == 0 {
+        return Err(
+            Error::malformed(format!("the source is {}x{}", info.size_x, info.size_y))
+                .at_field("unreal/FTextureSource/SizeX"),
+        );
+    }
+    let limits = &ctx.limits;
+    if info.size_x > limits.max_dim
+        || info.size_y > limits.max_dim
+        || info.slices > limits.max_slices
+    {
+        return Err(Error::limit(format!(
+            "the source is {}x{} with {} slices, over the limits ({} texels a side, {} slices)",
+            info.size_x, info.size_y, info.slices, limits.max_dim, limits.max_slices
+        ))
+        .at_field("unreal/FTextureSource/SizeX"));
+    }
+    let coding = info.coding()?;
+    let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
+    let images = if coding == SourceCoding::Raw {
+        raw_images(info, bpp, volume_mips)
+    } else {
+        Vec::new()
+    };
+    let mut notes = Vec::new();
+    if !info.blocks.is_empty() {
+        notes.push(format!(
+            "UDIM: the source has {} blocks; block 0 ({}x{}) is shown",
+            info.blocks.len() + 1,
+            info.size_x,
+            info.size_y
+        ));
+    }
+    if info.layers > 1 {
+        notes.push(format!(
+            "the source has {} layers; layer 0 is shown",
+            info.layers
+        ));
+    }
+    let at = export.start + w.end as u64;
+    let bulk = read_bulk(main.as_ref(), pkg, export, at, limits)?;
+    let coding_name = match coding {
+        SourceCoding::Raw => "raw",
+        SourceCoding::Png => "PNG",
+        SourceCoding::Jpeg => "JPEG",
+        SourceCoding::UeDelta => "UEDELTA",
+    };
+    let describe = |how: &str| {
+        format!(
+            "{} {}x{}, {} slice(s), {} mip(s), {}; {how}",
+            info.format,
+            info.size_x,
+            info.size_y,
+            info.slices,
+            info.mips,
+            match &info.compression {
+                Some(c) => format!("CompressionFormat {c}"),
+                None if info.png => "bPNGCompressed (PNG)".into(),
+                None => "uncompressed".into(),
+            }
+        )
+    };
+    let (data, wrap, raw_size, how) = match bulk {
+        Bulk::Stripped => {
+            return Err(Error::unsupported(
+                "the package's editor data is stripped (FStripDataFlags): no source art",
+            ))
+        }
+        Bulk::Ue4 {
+            flags,
+            raw_size,
+            payload,
+        } => {
+            let (pos, size, wrap) = ue4_storage(&payload).ok_or_else(|| {
+                Error::unsupported(format!(
+                    "the source bulk data ({}) is not in the package",
+                    texture::bulk_flags::describe(flags)
+                ))
+            })?;
+            if pos.saturating_add(size) > main.len() {
+                return Err(Error::malformed(format!(
+                    "the source bulk data ({size} bytes at {pos}) runs past the end of the file \
+                     ({} bytes)",
+                    main.len()
+                ))
+                .at_field("unreal/FUntypedBulkData/BulkDataOffsetInFile"));
+            }
+            let place = if flags & texture::bulk_flags::PAYLOAD_AT_END_OF_FILE != 0 {
+                "at the end of the file"
+            } else {
+                "inline after the export"
+            };
+            let how = format!(
+                "UE4 bulk data ({}), {size} bytes {place} at {pos}{}",
+                texture::bulk_flags::describe(flags),
+                if wrap == SourceWrap::UeZlib {
+                    format!(", zlib-compressed from {raw_size} bytes")
+                } else {
+                    String::new()
+                }
+            );
+            (
+                Storage::Range {
+                    source: main_id,
+                    offset: pos,
+                    length: size,
+                },
+                wrap,
+                raw_size,
+                how,
+            )
+        }
+        Bulk::Ue5 {
+            flags,
+            hash,
+            raw_size,
+            offset,
+        } => ue5_storage(ctx, pkg, main, main_id, flags, &hash, raw_size, offset)?,
+    };
+    let _ = coding_name;
+    if coding == SourceCoding::Raw && raw_total(&images) > raw_size {
+        return Err(Error::malformed(format!(
+            "the source's mips need {} bytes, but its payload holds {raw_size}",
+            raw_total(&images)
+        ))
+        .at_field("unreal/FTextureSource/BulkData"));
+    }
+    ctx.limits
+        .check_alloc(raw_size, "a source payload")
+        .map_err(|e| e.at_field("unreal/FTextureSource/BulkData"))?;
+    let layout = SourceLayout {
+        data,
+        wrap,
+        coding,
+        texels,
+        raw_size,
+        images,
+        summary: describe(&how),
+    };
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    Ok((layout, format, note))
+}
+
+/// Where a UE5 editor payload is: the package trailer (found by the payload's hash), a sidecar,
+/// or nowhere local (virtualized).
+#[allow(clippy::too_many_arguments)]
+fn ue5_storage(
+    ctx: &mut crate::OpenContext,
+    pkg: &Package,
+    main: &crate::io::SourceRef,
+    main_id: usize,
+    flags: u32,
+    hash: &[u8; 20],
+    raw_size: u64,
+    offset: Option<i64>,
+) -> Result<(Storage, SourceWrap, u64, String)> {
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let what = format!("FEditorBulkData ({}), payload {hex}", ebd::describe(flags));
+    if flags & ebd::IS_VIRTUALIZED != 0 {
+        return Err(Error::unsupported(format!(
+            "the source art was virtualized: the editor moved its payload ({raw_size} bytes, \
+             {what}) to a remote store, and no local file holds it"
+        )));
+    }
+    if flags & ebd::HAS_PAYLOAD_SIDECAR_FILE != 0 {
+        let file = super::with_ext(crate::base_name(main.name()), ".upayload");
+        return Err(Error::unsupported(format!(
+            "the source art is in the sidecar {file} ({what}), which Texscope does not read yet"
+        )));
+    }
+    if flags & ebd::STORED_IN_PACKAGE_TRAILER != 0 {
+        let (at, len) = trailer_lookup(main.as_ref(), pkg, hash, &ctx.limits)?;
+        return Ok((
+            Storage::Range {
+                source: main_id,
+                offset: at,
+                length: len,
+            },
+            SourceWrap::CompressedBuffer,
+            raw_size,
+            format!("{what}, {len} bytes in the package trailer at {at}"),
+        ));
+    }
+    let _ = offset;
+    Err(Error::unsupported(format!(
+        "the source payload ({what}) is not in the package trailer; Texscope reads trailer payloads"
+    )))
+}
+
+/// The payload helper's trailer reader: the stored range of the payload with this hash.
+fn trailer_lookup(
+    src: &dyn Source,
+    pkg: &Package,
+    hash: &[u8; 20],
+    limits: &Limits,
+) -> Result<(u64, u64)> {
+    let _ = (src, pkg, hash, limits);
+    Err(Error::not_in_build("the UE5 package trailer", "trailer"))
+}

@@ -1,0 +1,241 @@
+//! Real Unreal editor (uncooked) packages, UE 4.0 beta to 5.7 (shared/samples/unreal-editor,
+//! MANIFEST.md and MANIFEST.tsv there), against independent expectations: the manifest's class,
+//! source format and storage (measured on the files by whoever built the set), and the original
+//! images the projects committed beside their packages, decoded by independent decoders (the
+//! `png` crate, `jpeg-decoder`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use texscope::io::FileSource;
+use texscope::{Catalog, Layout, Pixels};
+
+fn root() -> PathBuf {
+    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unreal-editor");
+    if rel.exists() {
+        rel
+    } else {
+        PathBuf::from("/work/shared/samples/unreal-editor")
+    }
+}
+
+/// One MANIFEST.tsv row (columns named in MANIFEST.md).
+#[derive(Debug, Clone)]
+struct Row {
+    file: PathBuf,
+    engine: String,
+    class: String,
+    source_format: String,
+    compression: String,
+    storage: String,
+    original: Option<PathBuf>,
+}
+
+fn rows() -> Vec<Row> {
+    let root = root();
+    let text = std::fs::read_to_string(root.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            let dir = root.join(c[0].replace('/', "+"));
+            Row {
+                file: dir.join(c[2]),
+                engine: c[5].to_string(),
+                class: c[6].to_string(),
+                source_format: c[7].to_string(),
+                compression: c[8].to_string(),
+                storage: c[9].to_string(),
+                original: c.get(11).filter(|s| !s.is_empty()).map(|p| dir.join(p)),
+            }
+        })
+        .collect()
+}
+
+fn open(p: &Path) -> Catalog {
+    texscope::open(
+        vec![Arc::new(FileSource::open(p).unwrap())],
+        &Default::default(),
+    )
+}
+
+fn meta<'a>(t: &'a texscope::Texture, key: &str) -> Option<&'a str> {
+    t.metadata
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Every package of the set opens alone (no .uexp asked for) and lists one texture of the
+/// manifest's class and source format, said to be an editor package with the engine that saved
+/// it; render targets say they have no source.
+#[test]
+fn every_editor_package_opens_as_the_manifest_says() {
+    let rows = rows();
+    assert_eq!(rows.len(), 65, "MANIFEST.tsv lists 65 packages");
+    let mut failures = Vec::new();
+    for r in &rows {
+        let cat = open(&r.file);
+        let name = r.file.display();
+        if !cat.problems.is_empty() {
+            failures.push(format!("{name}: problems {:?}", cat.problems));
+            continue;
+        }
+        if cat.textures.len() != 1 {
+            failures.push(format!("{name}: {} textures", cat.textures.len()));
+            continue;
+        }
+        let t = &cat.textures[0];
+        if t.class != r.class {
+            failures.push(format!("{name}: class {} (manifest {})", t.class, r.class));
+        }
+        assert_eq!(
+            meta(t, "Package"),
+            Some("editor package (uncooked .uasset; export data inline)"),
+            "{name}"
+        );
+        assert!(meta(t, "Engine (stated)").is_some(), "{name}");
+        if r.class.starts_with("TextureRenderTarget") {
+            let e = t.error.as_deref().unwrap_or("");
+            assert!(
+                e.contains("render target") && e.contains("no source"),
+                "{name}: {e}"
+            );
+            continue;
+        }
+        match &t.native_format {
+            texscope::model::NativeFormat::Name(f) if *f == r.source_format => {}
+            f => failures.push(format!(
+                "{name}: format {f:?} (manifest {})",
+                r.source_format
+            )),
+        }
+        if let Some(e) = &t.error {
+            failures.push(format!("{name}: {e}"));
+            continue;
+        }
+        let source = meta(t, "Source").unwrap_or("");
+        if r.compression != "-" {
+            assert!(source.contains(&r.compression), "{name}: {source}");
+        }
+        assert!(matches!(t.layout, Layout::Source(_)), "{name}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Sample i of a decoded image as 8-bit RGBA.
+fn rgba8(img: &texscope::Image) -> Vec<u8> {
+    match &img.pixels {
+        Pixels::Rgba8(v) => v.clone(),
+        Pixels::Rgba16(v) => v.iter().map(|&x| (x >> 8) as u8).collect(),
+        Pixels::Rgba32F(v) => v
+            .iter()
+            .map(|&x| (x.clamp(0.0, 1.0) * 255.0).round() as u8)
+            .collect(),
+    }
+}
+
+/// The original image as RGBA8, by the `png` crate or `jpeg-decoder`.
+fn original_rgba8(p: &Path) -> (u32, u32, Vec<u8>) {
+    let bytes = std::fs::read(p).unwrap();
+    if p.extension().is_some_and(|e| e == "png") {
+        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
+        d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut r = d.read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        let ch = info.color_type.samples();
+        let px = buf
+            .chunks_exact(ch)
+            .flat_map(|c| match ch {
+                1 => [c[0], c[0], c[0], 255],
+                2 => [c[0], c[0], c[0], c[1]],
+                3 => [c[0], c[1], c[2], 255],
+                _ => [c[0], c[1], c[2], c[3]],
+            })
+            .collect();
+        (info.width, info.height, px)
+    } else {
+        let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(bytes));
+        let px = d.decode().unwrap();
+        let info = d.info().unwrap();
+        let px = match info.pixel_format {
+            jpeg_decoder::PixelFormat::L8 => px.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            jpeg_decoder::PixelFormat::RGB24 => px
+                .chunks_exact(3)
+                .flat_map(|c| [c[0], c[1], c[2], 255])
+                .collect(),
+            f => panic!("{f:?}"),
+        };
+        (info.width as u32, info.height as u32, px)
+    }
+}
+
+/// Per texel: the largest channel difference, counting colour only where alpha is not 0 (the
+/// importer may refill colour under fully transparent texels, MANIFEST.md).
+fn compare(a: &[u8], b: &[u8]) -> (u8, usize) {
+    let mut max = 0;
+    let mut differing = 0;
+    for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let channels = if x[3] == 0 && y[3] == 0 { 3..4 } else { 0..4 };
+        let d = channels.map(|k| x[k].abs_diff(y[k])).max().unwrap_or(0);
+        max = max.max(d);
+        differing += (d > 0) as usize;
+    }
+    (max, differing)
+}
+
+/// Where a project committed the original image, the decoded source equals it pixel for pixel
+/// (colour compared where alpha is not 0). UE4 PNG-stored sources are decoded by Texscope's PNG
+/// path; the originals by the `png` crate or `jpeg-decoder`.
+#[test]
+fn decoded_sources_equal_the_committed_originals() {
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for r in rows().iter().filter(|r| r.original.is_some()) {
+        let orig = r.original.as_ref().unwrap();
+        let cat = open(&r.file);
+        let img = match cat.decode(0, 0, 0, Default::default()) {
+            Ok(i) => i,
+            Err(e) => {
+                report.push(format!("{}: not decoded: {e}", r.file.display()));
+                if !(r.engine.starts_with('5') && e.kind == texscope::ErrorKind::NotInBuild) {
+                    failures.push(format!("{}: {e}", r.file.display()));
+                }
+                continue;
+            }
+        };
+        let (w, h, want) = original_rgba8(orig);
+        assert_eq!((img.width, img.height), (w, h), "{}", r.file.display());
+        let got = rgba8(&img);
+        let (max, n) = compare(&got, &want);
+        report.push(format!(
+            "{} ({}): max difference {max}, {n} texels differ",
+            r.file.display(),
+            r.storage
+        ));
+        if max != 0 {
+            failures.push(format!(
+                "{}: max difference {max} in {n} texels",
+                r.file.display()
+            ));
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore]
+fn debug_dump() {
+    let p = std::env::var("UE_DEBUG").unwrap();
+    let cat = open(Path::new(&p));
+    for t in &cat.textures {
+        eprintln!("{} {} {:?} {:?}", t.name, t.class, t.error, t.notes);
+        for (k, v) in &t.metadata {
+            eprintln!("  {k}: {v}");
+        }
+    }
+    eprintln!("{:?}", cat.problems);
+}
