@@ -410,7 +410,8 @@ fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
 }
 
 /// The texels of `format` a decoded PNG/JPEG gives (8-bit: to BGRA8 or L8; 16-bit: to RGBA16).
-fn file_to_format(f: &DecodedFile, format: PixelFormat) -> Result<Vec<u8>> {
+/// `bgr_file`: the file's first three channels are blue, green, red ([`SourceTexels::BgrFile`]).
+fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Result<Vec<u8>> {
     let n = f.width as usize * f.height as usize;
     let ch = f.channels as usize;
     let bytes = if f.bits == 16 { 2 } else { 1 };
@@ -449,10 +450,11 @@ fn file_to_format(f: &DecodedFile, format: PixelFormat) -> Result<Vec<u8>> {
             out = Vec::with_capacity(n * 4);
             for i in 0..n {
                 let [r, g, b, a] = rgba(i);
+                let [x, z] = if bgr_file { [r, b] } else { [b, r] };
                 out.extend_from_slice(&[
-                    (b >> 8) as u8,
+                    (x >> 8) as u8,
                     (g >> 8) as u8,
-                    (r >> 8) as u8,
+                    (z >> 8) as u8,
                     (a >> 8) as u8,
                 ]);
             }
@@ -481,7 +483,7 @@ fn file_to_format(f: &DecodedFile, format: PixelFormat) -> Result<Vec<u8>> {
 /// Widens raw source texels to the texture's format.
 fn widen(texels: SourceTexels, raw: Vec<u8>) -> Vec<u8> {
     match texels {
-        SourceTexels::Same => raw,
+        SourceTexels::Same | SourceTexels::BgrFile => raw,
         SourceTexels::Bgre8 => {
             let mut out = Vec::with_capacity(raw.len() * 4);
             for p in raw.chunks_exact(4) {
@@ -583,7 +585,7 @@ pub fn read_image(
                 ))
                 .in_file(src.name()));
             }
-            file_to_format(&f, format)
+            file_to_format(&f, format, s.texels == SourceTexels::BgrFile)
         }
         SourceCoding::UeDelta => Err(Error::not_in_build(
             format_args!("UEDELTA source art of {}", src.name()),
@@ -780,6 +782,14 @@ fn layout(
         .at_field("unreal/FTextureSource/SizeX"));
     }
     let coding = info.coding()?;
+    // UE4 put TSF_BGRA8's bytes unchanged into an RGBA PNG (the shared UE4 samples equal their
+    // committed originals only with red and blue swapped back).
+    let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 && pkg.ue5_version == 0
+    {
+        SourceTexels::BgrFile
+    } else {
+        texels
+    };
     let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
     let images = if coding == SourceCoding::Raw {
         raw_images(info, bpp, volume_mips)
