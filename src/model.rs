@@ -219,6 +219,9 @@ pub struct SourceLayout {
     pub images: Vec<Vec<(u64, u64)>>,
     /// One line: the source's format, compression and where its bytes are, for Info.
     pub summary: String,
+    /// What kind of file holds it and who saved it ("editor package", "UE 4.22.3 ...").
+    pub package: String,
+    pub saved_by: String,
 }
 
 /// The platform a build was cooked for, where it decides how surfaces are laid out (console GPUs
@@ -351,8 +354,27 @@ impl Texture {
         self.metadata.push((key.to_string(), value.to_string()));
     }
 
-    /// The census record of the CLI contract (issue 2).
+    /// The census record of the CLI contract (issue 2); an editor's source art adds `source`
+    /// (the package kind, the engine that saved it, and how and where its bytes are stored).
     pub fn census(&self) -> serde_json::Value {
+        let mut v = self.census_common();
+        if let (Layout::Source(s), Some(o)) = (&self.layout, v.as_object_mut()) {
+            o.insert(
+                "source".into(),
+                serde_json::json!({
+                    "package": s.package,
+                    "saved_by": s.saved_by,
+                    "coding": s.coding,
+                    "wrap": s.wrap,
+                    "raw_size": s.raw_size,
+                    "stored": s.summary,
+                }),
+            );
+        }
+        v
+    }
+
+    fn census_common(&self) -> serde_json::Value {
         serde_json::json!({
             "file": self.file,
             "path": self.path,

@@ -173,7 +173,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sample_groups(only: Option<&[&str]>) -> Vec<Group> {
     let root = samples();
     let mut files = Vec::new();
-    for top in ["unreal", "unity", "frostbite", "console"] {
+    for top in ["unreal", "unreal-editor", "unity", "frostbite", "console"] {
         walk(&root.join(top), &mut files);
     }
     files.sort();
@@ -528,6 +528,13 @@ const DEFAULT_SAMPLES: &[&str] = &[
     "unreal/cue4parse-fixtures/UE6_0/IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows",
     // A landscape map whose heightmap's pixels are in its LandscapeTextureStorageProviderFactory.
     "unreal/cue4parse-fixtures/UE6_0/_extracted/IoStore/Tagged/CUE4ParseFixtures/Content/Fixtures/Maps/Landscape",
+    // Editor (uncooked) packages: UE 4.0 beta zlib-PNG source, a UE 4.7 zlib-raw BGRE8 long-lat
+    // cube, a UE 4.9 PNG source, UE 5.0 (payload in the package) and 5.6 (package trailer).
+    "unreal-editor/M1H1+MandM-4.11/Content/Character/CAR/Textures/CAR_Helmet_Emissive",
+    "unreal-editor/M1H1+MandM-4.11/Content/Effects/BasicHDR/HDR_SpotHighlightFinal_Color_Output0001",
+    "unreal-editor/Quadtree+LD33/Content/Textures/abl_meteor",
+    "unreal-editor/AnimaStudios+TestBuild0.9.8/Content/Characters/Mannequins/Materials/Functions/CA_Mannequin",
+    "unreal-editor/lukesorvik+BlasterGameUE5.6/Content/Assets/LearningKit_Games/Assets/_Shared/Textures/T_Default_O",
     // PS4 and PS5 .gnf (GCN 1D thin with a padded pitch; RDNA 64KB_S with a mip tail).
     "console/ps4/AubreyLau+Team-4-PS4/PS4Starter/white",
     "console/ps5/ishant4iZard+CSC8508/Assets/Textures/Default.png",

@@ -784,12 +784,12 @@ fn layout(
     let coding = info.coding()?;
     // UE4 put TSF_BGRA8's bytes unchanged into an RGBA PNG (the shared UE4 samples equal their
     // committed originals only with red and blue swapped back).
-    let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 && pkg.ue5_version == 0
-    {
-        SourceTexels::BgrFile
-    } else {
-        texels
-    };
+    let texels =
+        if coding == SourceCoding::Png && format == PixelFormat::BGRA8 && pkg.ue5_version == 0 {
+            SourceTexels::BgrFile
+        } else {
+            texels
+        };
     let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
     let images = if coding == SourceCoding::Raw {
         raw_images(info, bpp, volume_mips)
@@ -910,6 +910,8 @@ fn layout(
         raw_size,
         images,
         summary: describe(&how),
+        package: "editor package".into(),
+        saved_by: saved_by(pkg),
     };
     let note = (!notes.is_empty()).then(|| notes.join("; "));
     Ok((layout, format, note))
@@ -955,10 +957,37 @@ fn ue5_storage(
             format!("{what}, {len} bytes in the package trailer at {at}"),
         ));
     }
-    let _ = offset;
-    Err(Error::unsupported(format!(
-        "the source payload ({what}) is not in the package trailer; Texscope reads trailer payloads"
-    )))
+    if flags & (ebd::REFERENCES_LEGACY_FILE | ebd::REFERENCES_WORKSPACE_DOMAIN) != 0 {
+        return Err(Error::unsupported(format!(
+            "the source payload ({what}) is kept in another file the editor manages (a legacy \
+             bulk-data file or the workspace domain), not in this package"
+        )));
+    }
+    // Before the package trailer (UE 5.0's packages: the shared CA_Mannequin saved by 5.0 has
+    // OffsetInFile 4250, where its FCompressedBuffer's magic is) the payload sits in the package
+    // at an absolute offset; the buffer's header says how long it is.
+    let off = offset.unwrap_or(-1);
+    let len = main.len();
+    let at = u64::try_from(off)
+        .ok()
+        .filter(|&o| o < len)
+        .ok_or_else(|| {
+            Error::malformed(format!(
+                "the source payload is said to be at {off}, outside the file ({len} bytes)"
+            ))
+            .at_field("unreal/FEditorBulkData/OffsetInFile")
+        })?;
+    let _ = ctx;
+    Ok((
+        Storage::Range {
+            source: main_id,
+            offset: at,
+            length: len - at,
+        },
+        SourceWrap::CompressedBuffer,
+        raw_size,
+        format!("{what}, in the package at {at}"),
+    ))
 }
 
 /// The payload helper's trailer reader: the stored range of the payload with this hash.
