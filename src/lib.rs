@@ -97,6 +97,8 @@ pub struct Catalog {
     user_sources: usize,
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
+    /// Editor thumbnails of every asset the packages hold (textures or not), in file order.
+    pub thumbnails: Vec<model::Thumbnail>,
     options: OpenOptions,
     memo: Memo,
 }
@@ -114,6 +116,8 @@ pub struct OpenContext<'p> {
     pub claimed: Vec<bool>,
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
+    /// Editor thumbnails found so far ([`Catalog::thumbnails`]).
+    pub thumbnails: Vec<model::Thumbnail>,
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
     pub unreal_version: Option<String>,
@@ -315,6 +319,7 @@ fn open_with(
         claimed: vec![false; n],
         textures: Vec::new(),
         problems: Vec::new(),
+        thumbnails: Vec::new(),
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
@@ -349,6 +354,7 @@ fn open_with(
         user_sources: n,
         textures: ctx.textures,
         problems: ctx.problems,
+        thumbnails: ctx.thumbnails,
         options: options.clone(),
         memo: ctx.memo,
     }
@@ -582,6 +588,29 @@ impl Catalog {
         )
         .map_err(|e| e.in_file(&t.file))?;
         Ok((bytes, m.width, m.height))
+    }
+
+    /// Decodes editor thumbnail `index` ([`Catalog::thumbnails`]) to an RGBA8 image.
+    pub fn decode_thumbnail(&self, index: usize) -> Result<Image> {
+        let th = self
+            .thumbnails
+            .get(index)
+            .ok_or_else(|| Error::malformed(format!("no thumbnail number {index}")))?;
+        let Storage::Range {
+            source,
+            offset,
+            length,
+        } = &th.data
+        else {
+            return Err(Error::malformed("the thumbnail has no stored bytes"));
+        };
+        let src = self
+            .sources
+            .get(*source)
+            .ok_or_else(|| Error::malformed("the thumbnail names an unknown file"))?;
+        let bytes = read_range(src.as_ref(), *offset, *length, &self.options.limits)?;
+        unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits)
+            .map_err(|e| e.in_file(&th.file))
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its

@@ -400,6 +400,26 @@ impl Texture {
     }
 }
 
+/// An editor's thumbnail of one asset (an Unreal package's thumbnail table): any asset class,
+/// not only textures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Thumbnail {
+    /// The package file, as the user named it.
+    pub file: String,
+    /// The asset's class ("Material", "StaticMesh", "Texture2D").
+    pub class: String,
+    /// The asset's object path inside its package ("T_Rock").
+    pub object: String,
+    pub width: u32,
+    pub height: u32,
+    /// JPEG (UE 5.1+ writes most thumbnails so) rather than PNG.
+    pub jpeg: bool,
+    /// The PNG's first three channels are blue, green, red (UE4 wrote its BGRA thumbnails so).
+    pub bgr: bool,
+    /// The compressed image's bytes.
+    pub data: Storage,
+}
+
 /// Standard chain of `count` mips halving from `w` x `h` x `d`, each at least 1.
 pub fn mip_dims(w: u32, h: u32, d: u32, level: u32) -> (u32, u32, u32) {
     let s = |v: u32| if level >= 32 { 1 } else { (v >> level).max(1) };

@@ -27,6 +27,8 @@ struct Row {
     source_format: String,
     compression: String,
     storage: String,
+    /// ("jpeg" | "png", width, height).
+    thumbnail: (String, u32, u32),
     original: Option<PathBuf>,
 }
 
@@ -46,6 +48,11 @@ fn rows() -> Vec<Row> {
                 source_format: c[7].to_string(),
                 compression: c[8].to_string(),
                 storage: c[9].to_string(),
+                thumbnail: {
+                    let (kind, size) = c[10].split_once(' ').expect("thumbnail column");
+                    let (w, h) = size.split_once('x').expect("thumbnail size");
+                    (kind.to_string(), w.parse().unwrap(), h.parse().unwrap())
+                },
                 original: c.get(11).filter(|s| !s.is_empty()).map(|p| dir.join(p)),
             }
         })
@@ -268,4 +275,33 @@ fn debug_decode_raw() {
     let img = cat.decode(0, 0, 0, Default::default()).unwrap();
     std::fs::write("/tmp/ed/out.rgba", rgba8(&img)).unwrap();
     eprintln!("{}x{}", img.width, img.height);
+}
+
+/// Every package carries one thumbnail (MANIFEST.md), of the kind and size the manifest gives;
+/// the PNG ones decode to that size (JPEG ones wait for the shared image-file decoder).
+#[test]
+fn every_package_lists_its_thumbnail() {
+    let mut failures = Vec::new();
+    for r in rows() {
+        let cat = open(&r.file);
+        let name = r.file.display();
+        let [th] = cat.thumbnails.as_slice() else {
+            failures.push(format!("{name}: {} thumbnails", cat.thumbnails.len()));
+            continue;
+        };
+        let kind = if th.jpeg { "jpeg" } else { "png" };
+        if (kind, th.width, th.height) != (r.thumbnail.0.as_str(), r.thumbnail.1, r.thumbnail.2) {
+            failures.push(format!(
+                "{name}: {kind} {}x{} (manifest {:?})",
+                th.width, th.height, r.thumbnail
+            ));
+        }
+        assert_eq!(th.class, r.class, "{name}");
+        match cat.decode_thumbnail(0) {
+            Ok(img) => assert_eq!((img.width, img.height), (th.width, th.height), "{name}"),
+            Err(e) if th.jpeg && e.kind == texscope::ErrorKind::NotInBuild => {}
+            Err(e) => failures.push(format!("{name}: thumbnail: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1000,3 +1000,111 @@ fn trailer_lookup(
     let _ = (src, pkg, hash, limits);
     Err(Error::not_in_build("the UE5 package trailer", "trailer"))
 }
+
+/// The package's thumbnail table (UE's FThumbnailTable, at the summary's ThumbnailTableOffset):
+/// i32 count, then per asset FString class name, FString object path (without the package),
+/// i32 offset of its FObjectThumbnail: i32 width, i32 height (negative = JPEG, UE 5.1+), then
+/// the compressed image as a byte array (i32 count + bytes). [data: the shared editor set, every
+/// package; CUE4Parse's thumbnail pull request describes the same rows.]
+pub fn read_thumbnails(
+    src: &dyn Source,
+    pkg: &Package,
+    source: usize,
+    limits: &Limits,
+) -> Result<Vec<crate::model::Thumbnail>> {
+    let len = src.len();
+    let at = u64::try_from(pkg.thumbnail_offset).unwrap_or(u64::MAX);
+    if at >= len {
+        return Err(Error::malformed(format!(
+            "the thumbnail table is said to start at {at}, past the end of the file ({len} bytes)"
+        ))
+        .at_field("unreal/FPackageFileSummary/ThumbnailTableOffset"));
+    }
+    let mut c = Cursor::new(src, at, len, limits);
+    let f = "unreal/FThumbnailTable";
+    let n = c.i32().map_err(|e| e.at_field(f))?;
+    if n < 0 {
+        return Err(Error::malformed(format!("{n} thumbnails")).at_field(f));
+    }
+    limits
+        .check_count(n as u64, 12, len - c.pos, "thumbnails")
+        .map_err(|e| e.at_field(f))?;
+    let mut rows = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let class = c.fstring().map_err(|e| e.at_field(f))?;
+        let object = c.fstring().map_err(|e| e.at_field(f))?;
+        let offset = c.i32().map_err(|e| e.at_field(f))?;
+        rows.push((class, object, offset));
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (class, object, offset) in rows {
+        let fo = "unreal/FObjectThumbnail";
+        let at = u64::try_from(offset)
+            .ok()
+            .filter(|&o| o < len)
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "the thumbnail of {object} is said to be at {offset}, outside the file \
+                     ({len} bytes)"
+                ))
+                .at_field(fo)
+            })?;
+        let mut t = Cursor::new(src, at, len, limits);
+        let w = t.i32().map_err(|e| e.at_field(fo))?;
+        let h = t.i32().map_err(|e| e.at_field(fo))?;
+        let size = t.i32().map_err(|e| e.at_field(fo))?;
+        // An asset without a rendered thumbnail is stored 0x0 with no bytes.
+        if w == 0 || size == 0 {
+            continue;
+        }
+        let size = u64::try_from(size)
+            .ok()
+            .filter(|&s| t.pos.saturating_add(s) <= len)
+            .ok_or_else(|| {
+                Error::malformed(format!(
+                    "the thumbnail of {object} says {size} bytes, past the end of the file"
+                ))
+                .at_field(fo)
+            })?;
+        let jpeg = h < 0;
+        out.push(crate::model::Thumbnail {
+            file: src.name().to_string(),
+            class,
+            object,
+            width: w.unsigned_abs(),
+            height: h.unsigned_abs(),
+            jpeg,
+            bgr: !jpeg && pkg.ue5_version == 0,
+            data: Storage::Range {
+                source,
+                offset: t.pos,
+                length: size,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// A PNG or JPEG file's bytes to an RGBA8 image (`bgr`: the file's channels are B, G, R).
+pub fn decode_image_file(
+    data: &[u8],
+    jpeg: bool,
+    bgr: bool,
+    limits: &Limits,
+) -> Result<crate::Image> {
+    let f = if jpeg {
+        decode_jpeg(data, limits)?
+    } else {
+        decode_png(data, limits)?
+    };
+    let bgra = file_to_format(&f, PixelFormat::BGRA8, bgr)?;
+    let mut rgba = bgra;
+    for p in rgba.chunks_exact_mut(4) {
+        p.swap(0, 2);
+    }
+    Ok(crate::Image {
+        width: f.width,
+        height: f.height,
+        pixels: crate::Pixels::Rgba8(rgba),
+    })
+}

@@ -196,7 +196,10 @@ pub fn open(ctx: &mut OpenContext) {
             uptnl,
             mubulk,
         };
+        let thumbnails = ctx.thumbnails.len();
         match open_with(ctx, &sources, None, usmap.as_ref(), forced.as_ref()) {
+            // An editor package of another asset (a material, a mesh) is listed by its thumbnail.
+            Ok(0) if ctx.thumbnails.len() > thumbnails => {}
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -327,6 +330,16 @@ fn open_with(
         }
         p
     };
+    if pkg.thumbnail_offset > 0 {
+        match editor::read_thumbnails(main.as_ref(), &pkg, files.main, &ctx.limits) {
+            Ok(list) => ctx.thumbnails.extend(list),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                main.name(),
+                Some(Engine::Unreal),
+                &e.in_file(main.name()),
+            )),
+        }
+    }
     if pkg.is_editor() {
         let n = editor::open_exports(ctx, files, &pkg, usmap);
         in_container(ctx, first, container);
