@@ -340,7 +340,9 @@ fn open_with(
             )),
         }
     }
-    if pkg.is_editor() {
+    // An editor package's export data follows its header in the same file; one split into a
+    // .uexp like a cooked one (as the versioned fixtures write) is read as cooked.
+    if pkg.is_editor() && pkg.exports.iter().all(|e| !e.in_uexp) {
         let n = editor::open_exports(ctx, files, &pkg, usmap);
         in_container(ctx, first, container);
         return Ok(n);

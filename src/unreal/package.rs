@@ -816,8 +816,10 @@ fn finish_legacy(
         }
         let off = e.serial_offset as u64;
         // A cooked package continues in its .uexp after TotalHeaderSize; an editor package holds
-        // its export data in the same file, after the header.
-        let in_uexp = off >= header && s.package_flags & PKG_FILTER_EDITOR_ONLY != 0;
+        // its export data in the same file, after the header (a .uasset that stops at the
+        // header is split either way).
+        let cooked = s.package_flags & PKG_FILTER_EDITOR_ONLY != 0;
+        let in_uexp = off >= header && (cooked || c.src.len() <= header);
         exports.push(Export {
             name,
             class,
