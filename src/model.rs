@@ -214,13 +214,16 @@ pub struct SourceLayout {
     pub texels: SourceTexels,
     /// Bytes of the payload once unwrapped, as the file states them.
     pub raw_size: u64,
-    /// For [`SourceCoding::Raw`]: `images[mip][slice]` = (offset, length) in the unwrapped
-    /// payload, in the source's own texels (before [`SourceLayout::texels`]' widening).
+    /// For [`SourceCoding::Raw`] and [`SourceCoding::UeDelta`] (once undone):
+    /// `images[mip][slice]` = (offset, length) in the unwrapped payload, in the source's own
+    /// texels (before [`SourceLayout::texels`]' widening).
     pub images: Vec<Vec<(u64, u64)>>,
     /// One line: the source's format, compression and where its bytes are, for Info.
     pub summary: String,
     /// What kind of file holds it and who saved it ("editor package", "UE 4.22.3 ...").
     pub package: String,
+    /// The source's own format name (Unreal's ETextureSourceFormat, "TSF_BGRA8").
+    pub source_format: String,
     pub saved_by: String,
 }
 

@@ -305,3 +305,70 @@ fn every_package_lists_its_thumbnail() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+fn open_bytes(name: &str, bytes: Vec<u8>) -> Catalog {
+    texscope::open(
+        vec![Arc::new(texscope::io::BytesSource::new(name, bytes))],
+        &Default::default(),
+    )
+}
+
+/// Every message a catalog gives for a package: its problems, its textures' errors and the
+/// error of decoding mip 0.
+fn messages(cat: &Catalog) -> Vec<String> {
+    let mut out: Vec<String> = cat.problems.iter().map(|p| p.error.clone()).collect();
+    for (i, t) in cat.textures.iter().enumerate() {
+        out.extend(t.error.clone());
+        if let Err(e) = cat.decode(i, 0, 0, Default::default()) {
+            out.push(e.to_string());
+        }
+    }
+    out
+}
+
+/// Bad input: a package cut short anywhere, or a bulk-data offset past the end, gives errors that
+/// name the file and the engine field, never a panic. The cut points are spread over the file
+/// (summary, names, exports, properties, the payload at the end); the offset patched is sofa_tex's
+/// FUntypedBulkData offset, found by hand (its Texture2D export's tags end with "None" at 73559:
+/// then the i32 GUID flag, the 2 strip-flag bytes, u32 flags, i32 count, i32 size and the i64
+/// offset at 73585).
+#[test]
+fn truncated_and_hostile_packages_name_file_and_field() {
+    let dir = root();
+    for rel in [
+        "Mukudori+RoboWorld_UE4.22/Content/MyAssets/House/sofa_tex.uasset",
+        "M1H1+MandM-4.11/Content/Effects/BasicHDR/HDR_SpotHighlightFinal_Color_Output0001.uasset",
+        "M1H1+MandM-4.11/Content/Character/CAR/Textures/CAR_Helmet_Emissive.uasset",
+    ] {
+        let bytes = std::fs::read(dir.join(rel)).unwrap();
+        let len = bytes.len();
+        for cut in [8, 40, 100, 300, 700, len / 2, len - 100, len - 5] {
+            let name = "cut.uasset";
+            let cat = open_bytes(name, bytes[..cut].to_vec());
+            let msgs = messages(&cat);
+            assert!(!msgs.is_empty(), "{rel} cut at {cut}: no error");
+            for m in &msgs {
+                assert!(m.contains(name), "{rel} cut at {cut}: {m}");
+                assert!(
+                    m.contains("unreal/") || m.contains("Unreal") || m.contains("legacy"),
+                    "{rel} cut at {cut}: no field in {m}"
+                );
+            }
+        }
+    }
+    let mut sofa =
+        std::fs::read(dir.join("Mukudori+RoboWorld_UE4.22/Content/MyAssets/House/sofa_tex.uasset"))
+            .unwrap();
+    assert_eq!(
+        &sofa[73585..73593],
+        &[0u8; 8],
+        "the hand-found offset field (0: at BulkDataStart)"
+    );
+    sofa[73585..73593].copy_from_slice(&(1i64 << 40).to_le_bytes());
+    let cat = open_bytes("far.uasset", sofa);
+    let e = cat.textures[0].error.clone().unwrap();
+    assert!(
+        e.contains("far.uasset") && e.contains("BulkDataOffsetInFile"),
+        "{e}"
+    );
+}

@@ -530,7 +530,7 @@ pub fn read_image(
         return Err(Error::malformed("the source has no stored range"));
     };
     match s.coding {
-        SourceCoding::Raw => {
+        SourceCoding::Raw | SourceCoding::UeDelta => {
             let &(at, len) = s
                 .images
                 .get(mip)
@@ -538,7 +538,7 @@ pub fn read_image(
                 .ok_or_else(|| {
                     Error::malformed(format!("the source has no mip {mip} slice {slice}"))
                 })?;
-            let raw = if s.wrap == SourceWrap::Plain {
+            let raw = if s.wrap == SourceWrap::Plain && s.coding == SourceCoding::Raw {
                 if at.saturating_add(len) > *length {
                     return Err(Error::malformed(format!(
                         "the source payload holds {length} bytes, but mip {mip} slice {slice} \
@@ -550,7 +550,10 @@ pub fn read_image(
                 }
                 crate::io::read_range(src, offset + at, len, limits)?
             } else {
-                let all = unwrap(s, src, *offset, *length, limits)?;
+                let mut all = unwrap(s, src, *offset, *length, limits)?;
+                if s.coding == SourceCoding::UeDelta {
+                    undelta(&mut all, s).map_err(|e| e.in_file(src.name()))?;
+                }
                 let end = at.saturating_add(len);
                 if end > all.len() as u64 {
                     return Err(Error::malformed(format!(
@@ -587,10 +590,6 @@ pub fn read_image(
             }
             file_to_format(&f, format, s.texels == SourceTexels::BgrFile)
         }
-        SourceCoding::UeDelta => Err(Error::not_in_build(
-            format_args!("UEDELTA source art of {}", src.name()),
-            "uedelta",
-        )),
     }
 }
 
@@ -713,7 +712,7 @@ fn build(
             t.slices = slices;
             t.width = info.size_x;
             t.height = info.size_y;
-            let mips = if layout.coding == SourceCoding::Raw {
+            let mips = if matches!(layout.coding, SourceCoding::Raw | SourceCoding::UeDelta) {
                 info.mips
             } else {
                 1
@@ -740,9 +739,8 @@ fn build(
             t.depth = t.mips.first().map_or(1, |m| m.depth);
             t.layout = Layout::Source(Box::new(layout));
         }
-        Err(e) => t.error = Some(e.to_string()),
+        Err(e) => t.error = Some(e.in_file(main.name()).to_string()),
     }
-    let _ = PixelFormat::BGRA8;
     t
 }
 
@@ -791,7 +789,7 @@ fn layout(
             texels
         };
     let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
-    let images = if coding == SourceCoding::Raw {
+    let images = if matches!(coding, SourceCoding::Raw | SourceCoding::UeDelta) {
         raw_images(info, bpp, volume_mips)
     } else {
         Vec::new()
@@ -813,12 +811,6 @@ fn layout(
     }
     let at = export.start + w.end as u64;
     let bulk = read_bulk(main.as_ref(), pkg, export, at, limits)?;
-    let coding_name = match coding {
-        SourceCoding::Raw => "raw",
-        SourceCoding::Png => "PNG",
-        SourceCoding::Jpeg => "JPEG",
-        SourceCoding::UeDelta => "UEDELTA",
-    };
     let describe = |how: &str| {
         format!(
             "{} {}x{}, {} slice(s), {} mip(s), {}; {how}",
@@ -891,8 +883,7 @@ fn layout(
             offset,
         } => ue5_storage(ctx, pkg, main, main_id, flags, &hash, raw_size, offset)?,
     };
-    let _ = coding_name;
-    if coding == SourceCoding::Raw && raw_total(&images) > raw_size {
+    if !images.is_empty() && raw_total(&images) > raw_size {
         return Err(Error::malformed(format!(
             "the source's mips need {} bytes, but its payload holds {raw_size}",
             raw_total(&images)
@@ -911,6 +902,7 @@ fn layout(
         images,
         summary: describe(&how),
         package: "editor package".into(),
+        source_format: info.format.clone(),
         saved_by: saved_by(pkg),
     };
     let note = (!notes.is_empty()).then(|| notes.join("; "));
@@ -977,7 +969,6 @@ fn ue5_storage(
             ))
             .at_field("unreal/FEditorBulkData/OffsetInFile")
         })?;
-    let _ = ctx;
     Ok((
         Storage::Range {
             source: main_id,
@@ -1107,4 +1098,11 @@ pub fn decode_image_file(
         height: f.height,
         pixels: crate::Pixels::Rgba8(rgba),
     })
+}
+
+/// Undoes TSCF_UEDELTA over the whole unwrapped payload: one plane per mip of block 0, layer 0
+/// (the payload helper's uedelta module once merged).
+fn undelta(raw: &mut [u8], s: &SourceLayout) -> Result<()> {
+    let _ = (raw, s);
+    Err(Error::not_in_build("UEDELTA source art", "uedelta"))
 }

@@ -623,6 +623,15 @@ pub fn parse_legacy(
     limits: &Limits,
     forced: Option<&ForcedVersion>,
 ) -> Result<Package> {
+    // A reader that names no more precise field was reading the summary.
+    parse_legacy_inner(uasset, limits, forced).map_err(|e| e.at_field("unreal/FPackageFileSummary"))
+}
+
+fn parse_legacy_inner(
+    uasset: &dyn Source,
+    limits: &Limits,
+    forced: Option<&ForcedVersion>,
+) -> Result<Package> {
     let len = uasset.len();
     let mut c = Cursor::new(uasset, 0, len, limits);
     let tag = c.u32()?;
@@ -686,7 +695,7 @@ pub fn parse_legacy(
         let s = match read_summary(&mut c, &head, ue5) {
             Ok(s) => s,
             Err(e) => {
-                last_err = Some(e);
+                last_err = Some(e.at_field("unreal/FPackageFileSummary"));
                 continue;
             }
         };
@@ -696,7 +705,7 @@ pub fn parse_legacy(
         let exports = match read_exports(&mut c, &s, &head, ue5) {
             Ok(e) => e,
             Err(e) => {
-                last_err = Some(e);
+                last_err = Some(e.at_field("unreal/FObjectExport"));
                 continue;
             }
         };
@@ -781,7 +790,7 @@ fn finish_legacy(
     c.pos = s.name_offset as u64;
     let mut names = Vec::with_capacity(s.name_count as usize);
     for _ in 0..s.name_count {
-        names.push(c.fstring()?);
+        names.push(c.fstring().map_err(|e| e.at_field("unreal/FNameEntry"))?);
         if head.ue4() >= ue4v::NAME_HASHES_SERIALIZED {
             c.skip(4)?; // two u16 hashes
         }
@@ -792,7 +801,7 @@ fn finish_legacy(
     let mut import_names = Vec::with_capacity(s.import_count as usize);
     for i in 0..s.import_count as u64 {
         c.pos = s.import_offset as u64 + i * import_size + 20;
-        let idx = c.i32()?;
+        let idx = c.i32().map_err(|e| e.at_field("unreal/FObjectImport"))?;
         import_names.push(names.get(idx.max(0) as usize).cloned().unwrap_or_default());
     }
     let header = s.total_header_size.max(0) as u64;
