@@ -2,10 +2,13 @@
 //! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
 //! .uzenasset), classic mip chains and UE5 virtual textures.
 
+pub mod cbuf;
 #[cfg(feature = "containers")]
 pub mod container;
 mod cursor;
 pub mod editor;
+#[cfg(test)]
+pub(crate) mod editor_samples;
 #[cfg(feature = "containers")]
 pub mod iostore;
 #[cfg(feature = "landscape")]
@@ -16,6 +19,8 @@ pub mod pak;
 pub mod props;
 pub mod script;
 pub mod texture;
+pub mod trailer;
+pub mod uedelta;
 pub mod usmap;
 pub mod vt;
 
