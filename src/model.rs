@@ -224,6 +224,8 @@ pub struct SourceLayout {
     pub package: String,
     /// The source's own format name (Unreal's ETextureSourceFormat, "TSF_BGRA8").
     pub source_format: String,
+    /// Mip 0's width and height (each later mip halves them).
+    pub size: (u32, u32),
     pub saved_by: String,
 }
 

@@ -334,79 +334,24 @@ fn unwrap(
     }
 }
 
-/// FCompressedBuffer -> raw bytes (the payload helper's cbuf module once merged).
+/// FCompressedBuffer -> raw bytes; `length` bounds the buffer, whose header states its size.
 fn decode_compressed_buffer(
     src: &dyn Source,
     offset: u64,
     length: u64,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let _ = (offset, length, limits);
-    Err(Error::not_in_build(
-        format_args!("UE5 editor payloads (FCompressedBuffer) of {}", src.name()),
-        "cbuf",
-    ))
+    super::cbuf::decode(src, offset, length, limits)
 }
 
-/// A decoded PNG or JPEG: size, channels (1-4), bits per channel (8 or 16) and its samples
-/// (16-bit ones native-endian u16 pairs).
-pub struct DecodedFile {
-    pub width: u32,
-    pub height: u32,
-    pub channels: u8,
-    pub bits: u8,
-    pub samples: Vec<u8>,
-}
+use crate::codec::image_file::FileImage as DecodedFile;
 
-/// PNG bytes -> samples (through the `png` crate natively until the shared image-file decoder
-/// lands; the page's build names it not built).
 fn decode_png(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let mut d = png::Decoder::new(std::io::Cursor::new(data));
-        d.set_transformations(png::Transformations::EXPAND);
-        let mut r = d
-            .read_info()
-            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
-        let (w, h) = (r.info().width, r.info().height);
-        let size = r
-            .output_buffer_size()
-            .ok_or_else(|| Error::limit("the source PNG is too large"))?;
-        limits.check_alloc(size as u64, "a decoded source PNG")?;
-        let mut buf = vec![0u8; size];
-        let info = r
-            .next_frame(&mut buf)
-            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
-        buf.truncate(info.buffer_size());
-        let channels = info.color_type.samples() as u8;
-        let bits = match info.bit_depth {
-            png::BitDepth::Sixteen => 16,
-            _ => 8,
-        };
-        if bits == 16 {
-            // PNG stores 16-bit samples big-endian.
-            for p in buf.chunks_exact_mut(2) {
-                p.swap(0, 1);
-            }
-        }
-        Ok(DecodedFile {
-            width: w,
-            height: h,
-            channels,
-            bits,
-            samples: buf,
-        })
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = (data, limits);
-        Err(Error::not_in_build("PNG-stored source art", "image-file"))
-    }
+    crate::codec::image_file::decode_png(data, limits)
 }
 
 fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
-    let _ = (data, limits);
-    Err(Error::not_in_build("JPEG-stored source art", "image-file"))
+    crate::codec::image_file::decode_jpeg(data, limits)
 }
 
 /// The texels of `format` a decoded PNG/JPEG gives (8-bit: to BGRA8 or L8; 16-bit: to RGBA16).
@@ -414,8 +359,8 @@ fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
 fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Result<Vec<u8>> {
     let n = f.width as usize * f.height as usize;
     let ch = f.channels as usize;
-    let bytes = if f.bits == 16 { 2 } else { 1 };
-    if f.samples.len() < n * ch * bytes {
+    let bytes = if f.bit_depth == 16 { 2 } else { 1 };
+    if f.pixels.len() < n * ch * bytes {
         return Err(Error::malformed(
             "the decoded source image is shorter than its size",
         ));
@@ -424,9 +369,9 @@ fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Resul
     let s16 = |i: usize, k: usize| -> u16 {
         let at = i * ch + k;
         if bytes == 2 {
-            u16::from_ne_bytes([f.samples[2 * at], f.samples[2 * at + 1]])
+            u16::from_le_bytes([f.pixels[2 * at], f.pixels[2 * at + 1]])
         } else {
-            f.samples[at] as u16 * 257
+            f.pixels[at] as u16 * 257
         }
     };
     // RGBA of texel i, from grey, grey + alpha, RGB or RGBA.
@@ -903,6 +848,7 @@ fn layout(
         summary: describe(&how),
         package: "editor package".into(),
         source_format: info.format.clone(),
+        size: (info.size_x, info.size_y),
         saved_by: saved_by(pkg),
     };
     let note = (!notes.is_empty()).then(|| notes.join("; "));
@@ -988,8 +934,35 @@ fn trailer_lookup(
     hash: &[u8; 20],
     limits: &Limits,
 ) -> Result<(u64, u64)> {
-    let _ = (src, pkg, hash, limits);
-    Err(Error::not_in_build("the UE5 package trailer", "trailer"))
+    use super::trailer::Access;
+    let at = u64::try_from(pkg.payload_toc_offset).ok();
+    let trailer = super::trailer::read_trailer(src, at, limits)?.ok_or_else(|| {
+        Error::malformed(
+            "the payload is said to be in the package trailer, but the package has none",
+        )
+        .at_field("unreal/FPackageFileSummary/PayloadTocOffset")
+    })?;
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let e = trailer.find(hash).ok_or_else(|| {
+        Error::malformed(format!("the package trailer lists no payload {hex}"))
+            .at_field("unreal/FPackageTrailer")
+    })?;
+    match (e.access, e.offset, e.compressed_size) {
+        (Access::Local, Some(o), Some(n)) => Ok((o, n)),
+        (Access::Virtualized, ..) => Err(Error::unsupported(format!(
+            "the source art was virtualized: the editor moved its payload ({} bytes) to a remote \
+             store, and no local file holds it",
+            e.raw_size
+        ))),
+        (Access::Referenced, ..) => Err(Error::unsupported(format!(
+            "the source payload {hex} is in another package's trailer (the editor's workspace \
+             domain), not in this file"
+        ))),
+        _ => Err(
+            Error::malformed(format!("the trailer entry of payload {hex} has no offset"))
+                .at_field("unreal/FPackageTrailer"),
+        ),
+    }
 }
 
 /// The package's thumbnail table (UE's FThumbnailTable, at the summary's ThumbnailTableOffset):
@@ -1103,6 +1076,20 @@ pub fn decode_image_file(
 /// Undoes TSCF_UEDELTA over the whole unwrapped payload: one plane per mip of block 0, layer 0
 /// (the payload helper's uedelta module once merged).
 fn undelta(raw: &mut [u8], s: &SourceLayout) -> Result<()> {
-    let _ = (raw, s);
-    Err(Error::not_in_build("UEDELTA source art", "uedelta"))
+    let planes = s
+        .images
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let (w, h) = ((s.size.0 >> i).max(1), (s.size.1 >> i).max(1));
+            super::uedelta::Plane::for_format(&s.source_format, w, h, m.len() as u32)
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "UEDELTA over {} is not a known plane",
+                s.source_format
+            ))
+        })?;
+    super::uedelta::undelta(raw, &planes)
 }
