@@ -725,14 +725,14 @@ fn layout(
         .at_field("unreal/FTextureSource/SizeX"));
     }
     let coding = info.coding()?;
-    // UE4 put TSF_BGRA8's bytes unchanged into an RGBA PNG (the shared UE4 samples equal their
-    // committed originals only with red and blue swapped back).
-    let texels =
-        if coding == SourceCoding::Png && format == PixelFormat::BGRA8 && pkg.ue5_version == 0 {
-            SourceTexels::BgrFile
-        } else {
-            texels
-        };
+    // The editor puts TSF_BGRA8's bytes unchanged into an RGBA PNG: the shared UE4 samples equal
+    // their committed originals only with red and blue swapped back, and UE 5.1's PNG-stored
+    // T_GridChecker_A equals UE 5.6's raw (UEDELTA) one only so.
+    let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 {
+        SourceTexels::BgrFile
+    } else {
+        texels
+    };
     let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
     let images = if matches!(coding, SourceCoding::Raw | SourceCoding::UeDelta) {
         raw_images(info, bpp, volume_mips)
