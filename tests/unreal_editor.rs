@@ -253,30 +253,6 @@ fn decoded_sources_equal_the_committed_originals() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-#[ignore]
-fn debug_dump() {
-    let p = std::env::var("UE_DEBUG").unwrap();
-    let cat = open(Path::new(&p));
-    for t in &cat.textures {
-        eprintln!("{} {} {:?} {:?}", t.name, t.class, t.error, t.notes);
-        for (k, v) in &t.metadata {
-            eprintln!("  {k}: {v}");
-        }
-    }
-    eprintln!("{:?}", cat.problems);
-}
-
-#[test]
-#[ignore]
-fn debug_decode_raw() {
-    let p = std::env::var("UE_DEBUG").unwrap();
-    let cat = open(Path::new(&p));
-    let img = cat.decode(0, 0, 0, Default::default()).unwrap();
-    std::fs::write("/tmp/ed/out.rgba", rgba8(&img)).unwrap();
-    eprintln!("{}x{}", img.width, img.height);
-}
-
 /// Every package carries one thumbnail (MANIFEST.md), of the kind and size the manifest gives;
 /// the PNG ones decode to that size (JPEG ones wait for the shared image-file decoder).
 #[test]
