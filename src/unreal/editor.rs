@@ -511,6 +511,12 @@ pub fn read_image(
                 }
                 all[at as usize..end as usize].to_vec()
             };
+            // BGRE8 widens 4 bytes to 16, G16 2 to 8: checked before the wider copy is made.
+            let factor = match s.texels {
+                SourceTexels::Same | SourceTexels::BgrFile => 1,
+                SourceTexels::Bgre8 | SourceTexels::Gray16 => 4,
+            };
+            limits.check_alloc(raw.len() as u64 * factor, "a widened source image")?;
             Ok(widen(s.texels, raw))
         }
         SourceCoding::Png | SourceCoding::Jpeg => {
