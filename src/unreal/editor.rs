@@ -273,7 +273,8 @@ pub fn read_bulk(
 
 /// The byte ranges of every mip and slice of block 0, layer 0 of a raw source (UE's
 /// FTextureSource::CalcMipOffset: blocks, then layers, then mips, each mip all its slices).
-/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`).
+/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`; an
+/// assumption from UE5's volume sources, unverified: the shared set has no volume texture).
 pub fn raw_images(info: &SourceInfo, bpp: u64, volume_mips: bool) -> Vec<Vec<(u64, u64)>> {
     let mut out = Vec::new();
     let mut at = 0u64;
@@ -669,8 +670,14 @@ fn build(
                 1
             };
             for m in 0..mips.min(32) {
+                // A volume mip's depth slices are the images its raw layout holds (UE5 halves
+                // them per mip, UE4 keeps NumSlices: `raw_images`).
                 let d = if kind == TextureKind::Volume {
-                    (info.slices >> m).max(1)
+                    layout
+                        .images
+                        .get(m as usize)
+                        .map_or(1, |v| v.len() as u32)
+                        .max(1)
                 } else {
                     1
                 };
