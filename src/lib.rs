@@ -97,6 +97,8 @@ pub struct Catalog {
     user_sources: usize,
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
+    /// Editor thumbnails of every asset the packages hold (textures or not), in file order.
+    pub thumbnails: Vec<model::Thumbnail>,
     options: OpenOptions,
     memo: Memo,
 }
@@ -114,6 +116,8 @@ pub struct OpenContext<'p> {
     pub claimed: Vec<bool>,
     pub textures: Vec<Texture>,
     pub problems: Vec<FileProblem>,
+    /// Editor thumbnails found so far ([`Catalog::thumbnails`]).
+    pub thumbnails: Vec<model::Thumbnail>,
     pub limits: Limits,
     pub frostbite_profile: Option<String>,
     pub unreal_version: Option<String>,
@@ -315,6 +319,7 @@ fn open_with(
         claimed: vec![false; n],
         textures: Vec::new(),
         problems: Vec::new(),
+        thumbnails: Vec::new(),
         limits: options.limits.clone(),
         frostbite_profile: options.frostbite_profile.clone(),
         unreal_version: options.unreal_version.clone(),
@@ -349,6 +354,7 @@ fn open_with(
         user_sources: n,
         textures: ctx.textures,
         problems: ctx.problems,
+        thumbnails: ctx.thumbnails,
         options: options.clone(),
         memo: ctx.memo,
     }
@@ -468,6 +474,9 @@ impl Catalog {
                 .in_file(&t.file)
             });
         }
+        if let Layout::Source(s) = &t.layout {
+            return self.read_source(t, s, mip, slice);
+        }
         let (index, skip) = surface_index(t, slice);
         let image_size = t.format.surface_size(m.width, m.height);
         let storage = m.surfaces.get(index).ok_or_else(|| {
@@ -540,6 +549,68 @@ impl Catalog {
                 t.name
             ))),
         }
+    }
+
+    /// One mip and slice of an editor's source art ([`Layout::Source`]), unwrapped and decoded
+    /// to `t.format` (only the payload's bytes that image needs where the payload allows it).
+    fn read_source(
+        &self,
+        t: &Texture,
+        s: &model::SourceLayout,
+        mip: usize,
+        slice: u32,
+    ) -> Result<(Vec<u8>, u32, u32)> {
+        let m = &t.mips[mip];
+        let src = match &s.data {
+            Storage::Range { source, .. } => self
+                .sources
+                .get(*source)
+                .ok_or_else(|| Error::malformed("the source art names an unknown file"))?,
+            Storage::Missing { file, .. } => {
+                return Err(Error::missing_sibling(
+                    file,
+                    format_args!("the source art of {}", t.name),
+                ))
+            }
+            Storage::Empty => {
+                return Err(Error::malformed(format!("{} has no source art", t.name)))
+            }
+        };
+        let bytes = unreal::editor::read_image(
+            s,
+            src.as_ref(),
+            t.format,
+            mip,
+            slice,
+            m.width,
+            m.height,
+            &self.options.limits,
+        )
+        .map_err(|e| e.in_file(&t.file))?;
+        Ok((bytes, m.width, m.height))
+    }
+
+    /// Decodes editor thumbnail `index` ([`Catalog::thumbnails`]) to an RGBA8 image.
+    pub fn decode_thumbnail(&self, index: usize) -> Result<Image> {
+        let th = self
+            .thumbnails
+            .get(index)
+            .ok_or_else(|| Error::malformed(format!("no thumbnail number {index}")))?;
+        let Storage::Range {
+            source,
+            offset,
+            length,
+        } = &th.data
+        else {
+            return Err(Error::malformed("the thumbnail has no stored bytes"));
+        };
+        let src = self
+            .sources
+            .get(*source)
+            .ok_or_else(|| Error::malformed("the thumbnail names an unknown file"))?;
+        let bytes = read_range(src.as_ref(), *offset, *length, &self.options.limits)?;
+        unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits)
+            .map_err(|e| e.in_file(&th.file))
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its

@@ -154,6 +154,82 @@ pub enum Layout {
     /// One crunch stream (Unity's crunch fork) holds every level of `format`'s blocks; `mips`
     /// list the level sizes. Decoding needs the crunch codec.
     Crunched { data: Storage },
+    /// Source art kept by an editor (an uncooked Unreal package's `FTextureSource`): one stored
+    /// payload holds every mip and slice, possibly wrapped (compressed) and encoded (PNG, JPEG
+    /// ...). [`crate::Catalog::read_surface`] unwraps and decodes only what the mip asked for
+    /// needs and returns it in `format`; `mips[m].surfaces` are empty.
+    Source(Box<SourceLayout>),
+}
+
+/// How an editor's stored source payload is wrapped around its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceWrap {
+    /// Stored as is.
+    Plain,
+    /// UE4's zlib bulk data (BULKDATA_SerializeCompressedZLIB): an FCompressedChunk archive of
+    /// zlib blocks after a summary that starts with the package tag.
+    UeZlib,
+    /// UE5's FCompressedBuffer (magic 0xb7756362): none, Oodle, LZ4 or zlib blocks.
+    CompressedBuffer,
+}
+
+/// What the unwrapped bytes of an editor's source payload are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceCoding {
+    /// Texels, mip after mip (each mip all its slices), in [`SourceLayout::texels`]' layout.
+    Raw,
+    /// One PNG file (a single-mip, single-slice source).
+    Png,
+    /// One JPEG file (UE5 TSCF_JPEG: the imported .jpg byte for byte).
+    Jpeg,
+    /// UE 5.5+ TSCF_UEDELTA: the raw texels filtered by UE's delta transform.
+    UeDelta,
+}
+
+/// How a raw source texel becomes a texel of the texture's `format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceTexels {
+    /// Already in `format`.
+    Same,
+    /// TSF_BGRE8 / TSF_RGBE8: B, G, R and a shared exponent byte E, widened to RGBA32F as UE 5
+    /// reads them (FColor::FromRGBE: (m + 0.5) × 2^(E − 136), 0 when E is 0).
+    Bgre8,
+    /// The same bytes as UE4 read them (its FColor::FromRGBE: m / 255 × 2^(E − 128)).
+    Bgre8Ue4,
+    /// TSF_G16: one 16-bit grey value, widened to RGBA16 (grey in R, G, B; A opaque).
+    Gray16,
+    /// A PNG whose first three channels are blue, green, red: the Unreal editor writes TSF_BGRA8
+    /// bytes as they are into an RGBA PNG (UE4 samples against their committed originals; UE 5.1
+    /// against the same asset saved raw by UE 5.6).
+    BgrFile,
+}
+
+/// Where an editor's source art lives and how to get texels out of it ([`Layout::Source`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceLayout {
+    /// The stored payload, whole.
+    pub data: Storage,
+    pub wrap: SourceWrap,
+    pub coding: SourceCoding,
+    pub texels: SourceTexels,
+    /// Bytes of the payload once unwrapped, as the file states them.
+    pub raw_size: u64,
+    /// For [`SourceCoding::Raw`] and [`SourceCoding::UeDelta`] (once undone):
+    /// `images[mip][slice]` = (offset, length) in the unwrapped payload, in the source's own
+    /// texels (before [`SourceLayout::texels`]' widening).
+    pub images: Vec<Vec<(u64, u64)>>,
+    /// One line: the source's format, compression and where its bytes are, for Info.
+    pub summary: String,
+    /// What kind of file holds it and who saved it ("editor package", "UE 4.22.3 ...").
+    pub package: String,
+    /// The source's own format name (Unreal's ETextureSourceFormat, "TSF_BGRA8").
+    pub source_format: String,
+    /// Mip 0's width and height (each later mip halves them).
+    pub size: (u32, u32),
+    pub saved_by: String,
 }
 
 /// The platform a build was cooked for, where it decides how surfaces are laid out (console GPUs
@@ -250,7 +326,10 @@ impl Texture {
     }
 
     pub fn mips_present(&self) -> Vec<bool> {
-        self.mips.iter().map(Mip::is_present).collect()
+        match &self.layout {
+            Layout::Source(s) => vec![s.data.is_present(); self.mips.len()],
+            _ => self.mips.iter().map(Mip::is_present).collect(),
+        }
     }
 
     /// Number of 2D images the viewer can pick at `mip`: slices, or depth slices for a volume.
@@ -283,8 +362,27 @@ impl Texture {
         self.metadata.push((key.to_string(), value.to_string()));
     }
 
-    /// The census record of the CLI contract (issue 2).
+    /// The census record of the CLI contract (issue 2); an editor's source art adds `source`
+    /// (the package kind, the engine that saved it, and how and where its bytes are stored).
     pub fn census(&self) -> serde_json::Value {
+        let mut v = self.census_common();
+        if let (Layout::Source(s), Some(o)) = (&self.layout, v.as_object_mut()) {
+            o.insert(
+                "source".into(),
+                serde_json::json!({
+                    "package": s.package,
+                    "saved_by": s.saved_by,
+                    "coding": s.coding,
+                    "wrap": s.wrap,
+                    "raw_size": s.raw_size,
+                    "stored": s.summary,
+                }),
+            );
+        }
+        v
+    }
+
+    fn census_common(&self) -> serde_json::Value {
         serde_json::json!({
             "file": self.file,
             "path": self.path,
@@ -308,6 +406,26 @@ impl Texture {
             "error": self.error,
         })
     }
+}
+
+/// An editor's thumbnail of one asset (an Unreal package's thumbnail table): any asset class,
+/// not only textures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Thumbnail {
+    /// The package file, as the user named it.
+    pub file: String,
+    /// The asset's class ("Material", "StaticMesh", "Texture2D").
+    pub class: String,
+    /// The asset's object path inside its package ("T_Rock").
+    pub object: String,
+    pub width: u32,
+    pub height: u32,
+    /// JPEG (UE 5.1+ writes most thumbnails so) rather than PNG.
+    pub jpeg: bool,
+    /// The PNG's first three channels are blue, green, red (UE4 wrote its BGRA thumbnails so).
+    pub bgr: bool,
+    /// The compressed image's bytes.
+    pub data: Storage,
 }
 
 /// Standard chain of `count` mips halving from `w` x `h` x `d`, each at least 1.

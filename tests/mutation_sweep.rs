@@ -54,6 +54,13 @@
 //! AES-CTR pak v15 and the AES-CTR TOC v10 pair, 3 files, 87 cases in 36.6 s; decodes Ok 1,284, Err
 //! Malformed 2, MissingSibling 1, Truncated 19, Unsupported 94; no panic; slowest case 1.16 s (a
 //! mutated .ucas, the whole container listed and decoded); peak 2.5 MB.
+//! Editor packages (issue 40, 2026-12-07, debug, load ~14): the default subset's five
+//! unreal-editor groups (`TEXSCOPE_SWEEP_ONLY=unreal-editor`) 174 cases in 4.2 s; decodes Ok 67,
+//! Err Malformed 29, Unsupported 40; open problems 100; no panic; slowest case 0.7 s (a mutated
+//! UE 4.0 beta zlib-PNG package); peak 16.8 MB (the 1024x512 BGRE8 cube widened to RGBA32F).
+//! Full sweep of `unreal-editor/Quadtree` (LD33's four UE 4.9 PNG-source packages and their
+//! original PNGs): 8 files, 8,520 cases in 410 s; decodes Ok 5,861, Err Malformed 1,468,
+//! Unsupported 670; no panic; slowest case 1.6 s; peak 1.7 MB.
 //! Console .gnf (2026-12-06, debug, load ~12): the default subset's two GNF groups (PS4 white.gnf
 //! with its JPEG source, PS5 Default.png.gnf) 87 cases in 2.1 s; decodes Ok 92, open problems 74
 //! (a cut or changed descriptor is refused at open); no panic; slowest case 138 ms; peak 1.2 MB.
@@ -173,7 +180,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn sample_groups(only: Option<&[&str]>) -> Vec<Group> {
     let root = samples();
     let mut files = Vec::new();
-    for top in ["unreal", "unity", "frostbite", "console"] {
+    for top in ["unreal", "unreal-editor", "unity", "frostbite", "console"] {
         walk(&root.join(top), &mut files);
     }
     files.sort();
@@ -528,6 +535,13 @@ const DEFAULT_SAMPLES: &[&str] = &[
     "unreal/cue4parse-fixtures/UE6_0/IoStore/Unversioned/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows",
     // A landscape map whose heightmap's pixels are in its LandscapeTextureStorageProviderFactory.
     "unreal/cue4parse-fixtures/UE6_0/_extracted/IoStore/Tagged/CUE4ParseFixtures/Content/Fixtures/Maps/Landscape",
+    // Editor (uncooked) packages: UE 4.0 beta zlib-PNG source, a UE 4.7 zlib-raw BGRE8 long-lat
+    // cube, a UE 4.9 PNG source, UE 5.0 (payload in the package) and 5.6 (package trailer).
+    "unreal-editor/M1H1+MandM-4.11/Content/Character/CAR/Textures/CAR_Helmet_Emissive",
+    "unreal-editor/M1H1+MandM-4.11/Content/Effects/BasicHDR/HDR_SpotHighlightFinal_Color_Output0001",
+    "unreal-editor/Quadtree+LD33/Content/Textures/abl_meteor",
+    "unreal-editor/AnimaStudios+TestBuild0.9.8/Content/Characters/Mannequins/Materials/Functions/CA_Mannequin",
+    "unreal-editor/lukesorvik+BlasterGameUE5.6/Content/Assets/LearningKit_Games/Assets/_Shared/Textures/T_Default_O",
     // PS4 and PS5 .gnf (GCN 1D thin with a padded pitch; RDNA 64KB_S with a mip tail).
     "console/ps4/AubreyLau+Team-4-PS4/PS4Starter/white",
     "console/ps5/ishant4iZard+CSC8508/Assets/Textures/Default.png",

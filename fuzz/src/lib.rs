@@ -104,4 +104,8 @@ fn run_with(default_names: &[&str], data: &[u8], options: OpenOptions) {
             }
         }
     }
+    // Editor packages' thumbnails (any asset class).
+    for i in 0..cat.thumbnails.len().min(MAX_DECODES) {
+        let _ = cat.decode_thumbnail(i);
+    }
 }

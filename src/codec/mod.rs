@@ -19,6 +19,7 @@ pub mod basislz;
 mod bc;
 pub mod crunch;
 mod etc;
+pub mod image_file;
 mod plain;
 #[cfg(feature = "codec-pvrtc")]
 mod pvrtc;

@@ -120,11 +120,12 @@ pub fn shape_changes(a: &Texture, b: &Texture) -> Vec<Change> {
 }
 
 /// Every stored range of a texture in a fixed order: each mip's surfaces, the crunch stream, or a
-/// virtual texture's chunks.
+/// virtual texture's chunks, an editor's source payload.
 fn stored(t: &Texture) -> Vec<&Storage> {
     match &t.layout {
         Layout::Surfaces => t.mips.iter().flat_map(|m| m.surfaces.iter()).collect(),
         Layout::Crunched { data } => vec![data],
+        Layout::Source(s) => vec![&s.data],
         Layout::Virtual(vt) => vt.chunks.iter().map(|c| &c.storage).collect(),
     }
 }

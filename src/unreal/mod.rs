@@ -1,11 +1,16 @@
-//! Unreal Engine cooked textures (seed 000, issue 5, shared notes unreal-layout.md): legacy
-//! packages (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset,
-//! .uzenasset), classic mip chains and UE5 virtual textures.
+//! Unreal Engine textures (seed 000, shared notes unreal-layout.md): cooked legacy packages
+//! (.uasset + .uexp + .ubulk/.uptnl) and zen packages (IoStore-extracted .uasset, .uzenasset),
+//! classic mip chains and UE5 virtual textures; editor (uncooked) packages and their source art
+//! (editor.rs).
 
 pub mod bulk;
+pub mod cbuf;
 #[cfg(feature = "containers")]
 pub mod container;
 mod cursor;
+pub mod editor;
+#[cfg(test)]
+pub(crate) mod editor_samples;
 #[cfg(feature = "containers")]
 mod index;
 #[cfg(feature = "containers")]
@@ -19,6 +24,8 @@ pub mod pixel_format;
 pub mod props;
 pub mod script;
 pub mod texture;
+pub mod trailer;
+pub mod uedelta;
 pub mod usmap;
 pub mod vt;
 
@@ -200,7 +207,24 @@ pub fn open(ctx: &mut OpenContext) {
             uptnl,
             mubulk,
         };
+        let thumbnails = ctx.thumbnails.len();
         match open_with(ctx, &sources, None, usmap.as_ref(), forced.as_ref()) {
+            // An editor package of another asset (a material, a mesh): its thumbnail is listed,
+            // and the file gets a sentence naming what it holds.
+            Ok(0) if ctx.thumbnails.len() > thumbnails => {
+                let held: Vec<String> = ctx.thumbnails[thumbnails..]
+                    .iter()
+                    .map(|t| format!("{} {}", t.class, t.object))
+                    .collect();
+                ctx.problems.push(FileProblem::new(
+                    &name,
+                    Some(Engine::Unreal),
+                    &Error::not_recognised(format!(
+                        "an editor package of {} (no texture; its editor thumbnail is listed)",
+                        held.join(", ")
+                    )),
+                ))
+            }
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),
@@ -331,6 +355,23 @@ fn open_with(
         }
         p
     };
+    if pkg.thumbnail_offset > 0 {
+        match editor::read_thumbnails(main.as_ref(), &pkg, files.main, &ctx.limits) {
+            Ok(list) => ctx.thumbnails.extend(list),
+            Err(e) => ctx.problems.push(FileProblem::new(
+                main.name(),
+                Some(Engine::Unreal),
+                &e.in_file(main.name()),
+            )),
+        }
+    }
+    // An editor package's export data follows its header in the same file; one split into a
+    // .uexp like a cooked one (as the versioned fixtures write) is read as cooked.
+    if pkg.is_editor() && pkg.exports.iter().all(|e| !e.in_uexp) {
+        let n = editor::open_exports(ctx, files, &pkg, usmap);
+        in_container(ctx, first, container);
+        return Ok(n);
+    }
     let mut found = 0;
     // (export index, catalog index) of each texture listed: landscape providers name theirs.
     let mut texture_exports = Vec::new();
@@ -366,7 +407,8 @@ fn open_with(
             }
         };
         let mut t = build_texture(ctx, files, &pkg, export, data_src, &blocks);
-        read_properties(ctx, &pkg, export, data_src, &blocks[0], usmap, &mut t);
+        let props_len = blocks[0].start.saturating_sub(export.start);
+        read_properties(ctx, &pkg, export, data_src, props_len, usmap, &mut t);
         #[cfg(feature = "tiling-switch")]
         set_console_layout(ctx, files, container, &mut t);
         #[cfg(not(feature = "tiling-switch"))]
@@ -382,15 +424,19 @@ fn open_with(
     landscape::attach(ctx, files, &pkg, &texture_exports);
     #[cfg(not(feature = "landscape"))]
     landscape_not_in_build(ctx, &pkg, &texture_exports);
+    in_container(ctx, first, container);
+    Ok(found)
+}
+
+/// Census "file" is the container the user gave; the package's path inside it is
+/// `Texture::path` (census "path"), for the textures listed from `first` on.
+fn in_container(ctx: &mut OpenContext, first: usize, container: Option<&ContainerEntry>) {
     if let Some(c) = container {
-        // Census "file" is the container the user gave; the package's path inside it is
-        // `Texture::path` (census "path").
         for t in &mut ctx.textures[first..] {
             t.file = c.file.clone();
             t.path = Some(c.path.clone());
         }
     }
-    Ok(found)
 }
 
 /// Without the `landscape` feature (the page's first module): a package whose heightmap has its
@@ -1023,15 +1069,17 @@ const PKG_UNVERSIONED_PROPERTIES: u32 = 0x2000;
 
 /// Reads the export's property block (from the export start to the platform data) into the
 /// metadata: SRGB, CompressionSettings, LODGroup, Filter, address modes ... (issue 5).
+/// Returns the walk (None when the block could not be read or needs a .usmap not given);
+/// `props_len` bounds the block (the bytes before the platform data, or the export's size).
 fn read_properties(
     ctx: &OpenContext,
     pkg: &Package,
     export: &Export,
     data_src: SourceId,
-    pd: &PlatformData,
+    props_len: u64,
     usmap: Option<&Mapping>,
     t: &mut Texture,
-) {
+) -> Option<props::Walk> {
     let unversioned = pkg.package_flags & PKG_UNVERSIONED_PROPERTIES != 0;
     let facts = props::CLASS_DEFAULTS
         .iter()
@@ -1046,16 +1094,16 @@ fn read_properties(
         t.notes.push(format!(
             "colour space unknown: the properties are unversioned; drop the game's .usmap to read {facts}"
         ));
-        return;
+        return None;
     }
     // The property block is small (a few hundred bytes in every sample); 1 MiB bounds a hostile one.
-    let len = pd.start.saturating_sub(export.start).min(1 << 20);
+    let len = props_len.min(1 << 20);
     let src = ctx.sources[data_src].clone();
     let block = match crate::io::read_range(src.as_ref(), export.start, len, &ctx.limits) {
         Ok(b) => b,
         Err(e) => {
             t.add_meta("Properties", format!("not read: {e}"));
-            return;
+            return None;
         }
     };
     let (lwc, top_level_paths) = match pkg.flavor {
@@ -1069,6 +1117,7 @@ fn read_properties(
         lwc,
         top_level_paths,
         ue5: pkg.ue5_version,
+        ue4: pkg.ue4_version(),
     };
     let mut r = crate::io::Reader::at(&block, export.start);
     let w = if unversioned {
@@ -1123,4 +1172,5 @@ fn read_properties(
         t.notes
             .push("colour space unknown: SRGB was not read".into());
     }
+    Some(w)
 }

@@ -64,6 +64,13 @@ pub struct Package {
     pub forced_old_tail: Option<bool>,
     /// Version facts the summary states (cooked packages: all zero) and the forced version.
     pub versions: Versions,
+    /// LegacyFileVersion (-2 to -9; 0 for a zen package).
+    pub legacy_version: i32,
+    /// The summary's ThumbnailTableOffset (0 when the package has no thumbnails; zen: 0).
+    pub thumbnail_offset: i32,
+    /// The summary's PayloadTocOffset (UE5 >= PAYLOAD_TOC; -1 otherwise): where the package
+    /// trailer starts.
+    pub payload_toc_offset: i64,
 }
 
 /// What a package says about its engine version, when it says anything (notes §1.1: cooked
@@ -83,6 +90,9 @@ pub struct Versions {
     /// SavedByEngineVersion major.minor ((0, 0) in cooked files).
     pub saved_by: (u16, u16),
     pub saved_by_patch: u16,
+    /// The whole SavedByEngineVersion as the editor wrote it ("4.22.3-7053642+++UE4+Release-4.22"),
+    /// or "cl1572446" where a UE 4.0 editor wrote only its changelist; "0.0.0-0+" in cooked files.
+    pub saved_by_text: String,
     /// `--ue-version` major.minor.
     pub forced: Option<(u32, u32)>,
 }
@@ -106,7 +116,25 @@ impl Versions {
     }
 }
 
+/// PKG_FilterEditorOnly: set by the cooker; an editor (uncooked) package lacks it and holds its
+/// export data and editor-only data (source art, thumbnails) in the .uasset itself.
+pub const PKG_FILTER_EDITOR_ONLY: u32 = 0x8000_0000;
+
 impl Package {
+    /// An editor package: a legacy package saved by the editor, not by the cooker.
+    pub fn is_editor(&self) -> bool {
+        self.flavor == Flavor::Legacy && self.package_flags & PKG_FILTER_EDITOR_ONLY == 0
+    }
+
+    /// The UE4 object version the package's data follows (an unversioned one: 522, the newest).
+    pub fn ue4_version(&self) -> i32 {
+        if self.versions.file_ue4 > 0 {
+            self.versions.file_ue4
+        } else {
+            ue4v::NEWEST
+        }
+    }
+
     pub fn name(&self, index: i32) -> Option<&str> {
         usize::try_from(index)
             .ok()
@@ -227,9 +255,25 @@ pub mod ue5 {
 
 /// EUnrealEngineObjectUE4Version values the summary and maps branch on (same sources); an
 /// unversioned package is read as the newest, 522 (4.26/4.27).
-mod ue4v {
+pub mod ue4v {
+    /// The oldest object version UE4 loads (4.0's editor still read 214-215 packages).
+    pub const OLDEST_LOADABLE_PACKAGE: i32 = 214;
+    pub const WORLD_LEVEL_INFO: i32 = 224;
+    pub const ADDED_CHUNKID_TO_ASSETDATA_AND_UPACKAGE: i32 = 278;
+    pub const ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
+    pub const CHANGED_CHUNKID_TO_BE_AN_ARRAY_OF_CHUNKIDS: i32 = 326;
+    pub const ENGINE_VERSION_OBJECT: i32 = 336;
+    pub const LOAD_FOR_EDITOR_GAME: i32 = 365;
     pub const ADD_STRING_ASSET_REFERENCES_MAP: i32 = 384;
+    pub const STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
+    pub const PACKAGE_SUMMARY_HAS_COMPATIBLE_ENGINE_VERSION: i32 = 444;
     pub const SERIALIZE_TEXT_IN_PACKAGES: i32 = 459;
+    pub const COOKED_ASSETS_IN_EDITOR_SUPPORT: i32 = 485;
+    pub const PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 500;
+    pub const PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
+    pub const NAME_HASHES_SERIALIZED: i32 = 504;
+    pub const PRELOAD_DEPENDENCIES_IN_COOKED_EXPORTS: i32 = 507;
+    pub const TEMPLATE_INDEX_IN_COOKED_EXPORTS: i32 = 508;
     pub const ADDED_SEARCHABLE_NAMES: i32 = 510;
     pub const E64BIT_EXPORTMAP_SERIALSIZES: i32 = 511;
     pub const ADDED_PACKAGE_SUMMARY_LOCALIZATION_ID: i32 = 516;
@@ -275,8 +319,33 @@ struct Summary {
     after_exports: Vec<i32>,
     bulk_data_start: i64,
     data_resource_offset: i32,
+    thumbnail_offset: i32,
+    payload_toc_offset: i64,
     versions: Versions,
     end: u64,
+}
+
+/// The custom-version container in the form LegacyFileVersion says (UE's
+/// ECustomVersionSerializationFormat): -2 enum-keyed (u32 tag + i32 version), -3 to -5
+/// GUID-keyed with a friendly name (FGuid + i32 + FString), -6 and later optimized (FGuid + i32).
+/// Returns how many there are.
+fn read_custom_versions(c: &mut Cursor, legacy: i32) -> Result<i32> {
+    let n = c.i32()?;
+    if !(0..=4096).contains(&n) {
+        return Err(Error::malformed(format!("{n} custom versions"))
+            .at_field("unreal/FPackageFileSummary/CustomVersions"));
+    }
+    match legacy {
+        -2 => c.skip(n as u64 * 8)?,
+        -5..=-3 => {
+            for _ in 0..n {
+                c.skip(20)?;
+                c.fstring()?; // FriendlyName
+            }
+        }
+        _ => c.skip(n as u64 * 20)?,
+    }
+    Ok(n)
 }
 
 fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
@@ -296,12 +365,7 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
         saved_hash = Some(c.bytes(20)?); // SavedHash (FIoHash)
         total_header_size = c.i32()? as i64;
     }
-    // Custom versions, the optimized form of LegacyFileVersion -5 and later: FGuid + i32 each.
-    let n = c.i32()?;
-    if !(0..=4096).contains(&n) {
-        return Err(Error::malformed(format!("{n} custom versions")));
-    }
-    c.skip(n as u64 * 20)?;
+    let n = read_custom_versions(c, head.legacy)?;
     if ue5 < ue5::PACKAGE_SAVED_HASH {
         total_header_size = c.i32()? as i64;
     }
@@ -340,7 +404,7 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
     if ue4 >= ue4v::ADDED_SEARCHABLE_NAMES {
         c.skip(4)?; // SearchableNamesOffset
     }
-    c.skip(4)?; // ThumbnailTableOffset
+    let thumbnail_offset = c.i32()?; // ThumbnailTableOffset
     if ue5 >= ue5::IMPORT_TYPE_HIERARCHIES {
         c.skip(8)?; // ImportTypeHierarchies count, offset
     }
@@ -358,13 +422,21 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
         return Err(Error::malformed(format!("{gens} generations")));
     }
     c.skip(gens as u64 * 8)?;
-    let major = c.u16()?; // SavedByEngineVersion
-    let minor = c.u16()?;
-    let patch = c.u16()?;
-    c.skip(4)?; // Changelist
-    c.fstring()?; // Branch
-    c.skip(10)?; // CompatibleWithEngineVersion: Major, Minor, Patch, Changelist
-    c.fstring()?; // Branch
+    // SavedByEngineVersion (FEngineVersion) from ENGINE_VERSION_OBJECT; before it, UE 4.0's
+    // editors wrote only their changelist (CUE4Parse FPackageFileSummary).
+    let (major, minor, patch, saved_by_text) = if ue4 >= ue4v::ENGINE_VERSION_OBJECT {
+        let (major, minor, patch) = (c.u16()?, c.u16()?, c.u16()?);
+        let changelist = c.u32()?;
+        let branch = c.fstring()?;
+        let text = format!("{major}.{minor}.{patch}-{changelist}+{branch}");
+        (major, minor, patch, text)
+    } else {
+        (0, 0, 0, format!("cl{}", c.u32()?)) // EngineChangelist
+    };
+    if ue4 >= ue4v::PACKAGE_SUMMARY_HAS_COMPATIBLE_ENGINE_VERSION {
+        c.skip(10)?; // CompatibleWithEngineVersion: Major, Minor, Patch, Changelist
+        c.fstring()?; // Branch
+    }
     c.skip(4)?; // CompressionFlags
     if c.i32()? != 0 {
         return Err(Error::unsupported(
@@ -380,22 +452,45 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
         c.fstring()?;
     }
     if head.legacy > -7 {
-        c.skip(4)?; // NumTextureAllocations
+        // TextureAllocations: FTextureType rows (SizeX, SizeY, NumMips, Format,
+        // TexCreateFlags, then an i32 array of export indices); editors wrote none.
+        let n = c.i32()?;
+        if !(0..=4096).contains(&n) {
+            return Err(Error::malformed(format!("{n} texture allocations"))
+                .at_field("unreal/FPackageFileSummary/TextureAllocations"));
+        }
+        for _ in 0..n {
+            c.skip(20)?;
+            let k = c.i32()?;
+            if !(0..=65536).contains(&k) {
+                return Err(Error::malformed("texture allocation export count"));
+            }
+            c.skip(k as u64 * 4)?;
+        }
     }
     c.skip(4)?; // AssetRegistryDataOffset
     let bulk_data_start = c.i64()?;
-    c.skip(4)?; // WorldTileInfoDataOffset
-    let chunks = c.i32()?;
-    if !(0..=65536).contains(&chunks) {
-        return Err(Error::malformed("ChunkIds count"));
+    if ue4 >= ue4v::WORLD_LEVEL_INFO {
+        c.skip(4)?; // WorldTileInfoDataOffset
     }
-    c.skip(chunks as u64 * 4)?;
-    c.skip(8)?; // PreloadDependency count, offset
+    if ue4 >= ue4v::CHANGED_CHUNKID_TO_BE_AN_ARRAY_OF_CHUNKIDS {
+        let chunks = c.i32()?;
+        if !(0..=65536).contains(&chunks) {
+            return Err(Error::malformed("ChunkIds count"));
+        }
+        c.skip(chunks as u64 * 4)?;
+    } else if ue4 >= ue4v::ADDED_CHUNKID_TO_ASSETDATA_AND_UPACKAGE {
+        c.skip(4)?; // ChunkID
+    }
+    if ue4 >= ue4v::PRELOAD_DEPENDENCIES_IN_COOKED_EXPORTS {
+        c.skip(8)?; // PreloadDependency count, offset
+    }
     if ue5 >= ue5::NAMES_REFERENCED_FROM_EXPORT_DATA {
         c.skip(4)?;
     }
+    let mut payload_toc_offset = -1;
     if ue5 >= ue5::PAYLOAD_TOC {
-        c.skip(8)?; // PayloadTocOffset
+        payload_toc_offset = c.i64()?;
     }
     let mut data_resource_offset = -1;
     if ue5 >= ue5::DATA_RESOURCES {
@@ -413,6 +508,8 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
         after_exports,
         bulk_data_start,
         data_resource_offset,
+        thumbnail_offset,
+        payload_toc_offset,
         versions: Versions {
             file_ue4: head.file_ue4,
             file_ue5: head.file_ue5,
@@ -421,6 +518,7 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
             saved_hash: saved_hash.map(|h| h.iter().map(|b| format!("{b:02x}")).collect()),
             saved_by: (major, minor),
             saved_by_patch: patch,
+            saved_by_text,
             forced: None,
         },
         end: c.pos,
@@ -436,11 +534,17 @@ struct RawExport {
 
 fn read_exports(c: &mut Cursor, s: &Summary, head: &Head, ue5: i32) -> Result<Vec<RawExport>> {
     c.pos = s.export_offset as u64;
-    let wide = head.ue4() >= ue4v::E64BIT_EXPORTMAP_SERIALSIZES;
+    let ue4 = head.ue4();
+    let wide = ue4 >= ue4v::E64BIT_EXPORTMAP_SERIALSIZES;
     let mut out = Vec::new();
     for _ in 0..s.export_count {
         let class_index = c.i32()?;
-        c.skip(12)?; // Super, Template, Outer
+        // Super, [Template from TEMPLATE_INDEX_IN_COOKED_EXPORTS], Outer (CUE4Parse FObjectExport).
+        c.skip(if ue4 >= ue4v::TEMPLATE_INDEX_IN_COOKED_EXPORTS {
+            12
+        } else {
+            8
+        })?;
         let name = c.i32()?;
         c.skip(8)?; // name number, ObjectFlags
         let (serial_size, serial_offset) = if wide {
@@ -455,11 +559,19 @@ fn read_exports(c: &mut Cursor, s: &Summary, head: &Head, ue5: i32) -> Result<Ve
         if ue5 >= ue5::TRACK_OBJECT_EXPORT_IS_INHERITED {
             c.skip(4)?; // IsInheritedInstance
         }
-        c.skip(12)?; // PackageFlags, NotAlwaysLoadedForEditorGame, IsAsset
+        c.skip(4)?; // PackageFlags
+        if ue4 >= ue4v::LOAD_FOR_EDITOR_GAME {
+            c.skip(4)?; // bNotAlwaysLoadedForEditorGame
+        }
+        if ue4 >= ue4v::COOKED_ASSETS_IN_EDITOR_SUPPORT {
+            c.skip(4)?; // bIsAsset
+        }
         if ue5 >= ue5::OPTIONAL_RESOURCES {
             c.skip(4)?; // GeneratePublicHash
         }
-        c.skip(20)?; // preload dependencies
+        if ue4 >= ue4v::PRELOAD_DEPENDENCIES_IN_COOKED_EXPORTS {
+            c.skip(20)?; // preload dependencies
+        }
         if ue5 >= ue5::SCRIPT_SERIALIZATION_OFFSET && s.package_flags & 0x2000 == 0 {
             c.skip(16)?; // ScriptSerializationStart/End (versioned properties only)
         }
@@ -511,6 +623,20 @@ pub fn parse_legacy(
     limits: &Limits,
     forced: Option<&ForcedVersion>,
 ) -> Result<Package> {
+    // A cut or malformed package whose reader named no more precise field was in the summary.
+    parse_legacy_inner(uasset, limits, forced).map_err(|e| match e.kind {
+        crate::io::ErrorKind::Truncated | crate::io::ErrorKind::Malformed => {
+            e.at_field("unreal/FPackageFileSummary")
+        }
+        _ => e,
+    })
+}
+
+fn parse_legacy_inner(
+    uasset: &dyn Source,
+    limits: &Limits,
+    forced: Option<&ForcedVersion>,
+) -> Result<Package> {
     let len = uasset.len();
     let mut c = Cursor::new(uasset, 0, len, limits);
     let tag = c.u32()?;
@@ -520,10 +646,16 @@ pub fn parse_legacy(
         ));
     }
     let legacy = c.i32()?;
-    if !(-9..=-4).contains(&legacy) {
+    if !(-9..=-2).contains(&legacy) {
         return Err(Error::unsupported(format!(
-            "package LegacyFileVersion {legacy}; Texscope reads -4 to -9 (UE4 and UE5)"
+            "package LegacyFileVersion {legacy}; Texscope reads -2 to -9 (UE 4.0 to UE5){}",
+            if legacy >= 0 {
+                ": this is an Unreal Engine 3 package"
+            } else {
+                ""
+            }
         ))
+        .at_field("unreal/FPackageFileSummary/LegacyFileVersion")
         .in_file(uasset.name()));
     }
     if legacy != -4 {
@@ -544,10 +676,15 @@ pub fn parse_legacy(
     } else {
         // A versioned package: its FileVersionUE5 (0 before UE5) is the layout.
         check_known_versions(file_ue4, file_ue5).map_err(|e| e.in_file(uasset.name()))?;
-        if file_ue4 != 0 && file_ue4 < ue4v::E64BIT_EXPORTMAP_SERIALSIZES {
+        if file_ue4 != 0 && file_ue4 < ue4v::OLDEST_LOADABLE_PACKAGE {
             return Err(Error::unsupported(format!(
-                "FileVersionUE4 {file_ue4} is older than UE 4.14 (511); Texscope reads UE 4.18 and later"
+                "FileVersionUE4 {file_ue4} is older than the oldest UE4 package version ({}, \
+                 UE 4.0); Texscope reads UE4 object versions {} to {} and UE5 1000 to {NEWEST_UE5}",
+                ue4v::OLDEST_LOADABLE_PACKAGE,
+                ue4v::OLDEST_LOADABLE_PACKAGE,
+                ue4v::NEWEST
             ))
+            .at_field("unreal/FPackageFileSummary/FileVersionUE4")
             .in_file(uasset.name()));
         }
         stated = [(file_ue5.max(0), "")];
@@ -563,7 +700,7 @@ pub fn parse_legacy(
         let s = match read_summary(&mut c, &head, ue5) {
             Ok(s) => s,
             Err(e) => {
-                last_err = Some(e);
+                last_err = Some(e.at_field("unreal/FPackageFileSummary"));
                 continue;
             }
         };
@@ -573,7 +710,7 @@ pub fn parse_legacy(
         let exports = match read_exports(&mut c, &s, &head, ue5) {
             Ok(e) => e,
             Err(e) => {
-                last_err = Some(e);
+                last_err = Some(e.at_field("unreal/FObjectExport"));
                 continue;
             }
         };
@@ -597,7 +734,7 @@ pub fn parse_legacy(
             (false, true) => format!("UE5.8+, {}", version_label(&head)),
             (false, false) => version_label(&head),
         };
-        let mut pkg = finish_legacy(&mut c, s, exports, ue5, row, &label, limits)?;
+        let mut pkg = finish_legacy(&mut c, s, exports, (head, ue5), row, &label, limits)?;
         if let Some(f) = forced.filter(|_| head.unversioned()) {
             pkg.engine_guess = format!("{} (forced; the layout detected alone: {label})", f.label);
             pkg.forced_old_tail = (f.major == 4).then_some(f.minor < 20);
@@ -649,7 +786,7 @@ fn finish_legacy(
     c: &mut Cursor,
     s: Summary,
     raw: Vec<RawExport>,
-    ue5: i32,
+    (head, ue5): (Head, i32),
     import_size: u64,
     guess: &str,
     limits: &Limits,
@@ -658,8 +795,10 @@ fn finish_legacy(
     c.pos = s.name_offset as u64;
     let mut names = Vec::with_capacity(s.name_count as usize);
     for _ in 0..s.name_count {
-        names.push(c.fstring()?);
-        c.skip(4)?; // two u16 hashes (UE4.12+)
+        names.push(c.fstring().map_err(|e| e.at_field("unreal/FNameEntry"))?);
+        if head.ue4() >= ue4v::NAME_HASHES_SERIALIZED {
+            c.skip(4)?; // two u16 hashes
+        }
     }
     // Imports: ClassPackage, ClassName, OuterIndex, ObjectName (at 20) [+ PackageName]
     // [+ bImportOptional], `import_size` bytes each (import_row).
@@ -667,7 +806,7 @@ fn finish_legacy(
     let mut import_names = Vec::with_capacity(s.import_count as usize);
     for i in 0..s.import_count as u64 {
         c.pos = s.import_offset as u64 + i * import_size + 20;
-        let idx = c.i32()?;
+        let idx = c.i32().map_err(|e| e.at_field("unreal/FObjectImport"))?;
         import_names.push(names.get(idx.max(0) as usize).cloned().unwrap_or_default());
     }
     let header = s.total_header_size.max(0) as u64;
@@ -690,7 +829,11 @@ fn finish_legacy(
             )));
         }
         let off = e.serial_offset as u64;
-        let in_uexp = off >= header;
+        // A cooked package continues in its .uexp after TotalHeaderSize; an editor package holds
+        // its export data in the same file, after the header (a .uasset that stops at the
+        // header is split either way).
+        let cooked = s.package_flags & PKG_FILTER_EDITOR_ONLY != 0;
+        let in_uexp = off >= header && (cooked || c.src.len() <= header);
         exports.push(Export {
             name,
             class,
@@ -720,6 +863,9 @@ fn finish_legacy(
         package_flags: s.package_flags,
         forced_old_tail: None,
         versions: s.versions,
+        legacy_version: head.legacy,
+        thumbnail_offset: s.thumbnail_offset,
+        payload_toc_offset: s.payload_toc_offset,
     })
 }
 
@@ -847,6 +993,9 @@ fn parse_zen4(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         package_flags,
         forced_old_tail: None,
         versions: Versions::default(),
+        legacy_version: 0,
+        thumbnail_offset: 0,
+        payload_toc_offset: -1,
     })
 }
 
@@ -1069,6 +1218,9 @@ fn parse_zen5(c: &mut Cursor, limits: &Limits) -> Result<Package> {
         package_flags,
         forced_old_tail: None,
         versions,
+        legacy_version: 0,
+        thumbnail_offset: 0,
+        payload_toc_offset: -1,
     })
 }
 

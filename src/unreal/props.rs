@@ -98,7 +98,21 @@ pub struct Ctx<'a> {
     /// from 1011 a tagged block starts with a serialization-control byte, from 1012 each tag
     /// names its complete type (see [`walk_tagged`]).
     pub ue5: i32,
+    /// The package's UE4 object version (522 when unversioned): older tags lack the struct GUID
+    /// (before 441), the property GUID byte (before 503) and an array's inner type (before 282).
+    pub ue4: i32,
 }
+
+/// Structs whose fields a tagged walk records too, under `Struct.Field` names: UTexture's
+/// `Source` (FTextureSource, its size, slices, mips, format and compression) and each of its
+/// `Blocks` (FTextureSourceBlock, one per UDIM tile).
+const NESTED: &[&str] = &["TextureSource", "TextureSourceBlock"];
+
+/// The UE4 object versions the tag layout branches on (CUE4Parse FPropertyTag / ObjectVersion).
+const UE4_ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
+const UE4_STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
+const UE4_PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 500;
+const UE4_PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
 
 impl Ctx<'_> {
     fn fname(&self, r: &mut Reader) -> Result<String> {
@@ -524,23 +538,30 @@ fn read_tag(ctx: &Ctx, r: &mut Reader, name: &str) -> Result<Tag> {
     let _array_index = r.i32()?;
     let mut bool_val = None;
     let mut param = None;
+    let ue4 = if ctx.ue4 > 0 { ctx.ue4 } else { i32::MAX };
     match ty.as_str() {
         "StructProperty" => {
             param = Some(ctx.fname(r)?);
-            r.skip(16)?;
+            if ue4 >= UE4_STRUCT_GUID_IN_PROPERTY_TAG {
+                r.skip(16)?;
+            }
         }
         "BoolProperty" => bool_val = Some(r.u8()? != 0),
         "ByteProperty" | "EnumProperty" => param = Some(ctx.fname(r)?),
-        "ArrayProperty" | "SetProperty" | "OptionalProperty" => {
+        "ArrayProperty" if ue4 >= UE4_ARRAY_PROPERTY_INNER_TAGS => param = Some(ctx.fname(r)?),
+        "OptionalProperty" => {
             ctx.fname(r)?;
         }
-        "MapProperty" => {
+        "SetProperty" if ue4 >= UE4_PROPERTY_TAG_SET_MAP_SUPPORT => {
+            ctx.fname(r)?;
+        }
+        "MapProperty" if ue4 >= UE4_PROPERTY_TAG_SET_MAP_SUPPORT => {
             ctx.fname(r)?;
             ctx.fname(r)?;
         }
         _ => {}
     }
-    if r.u8()? != 0 {
+    if ue4 >= UE4_PROPERTY_GUID_IN_PROPERTY_TAG && r.u8()? != 0 {
         r.skip(16)?; // property GUID
     }
     if ctx.ue5 >= UE5_TAG_EXTENSION {
@@ -566,6 +587,14 @@ fn tagged_inner(ctx: &Ctx, r: &mut Reader, w: &mut Walk) -> Result<()> {
             r.u8()?; // class-level overridden-property operation
         }
     }
+    tagged_list(ctx, r, w, "", 0)
+}
+
+/// One list of tags up to "None"; `prefix` names the struct it is nested in ("Source.").
+fn tagged_list(ctx: &Ctx, r: &mut Reader, w: &mut Walk, prefix: &str, depth: u32) -> Result<()> {
+    if depth > 4 {
+        return Err(Error::malformed("tagged structs nest too deeply"));
+    }
     for _ in 0..4096 {
         let name = ctx.fname(r)?;
         if name == "None" {
@@ -574,6 +603,41 @@ fn tagged_inner(ctx: &Ctx, r: &mut Reader, w: &mut Walk) -> Result<()> {
         let tag = read_tag(ctx, r, &name)?;
         let mut v = r.sub(tag.size)?;
         let enum_name = tag.param.as_deref();
+        let name = format!("{prefix}{name}");
+        if tag.ty == "StructProperty" && enum_name.is_some_and(|s| NESTED.contains(&s)) {
+            tagged_list(ctx, &mut v, w, &format!("{name}."), depth + 1)?;
+            continue;
+        }
+        if tag.ty == "ArrayProperty" && enum_name == Some("StructProperty") {
+            // An array of structs: count, one inner tag (from ARRAY_PROPERTY_INNER_TAGS), then
+            // each element's own tag list. Elements of a NESTED struct are recorded as
+            // `Name[i].Field`; others are left as their size.
+            let n = v.i32()?;
+            w.values.push((name.clone(), format!("{n} elements")));
+            if !(0..=4096).contains(&n) {
+                continue;
+            }
+            // From PROPERTY_TAG_COMPLETE_TYPE_NAME the array's own tag names the element struct
+            // and no inner tag follows (assumed from the tag carrying the whole type); the
+            // walk only descends into FTextureSource's Blocks.
+            let nested = if ctx.ue5 >= UE5_COMPLETE_TYPE_NAME {
+                name == "Source.Blocks"
+            } else {
+                let elements = (|| {
+                    let inner_name = ctx.fname(&mut v)?;
+                    read_tag(ctx, &mut v, &inner_name)
+                })();
+                elements.is_ok_and(|t| t.param.as_deref().is_some_and(|s| NESTED.contains(&s)))
+            };
+            if nested {
+                for i in 0..n {
+                    if tagged_list(ctx, &mut v, w, &format!("{name}[{i}]."), depth + 1).is_err() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
         let value = match (tag.ty.as_str(), tag.bool_val) {
             (_, Some(b)) => b.to_string(),
             ("ByteProperty", _) if enum_name.is_some_and(|e| e != "None") && tag.size == 8 => {
@@ -586,6 +650,10 @@ fn tagged_inner(ctx: &Ctx, r: &mut Reader, w: &mut Walk) -> Result<()> {
             ("FloatProperty", _) => v.f32()?.to_string(),
             ("DoubleProperty", _) => v.f64()?.to_string(),
             ("NameProperty", _) => ctx.fname(&mut v)?,
+            ("StructProperty", _) if enum_name == Some("Guid") && tag.size == 16 => {
+                v.bytes(16)?.iter().map(|b| format!("{b:02x}")).collect()
+            }
+            ("ArrayProperty", _) if tag.size >= 4 => format!("{} elements", v.i32()?),
             ("StructProperty", _) if enum_name == Some("IntPoint") && tag.size == 8 => {
                 format!("{}x{}", v.i32()?, v.i32()?)
             }

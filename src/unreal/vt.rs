@@ -524,6 +524,9 @@ mod tests {
             package_flags: 0,
             forced_old_tail: None,
             versions: Default::default(),
+            legacy_version: -7,
+            thumbnail_offset: 0,
+            payload_toc_offset: -1,
         };
         let export = Export {
             name: "T".into(),

@@ -280,6 +280,7 @@ fn mip_files(catalog: &Catalog, t: &Texture, i: usize) -> (Vec<String>, Vec<Stri
             vt_chunk = vt.mips.get(i).and_then(|m| vt.chunks.get(m.chunk as usize));
             vt_chunk.iter().map(|c| &c.storage).collect()
         }
+        Layout::Source(s) => vec![&s.data],
         _ => t.mips[i].surfaces.iter().collect(),
     };
     let (mut files, mut missing) = (Vec::new(), Vec::new());
