@@ -73,6 +73,10 @@ export function attachKeyboard(app) {
     else if (k === 'l' || k === 'L') app.share.copyLink();
     else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {keyof import('../types').Channels} */ (k.toLowerCase()), e.shiftKey);
   });
-  // Esc also closes the drawers of narrow screens.
-  window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { actions.setDrawer('list', false); actions.setDrawer('info', false); } });
+  // Esc also closes the drawers of narrow screens and the phone's menu (not while one of the
+  // toolbar's menus is open in it: that Esc closes only the menu).
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || document.querySelector('.menu-panel:popover-open')) return;
+    if (store.state.drawer) actions.setDrawer(store.state.drawer, false);
+  });
 }
