@@ -114,7 +114,7 @@ test('keyboard: Tab reaches every control of the page with a demo open, each wit
   assert.deepEqual(problems, []);
 });
 
-test('keyboard: the Builds and help dialogs keep the focus inside and give it back; the swipe line moves with the arrows', async (t) => {
+test('keyboard: the Builds and help dialogs keep the focus inside and give it back; an arrow pins a texel; the swipe line moves with the arrows', async (t) => {
   const { page, problems } = await openPage(t, '', { viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
   const active = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset.testid || document.activeElement?.tagName);
   await page.focus('[data-testid=builds-button]');
@@ -140,6 +140,15 @@ test('keyboard: the Builds and help dialogs keep the focus inside and give it ba
   await page.keyboard.press('Enter');
   assert.equal(await page.isHidden('[data-testid=help]'), true);
   assert.equal(await active(), 'help-button');
+
+  // With nothing pinned, an arrow pins the texel at the view's centre (T_Bricks_D stays shown, 512²
+  // fitted: the centre of the view is the centre of the image, texel (256, 256) or a neighbour).
+  await page.evaluate(() => document.activeElement?.blur());
+  assert.equal((await page.evaluate(() => window.texscope.display())).pin, null);
+  await page.keyboard.press('ArrowRight');
+  const pin = (await page.evaluate(() => window.texscope.display())).pin;
+  assert.equal((await page.evaluate(() => window.texscope.view())).texture, 'T_Bricks_D');
+  assert.ok(pin && Math.abs(pin[0] - 256) <= 1 && Math.abs(pin[1] - 256) <= 1, `pinned ${pin}`);
 
   await page.evaluate(() => window.texscope.compareOpen({ a: 'T_Bricks_D', b: 'sky_hdr' }));
   await page.waitForFunction(() => window.texscope.compare()?.state === 'ready', null, { timeout: 60000 });

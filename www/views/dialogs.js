@@ -11,7 +11,7 @@ const DRAWERS = /** @type {const} */ ({ list: 'sidebar', info: 'info-panel', men
 export const SHORTCUTS = [
   ['+ / −', 'zoom in / out (or the mouse wheel)'], ['0 or F', 'fit to view'], ['1', 'actual size (1:1)'],
   ['drag', 'pan'], ['click', 'pin the texel under the mouse'],
-  ['pinch / one finger / double tap', 'touch: zoom / pan / fit'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8)'],
+  ['pinch / one finger / double tap', 'touch: zoom / pan / fit'], ['← → ↑ ↓', 'move the pinned texel (Shift: 8); none pinned: pin the one at the centre'],
   ['R G B A', 'toggle a channel'], ['Shift+R/G/B/A', 'that channel alone, as grey'],
   ['E / Shift+E', 'exposure +/− 1 EV'], ['W', 'auto exposure (brightest value to 1)'], ['M', 'next tonemap'], ['N', 'normal-map view, in the layout the texture stores (RG, AG or RA)'],
   ['V', 'flip vertically'], ['X', 'mark NaN / Inf / negative'], ['C', 'cube cross'], ['T', 'VT tile grid'],

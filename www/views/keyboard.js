@@ -40,6 +40,14 @@ export function attachKeyboard(app) {
       if (k === '+' || k === '=') { cv.zoomTo(v.zoom * 2); return; }
       if (k === '-' || k === '_') { cv.zoomTo(v.zoom / 2); return; }
     }
+    // With nothing pinned and nothing focused, an arrow pins the texel at the view's centre: the
+    // keyboard's way to what a click does.
+    if (k.startsWith('Arrow') && !s.pin && s.image && e.target === document.body) {
+      const r = vp.element.getBoundingClientRect();
+      const p = vp.texelAt(r.left + r.width / 2, r.top + r.height / 2);
+      if (p) { e.preventDefault(); app.inspector.pin(p); }
+      return;
+    }
     if (k.startsWith('Arrow') && s.pin) {
       e.preventDefault();
       const step = e.shiftKey ? 8 : 1;
