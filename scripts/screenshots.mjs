@@ -1,6 +1,6 @@
 // The screenshots of the page in docs/img (README, docs/page.md, docs/compare.md): the built page
 // (dist/, as the browser tests serve it) in Debian chromium, dark theme, at 1280x720 and 1440x900
-// with a demo open, and the compare view at 1280x720.
+// with a demo open, the compare view at 1280x720, and a phone (390x844) with its menu open.
 // Each is then reduced to a 256-colour PNG when Python's Pillow is there (about a third of the size;
 // the page's flat colours survive it), else kept as Chromium wrote it.
 //
@@ -30,6 +30,14 @@ const SHOTS = [
       await page.click('[data-testid=compare-pane-a]', { position: { x: 300, y: 300 } });
     },
   },
+  // A phone (390x844, touch) with the menu open: the header's tools and the toolbar as one sheet
+  // at the bottom, the texture above it.
+  {
+    name: 'phone.png', width: 390, height: 844, demo: 'ue-classic', options: { hasTouch: true, isMobile: true },
+    async prepare(page) {
+      await page.tap('[data-testid=menu-toggle]');
+    },
+  },
 ];
 
 mkdirSync(OUT, { recursive: true });
@@ -37,13 +45,13 @@ const server = await serve(join(ROOT, 'dist'));
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
 try {
   for (const s of SHOTS) {
-    const page = await browser.newPage({ viewport: { width: s.width, height: s.height }, colorScheme: 'dark' });
+    const page = await browser.newPage({ viewport: { width: s.width, height: s.height }, colorScheme: 'dark', ...s.options });
     await page.goto(server.url);
     await page.click(`[data-testid=demo-gallery] [data-testid=demo-${s.demo}]`);
     await page.waitForFunction(() => document.body.dataset.state === 'ready');
     if (s.display) await page.evaluate((d) => window.texscope.setDisplay(d), s.display);
     if (s.prepare) await s.prepare(page);
-    await page.mouse.move(0, s.height - 1); // no hover highlight
+    if (!s.options?.hasTouch) await page.mouse.move(0, s.height - 1); // no hover highlight
     const path = join(OUT, s.name);
     await page.screenshot({ path });
     await page.close();

@@ -422,7 +422,8 @@ export interface ShareNeed {
 
 export type Phase = 'empty' | 'loading' | 'ready' | 'error';
 export type Background = 'checker' | 'black' | 'white' | 'grey' | 'custom';
-export type Drawer = 'list' | 'info';
+/** A panel of narrow screens opened on demand: the texture list, the info panel, the phone's menu. */
+export type Drawer = 'list' | 'info' | 'menu';
 
 /** The page's state (www/store.js): one object, changed only by the actions of www/actions.js. */
 export interface State {

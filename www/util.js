@@ -12,6 +12,40 @@ export function $(id) {
   return /** @type {E} */ (e);
 }
 
+/** What the keyboard can reach inside a panel or a dialog (shown controls that are not disabled). */
+export const FOCUSABLE = 'button:not([hidden]):not(:disabled), select:not(:disabled), input:not([hidden]):not(:disabled), [tabindex="0"]';
+
+/**
+ * The focus of a modal dialog: `dialog` is marked modal and Tab and Shift+Tab go round its
+ * controls. The returned function is called as it opens (the focus goes to its first control,
+ * `first` when given) and closes (the focus goes back where it was before, when it was inside).
+ * @param {HTMLElement} dialog @param {HTMLElement} [first]
+ * @returns {(open: boolean) => void}
+ */
+export function modalFocus(dialog, first) {
+  /** @type {Element | null} */
+  let before = null;
+  dialog.setAttribute('aria-modal', 'true');
+  const shown = () => /** @type {HTMLElement[]} */ ([...dialog.querySelectorAll(FOCUSABLE)]).filter((e) => e.getClientRects().length);
+  dialog.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab') return;
+    const f = shown();
+    if (!f.length) return;
+    const at = f.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+    if (e.shiftKey && at <= 0) { e.preventDefault(); f[f.length - 1].focus(); }
+    else if (!e.shiftKey && at === f.length - 1) { e.preventDefault(); f[0].focus(); }
+  });
+  return (open) => {
+    if (open) {
+      if (!dialog.contains(document.activeElement)) before = document.activeElement;
+      (first ?? shown()[0])?.focus();
+    } else if (dialog.contains(document.activeElement) || document.activeElement === document.body) {
+      if (before instanceof HTMLElement && before.isConnected) before.focus();
+      before = null;
+    }
+  };
+}
+
 /** A byte count for people: B, KiB or MiB. @param {number} n */
 export const fmtBytes = (n) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
 

@@ -159,3 +159,115 @@ test('tablet portrait: the grid in the closed drawer loads no thumbnail until th
   await page.screenshot({ path: join(OUT, 'tablet-portrait-grid.png') });
   assert.deepEqual(problems, []);
 });
+
+// The boxes of the controls shown inside `selector` (buttons, selects, fields).
+const shownControls = (page, selector) => page.$$eval(`${selector} :is(button, select, input:not([type=hidden]))`, (els) => els
+  .filter((e) => e.checkVisibility({ visibilityProperty: true }))
+  .map((e) => { const r = e.getBoundingClientRect(); return { id: e.id || e.dataset.testid || e.textContent.trim(), left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height }; }));
+// WCAG 2.5.5 (Target Size, enhanced): 44 by 44 CSS pixels, inside the screen.
+function assertThumbTargets(list, w, h, what) {
+  assert.ok(list.length, `${what}: controls shown`);
+  for (const c of list) {
+    assert.ok(c.width >= 44 - 0.01 && c.height >= 44 - 0.01, `${what}: ${c.id} is ${c.width.toFixed(1)}x${c.height.toFixed(1)} px`);
+    assert.ok(c.left >= -0.5 && c.right <= w + 0.5 && c.top >= -0.5 && c.bottom <= h + 0.5, `${what}: ${c.id} outside the screen ${JSON.stringify(c)}`);
+  }
+}
+// The page itself never moves: no scroll and no browser zoom (the gestures are the view's own).
+const pageMoved = (page) => page.evaluate(() => ({ x: scrollX, y: scrollY, top: document.documentElement.scrollTop, body: document.body.scrollTop, scale: visualViewport.scale }));
+const STILL = { x: 0, y: 0, top: 0, body: 0, scale: 1 };
+
+test('phone 390x844 with touch: the texture takes the screen, the menu and the drawers open on demand, 44 px targets', async (t) => {
+  const [w, h] = [390, 844];
+  const { page, problems } = await openPage(t, '', { viewport: { width: w, height: h }, hasTouch: true, isMobile: true });
+  await page.screenshot({ path: join(OUT, 'phone-landing.png') });
+  await openDemo(page, 'ue-classic');
+  await openDemo(page, 'hdr'); // two textures listed; the bricks (512x512) still shown
+  assert.equal((await page.evaluate(() => window.texscope.view())).texture, 'T_Bricks_D');
+  assert.deepEqual(await page.evaluate(overflowing), []);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), w, 'no horizontal scroll');
+  // One header row of thumb-sized buttons (menu, Textures, Info); the toolbar is folded away.
+  const header = await page.$eval('header.bar', (e) => e.getBoundingClientRect().height);
+  assert.ok(header <= 52, `header ${header} px high`);
+  assertThumbTargets(await shownControls(page, 'header.bar'), w, h, 'header');
+  assert.deepEqual((await shownControls(page, 'header.bar')).map((c) => c.id).sort(), ['info-toggle', 'list-toggle', 'menu-toggle']);
+  assert.equal(await page.locator('[data-testid=toolbar]').isVisible(), false, 'the toolbar is in the menu');
+  // The view: the whole width and all the height but the header and the status line.
+  const vp = await page.$eval('[data-testid=viewport]', (e) => e.getBoundingClientRect().toJSON());
+  assert.ok(vp.width === w && vp.height >= h - 52 - 24, `viewport ${vp.width}x${vp.height}`);
+  const d0 = await display(page);
+  assert.ok(d0.canvasBox.width >= w - 40, `the 512² image fitted across the screen: ${JSON.stringify(d0.canvasBox)}`);
+  await page.screenshot({ path: join(OUT, 'phone-view.png') });
+
+  // The menu: the header's tools and the toolbar, a sheet at the bottom within the thumb's reach.
+  await page.tap('[data-testid=menu-toggle]');
+  assert.equal(await page.getAttribute('[data-testid=menu-toggle]', 'aria-expanded'), 'true');
+  const sheet = [...await shownControls(page, '[data-testid=bar-tools]'), ...await shownControls(page, '[data-testid=toolbar]')];
+  assertThumbTargets(sheet, w, h, 'menu');
+  const ids = sheet.map((c) => c.id);
+  for (const id of ['open-files', 'builds-button', 'export-button', 'demo-button', 'mip', 'zoom-fit', 'channel-r', 'hdr-button', 'compare-button', 'share', 'help-button']) {
+    assert.ok(ids.includes(id), `${id} in the menu (${ids.join(', ')})`);
+  }
+  assert.ok(Math.min(...sheet.map((c) => c.top)) >= h / 2, 'the sheet is in the lower half of the screen');
+  assert.deepEqual(await page.evaluate(overflowing), []);
+  await page.screenshot({ path: join(OUT, 'phone-menu.png') });
+  // A toolbar menu opens over its button, inside the screen, with thumb-sized controls.
+  await page.tap('[data-testid=hdr-button]');
+  await page.waitForFunction(() => document.querySelector('#hdr-menu').matches(':popover-open'));
+  const hdr = await page.$eval('#hdr-menu', (e) => e.getBoundingClientRect().toJSON());
+  assert.ok(hdr.top >= 0 && hdr.bottom <= h && hdr.left >= 0 && hdr.right <= w, `HDR menu at ${JSON.stringify(hdr)}`);
+  assertThumbTargets(await shownControls(page, '#hdr-menu'), w, h, 'HDR menu');
+  await page.screenshot({ path: join(OUT, 'phone-menu-hdr.png') });
+  await page.tap('[data-testid=tonemap]').catch(() => {}); // a select opens natively; nothing to check here
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !document.querySelector('#hdr-menu').matches(':popover-open'));
+  // Esc (or a touch on the view) closes the sheet.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('[data-testid=toolbar]').isVisible(), false);
+
+  // The list: a drawer; its rows and filters are thumb-sized.
+  await page.tap('[data-testid=list-toggle]');
+  await page.waitForFunction(() => document.querySelector('#sidebar').getBoundingClientRect().left >= 0);
+  assertThumbTargets(await shownControls(page, '#sidebar'), w, h, 'list');
+  const row = page.locator('[data-testid=texture-list] .tex', { hasText: 'sky_hdr' });
+  const rowBox = await row.boundingBox();
+  assert.ok(rowBox.height >= 44 && rowBox.x >= 0 && rowBox.x + rowBox.width <= w, `row ${JSON.stringify(rowBox)}`);
+  await page.screenshot({ path: join(OUT, 'phone-list.png') });
+  await row.tap();
+  await page.waitForFunction(() => window.texscope.view()?.texture === 'sky_hdr' && document.body.dataset.state === 'ready');
+  await page.waitForFunction(() => !document.body.classList.contains('show-list'));
+  // The inspector and info: a drawer too.
+  await page.tap('[data-testid=info-toggle]');
+  await page.waitForFunction(() => document.querySelector('#info-panel').getBoundingClientRect().right <= window.innerWidth + 0.5);
+  assert.match(await page.textContent('[data-testid=info]'), /sky_hdr/);
+  assertThumbTargets(await shownControls(page, '#info-panel'), w, h, 'info');
+  await page.screenshot({ path: join(OUT, 'phone-info.png') });
+  // A touch on the view closes it.
+  const cdp = await page.context().newCDPSession(page);
+  await gesture(cdp, [[[30, Math.round(h / 2)]]]); // left of the drawer (320 px of the 390)
+  await page.waitForFunction(() => !document.body.classList.contains('show-info'));
+  assert.deepEqual(problems, []);
+});
+
+test('phone 390x844 with touch: pinch zooms the texture and a finger pans it; the page neither scrolls nor zooms', async (t) => {
+  const { page, problems } = await openPage(t, '', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await openDemo(page, 'ue-classic');
+  const cdp = await page.context().newCDPSession(page);
+  const d0 = await display(page);
+  const box = d0.canvasBox;
+  const c = [Math.round(box.x + box.width * 0.5), Math.round(box.y + box.height * 0.5)];
+  const frames = [];
+  for (let k = 0; k <= 8; k++) frames.push([[c[0] - 40 - 5 * k, c[1] - 10], [c[0] + 40 + 5 * k, c[1] + 10]]);
+  await gesture(cdp, frames);
+  const d1 = await display(page);
+  assert.ok(Math.abs(d1.zoom / d0.zoom - 2) < 0.05, `zoom ${d0.zoom} -> ${d1.zoom}, expected x2 (the fingers' spread)`);
+  assert.deepEqual(await pageMoved(page), STILL);
+  // One finger straight down 200 px: the image follows, the page does not scroll.
+  await gesture(cdp, [[[c[0], 200]], [[c[0], 260]], [[c[0], 330]], [[c[0], 400]]]);
+  const d2 = await display(page);
+  assert.ok(Math.abs(d2.canvasBox.y - d1.canvasBox.y - 200) <= 1.01 && Math.abs(d2.canvasBox.x - d1.canvasBox.x) <= 1.01,
+    `pan ${d2.canvasBox.x - d1.canvasBox.x}, ${d2.canvasBox.y - d1.canvasBox.y}`);
+  assert.deepEqual(await pageMoved(page), STILL);
+  await page.screenshot({ path: join(OUT, 'phone-pinch.png') });
+  assert.deepEqual(problems, []);
+});

@@ -3,7 +3,7 @@
 // or not yet compared) with a status and name filter; a pair opens in the compare view.
 import { VirtualList } from '../lib/vlist.js';
 import { walkEntries } from '../lib/walk.js';
-import { $, problemText, rowName, showProblems } from '../util.js';
+import { $, modalFocus, problemText, rowName, showProblems } from '../util.js';
 
 /** @typedef {import('../types').BuildPair} BuildPair */
 
@@ -38,7 +38,12 @@ export function createBuilds(app) {
   const chosen = { old: null, new: null };
 
   // ---- the dialog -------------------------------------------------------------------------
-  const openDialog = (/** @type {boolean} */ on) => { el.dialog.hidden = !on; };
+  const dialogFocus = modalFocus(el.dialog);
+  const openDialog = (/** @type {boolean} */ on) => {
+    if (el.dialog.hidden === !on) return;
+    el.dialog.hidden = !on;
+    dialogFocus(on);
+  };
   $('builds-button').addEventListener('click', () => openDialog(true));
   $('builds-close').addEventListener('click', () => openDialog(false));
   el.dialog.addEventListener('click', (e) => { if (e.target === el.dialog) openDialog(false); });

@@ -32,7 +32,7 @@ export function createCompareView(app) {
   const el = {
     root: $('compare'), stage: $('cmp-stage'), paneA: $('cmp-pane-a'), paneB: $('cmp-pane-b'),
     a: canvas('cmp-canvas-a'), bOver: canvas('cmp-canvas-b-over'), d: canvas('cmp-canvas-d'), b: canvas('cmp-canvas-b'),
-    line: $('cmp-line'), labelA: $('cmp-label-a'), figures: $('cmp-figures'), notice: $('cmp-notice'),
+    line: $('cmp-line'), handle: $('cmp-handle'), labelA: $('cmp-label-a'), figures: $('cmp-figures'), notice: $('cmp-notice'),
     aName: $('cmp-a-name'), aMip: sel('cmp-a-mip'), bSel: sel('cmp-b'), bMip: sel('cmp-b-mip'), diff: sel('cmp-diff'),
     viewport: $('viewport'), strip: $('mip-strip'), button: /** @type {HTMLButtonElement} */ ($('compare-button')),
     hover: $('insp-hover'), pin: $('insp-pin'), pixel: $('pixel-label'), zoom: $('zoom-label'),
@@ -76,6 +76,9 @@ export function createCompareView(app) {
     // Swipe: B shows right of the line only (clipped from its own left edge).
     const lineX = Math.round(s.compareSwipe * w);
     el.line.style.left = `${lineX}px`;
+    const percent = String(Math.round(s.compareSwipe * 100));
+    el.handle.setAttribute('aria-valuenow', percent);
+    el.handle.setAttribute('aria-valuetext', `${percent}%`);
     el.bOver.style.clipPath = s.compareMode === 'swipe' ? `inset(0 0 0 ${Math.max(0, lineX - origin[0])}px)` : '';
   }
 
@@ -210,6 +213,17 @@ export function createCompareView(app) {
   const endLine = (/** @type {PointerEvent} */ e) => { e.stopPropagation(); el.line.classList.remove('dragging'); };
   el.line.addEventListener('pointerup', endLine);
   el.line.addEventListener('pointercancel', endLine);
+  // From the keyboard (the handle is a slider): ← → move the line by 5 % (Shift: 1 %), Home and End
+  // to the edges. The keys stay here: with a pinned texel the arrows would move it too.
+  el.handle.addEventListener('keydown', (e) => {
+    const step = e.shiftKey ? 0.01 : 0.05;
+    const x = store.state.compareSwipe;
+    const to = { ArrowLeft: x - step, ArrowDown: x - step, ArrowRight: x + step, ArrowUp: x + step, Home: 0, End: 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    e.stopPropagation();
+    actions.setCompareSwipe(to);
+  });
 
   // ---- the inspector: A, B and B − A ------------------------------------------------------
   /** What the inspector says about texel p, or null. @param {[number, number] | null} p */

@@ -1,5 +1,6 @@
 // The header's pop-up menus: Export (PNG, EXR, DDS, a ZIP of the list) and Try a demo (also shown
-// as the gallery of the empty page). A click outside a menu closes it.
+// as the gallery of the empty page). A click outside a menu, or Esc, closes it. Also the buttons
+// that open the hidden file inputs (data-opens: Open files…, Folder…, and the Builds dialog's).
 import { DEMOS } from '../services/demos.js';
 import { $ } from '../util.js';
 
@@ -8,8 +9,25 @@ import { $ } from '../util.js';
  * @param {HTMLElement} button @param {HTMLElement} menu
  */
 function popup(button, menu) {
-  button.addEventListener('click', (e) => { e.stopPropagation(); menu.hidden = !menu.hidden; });
-  document.addEventListener('click', (e) => { if (!menu.contains(/** @type {Node} */ (e.target))) menu.hidden = true; });
+  const show = (/** @type {boolean} */ open) => {
+    menu.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+  };
+  // The menu's buttons follow its button, so Tab walks into an open menu.
+  button.addEventListener('click', (e) => { e.stopPropagation(); show(menu.hidden !== false); });
+  document.addEventListener('click', (e) => { if (!menu.contains(/** @type {Node} */ (e.target))) show(false); });
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || menu.hidden) return;
+    const inside = menu.contains(document.activeElement);
+    show(false);
+    if (inside) button.focus();
+  });
+  // Tab past the last item leaves the menu: it closes.
+  menu.addEventListener('focusout', (e) => {
+    const to = /** @type {Node | null} */ (e.relatedTarget);
+    if (to && !menu.contains(to) && to !== button) show(false);
+  });
+  return show;
 }
 
 /** @param {import('../types').App} app */
@@ -19,10 +37,14 @@ export function createHeaderMenus(app) {
   const exportMenu = $('export-menu');
   const demoMenu = $('demo-menu');
 
-  popup(exportButton, exportMenu);
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-opens]'))) {
+    // A real button (focusable, Enter and Space) in place of a label: the input itself is hidden.
+    b.addEventListener('click', () => $(/** @type {string} */ (b.dataset.opens)).click());
+  }
+  const showExport = popup(exportButton, exportMenu);
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-export]'))) {
     b.addEventListener('click', () => {
-      exportMenu.hidden = true;
+      showExport(false);
       app.exports.exportCurrent(/** @type {import('../services/export.js').ExportKind} */ (b.dataset.export)).catch((e) => actions.setError(e.message));
     });
   }
@@ -54,11 +76,11 @@ export function createHeaderMenus(app) {
       text.textContent = d.text;
       body.append(title, text);
       b.append(thumb, body);
-      b.addEventListener('click', () => { demoMenu.hidden = true; app.demos.open(d.id); });
+      b.addEventListener('click', () => { showDemos(false); app.demos.open(d.id); });
       container.append(b);
     }
   }
+  const showDemos = popup($('demo-button'), demoMenu);
   renderDemos($('demo-gallery'));
   renderDemos(demoMenu);
-  popup($('demo-button'), demoMenu);
 }

@@ -40,6 +40,14 @@ export function attachKeyboard(app) {
       if (k === '+' || k === '=') { cv.zoomTo(v.zoom * 2); return; }
       if (k === '-' || k === '_') { cv.zoomTo(v.zoom / 2); return; }
     }
+    // With nothing pinned and nothing focused, an arrow pins the texel at the view's centre: the
+    // keyboard's way to what a click does.
+    if (k.startsWith('Arrow') && !s.pin && s.image && e.target === document.body) {
+      const r = vp.element.getBoundingClientRect();
+      const p = vp.texelAt(r.left + r.width / 2, r.top + r.height / 2);
+      if (p) { e.preventDefault(); app.inspector.pin(p); }
+      return;
+    }
     if (k.startsWith('Arrow') && s.pin) {
       e.preventDefault();
       const step = e.shiftKey ? 8 : 1;
@@ -73,6 +81,10 @@ export function attachKeyboard(app) {
     else if (k === 'l' || k === 'L') app.share.copyLink();
     else if ('rgbaRGBA'.includes(k) && k.length === 1) toolbar.toggleChannel(/** @type {keyof import('../types').Channels} */ (k.toLowerCase()), e.shiftKey);
   });
-  // Esc also closes the drawers of narrow screens.
-  window.addEventListener('keydown', (e) => { if (e.key === 'Escape') { actions.setDrawer('list', false); actions.setDrawer('info', false); } });
+  // Esc also closes the drawers of narrow screens and the phone's menu (not while one of the
+  // toolbar's menus is open in it: that Esc closes only the menu).
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || document.querySelector('.menu-panel:popover-open')) return;
+    if (store.state.drawer) actions.setDrawer(store.state.drawer, false);
+  });
 }

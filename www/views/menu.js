@@ -3,8 +3,7 @@
 // module places the panel under its button, keeps aria-expanded true to it, and, when the menu
 // was opened from the keyboard, moves the focus to its first control (Tab walks the rest; Esc
 // gives the focus back to the button).
-
-const FOCUSABLE = 'button:not([hidden]):not(:disabled), select:not(:disabled), input:not([hidden]):not(:disabled)';
+import { FOCUSABLE } from '../util.js';
 
 /**
  * @param {HTMLElement} button the menu's button (its `popovertarget` is `panel`)
@@ -21,7 +20,11 @@ export function attachMenu(button, panel) {
     const left = Math.max(margin, Math.min(r.left, window.innerWidth - panel.offsetWidth - margin));
     // Set through the CSSOM (the CSP allows no inline style attributes).
     panel.style.left = `${Math.round(left)}px`;
-    panel.style.top = `${Math.round(r.bottom + 4)}px`;
+    // Under the button, or over it where the window ends first (the phone's menu sheet sits at the
+    // bottom of the screen).
+    const below = r.bottom + 4;
+    const top = below + panel.offsetHeight <= window.innerHeight - margin ? below : Math.max(margin, r.top - 4 - panel.offsetHeight);
+    panel.style.top = `${Math.round(top)}px`;
   }
 
   // beforetoggle comes as the state changes (toggle, a task later), so aria-expanded never lags.
