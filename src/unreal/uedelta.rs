@@ -56,7 +56,8 @@ impl Plane {
 
     /// Bytes of the plane.
     pub fn size(&self) -> u64 {
-        self.width as u64 * self.height as u64 * self.slices as u64 * self.bytes_per_pixel as u64
+        (self.width as u64 * self.height as u64)
+            .saturating_mul(self.slices as u64 * self.bytes_per_pixel as u64)
     }
 }
 
@@ -142,6 +143,19 @@ pub fn undelta_plane(data: &mut [u8], plane: &Plane) -> Result<()> {
 /// Top down when inverting (each row adds the row above, already restored), bottom up when
 /// encoding (each row is taken from the row above before that one changes).
 fn transform(data: &mut [u8], plane: &Plane, forward: bool) -> Result<()> {
+    // 1 to 16 bytes a pixel (G8 to RGBA32F), whole samples: what the tile rules assume.
+    let sample_bytes = match plane.sample {
+        Sample::U8 => 1,
+        Sample::U16 => 2,
+        Sample::U32 => 4,
+    };
+    if !(1..=16).contains(&plane.bytes_per_pixel) || plane.bytes_per_pixel % sample_bytes != 0 {
+        return Err(Error::unsupported(format!(
+            "{} bytes a pixel of {sample_bytes}-byte samples",
+            plane.bytes_per_pixel
+        ))
+        .at_field("TSCF_UEDELTA"));
+    }
     if data.len() as u64 != plane.size() {
         return Err(Error::truncated(0, plane.size(), data.len() as u64).at_field("TSCF_UEDELTA"));
     }
@@ -340,6 +354,16 @@ mod tests {
             ErrorKind::Malformed
         );
         assert!(Plane::for_format("TSF_RGBA8_DEPRECATED", 1, 1, 1).is_none());
+        // A plane no format gives: refused, not divided by.
+        let odd = Plane {
+            bytes_per_pixel: 100,
+            ..p
+        };
+        let mut d = vec![0u8; odd.size() as usize];
+        assert_eq!(
+            undelta(&mut d, &[odd]).unwrap_err().kind,
+            ErrorKind::Unsupported
+        );
     }
 
     /// The payload of a UEDELTA sample, Oodle-decoded (cbuf.rs checks it against its BLAKE3).
