@@ -292,25 +292,8 @@ mod tests {
     use crate::io::ErrorKind;
     use crate::unreal::editor_samples;
 
-    /// Image files stored in a package with their length before them (an editor thumbnail is
-    /// `i32` width, `i32` height, then its bytes as a `TArray<uint8>`: `i32` count and bytes), found
-    /// by their signature.
-    fn prefixed_files(b: &[u8]) -> Vec<&[u8]> {
-        let mut out = Vec::new();
-        for p in 4..b.len().saturating_sub(8) {
-            if FileKind::sniff(&b[p..p + 8]).is_some() {
-                let n = i32::from_le_bytes(b[p - 4..p].try_into().unwrap());
-                if n > 0 && p + n as usize <= b.len() {
-                    out.push(&b[p..p + n as usize]);
-                }
-            }
-        }
-        out
-    }
-
     /// Every sample's thumbnail (all 65, UE 4.0 to 5.7) decodes to the kind and size the manifest
-    /// gives, and the same bytes decode to the same pixels through zune-png / zune-jpeg (PNG: equal;
-    /// JPEG: within 2 per sample, the IDCTs round differently).
+    /// gives.
     #[test]
     fn every_thumbnail_decodes_to_its_manifest_size() {
         let l = Limits::default();
@@ -319,7 +302,7 @@ mod tests {
         for row in rows {
             let b = std::fs::read(&row.file).unwrap();
             let (kind, w, h) = &row.thumbnail;
-            let found: Vec<FileImage> = prefixed_files(&b)
+            let found: Vec<FileImage> = editor_samples::prefixed_image_files(&b)
                 .into_iter()
                 .filter_map(|f| decode(f, &l).ok())
                 .filter(|i| (i.width, i.height) == (*w, *h))
@@ -341,7 +324,7 @@ mod tests {
             .find(|r| r.thumbnail.0 == "png")
             .unwrap();
         let b = std::fs::read(&row.file).unwrap();
-        let f = prefixed_files(&b)
+        let f = editor_samples::prefixed_image_files(&b)
             .into_iter()
             .find(|f| {
                 FileKind::sniff(f) == Some(FileKind::Png) && decode(f, &Limits::default()).is_ok()

@@ -56,7 +56,8 @@ impl Plane {
 
     /// Bytes of the plane.
     pub fn size(&self) -> u64 {
-        self.width as u64 * self.height as u64 * self.slices as u64 * self.bytes_per_pixel as u64
+        (self.width as u64 * self.height as u64)
+            .saturating_mul(self.slices as u64 * self.bytes_per_pixel as u64)
     }
 }
 
@@ -142,6 +143,19 @@ pub fn undelta_plane(data: &mut [u8], plane: &Plane) -> Result<()> {
 /// Top down when inverting (each row adds the row above, already restored), bottom up when
 /// encoding (each row is taken from the row above before that one changes).
 fn transform(data: &mut [u8], plane: &Plane, forward: bool) -> Result<()> {
+    // 1 to 16 bytes a pixel (G8 to RGBA32F), whole samples: what the tile rules assume.
+    let sample_bytes = match plane.sample {
+        Sample::U8 => 1,
+        Sample::U16 => 2,
+        Sample::U32 => 4,
+    };
+    if !(1..=16).contains(&plane.bytes_per_pixel) || plane.bytes_per_pixel % sample_bytes != 0 {
+        return Err(Error::unsupported(format!(
+            "{} bytes a pixel of {sample_bytes}-byte samples",
+            plane.bytes_per_pixel
+        ))
+        .at_field("TSCF_UEDELTA"));
+    }
     if data.len() as u64 != plane.size() {
         return Err(Error::truncated(0, plane.size(), data.len() as u64).at_field("TSCF_UEDELTA"));
     }
@@ -340,6 +354,16 @@ mod tests {
             ErrorKind::Malformed
         );
         assert!(Plane::for_format("TSF_RGBA8_DEPRECATED", 1, 1, 1).is_none());
+        // A plane no format gives: refused, not divided by.
+        let odd = Plane {
+            bytes_per_pixel: 100,
+            ..p
+        };
+        let mut d = vec![0u8; odd.size() as usize];
+        assert_eq!(
+            undelta(&mut d, &[odd]).unwrap_err().kind,
+            ErrorKind::Unsupported
+        );
     }
 
     /// The payload of a UEDELTA sample, Oodle-decoded (cbuf.rs checks it against its BLAKE3).
@@ -378,6 +402,142 @@ mod tests {
             let rgba = [s[2], s[1], s[0], s[3]];
             let want = [o[0], o[1], o[2], if c == 4 { o[3] } else { 255 }];
             assert_eq!(rgba, want, "pixel {i} ({}, {})", i as u32 % w, i as u32 / w);
+        }
+    }
+
+    /// PSNR in dB of two images of 8-bit RGB samples.
+    fn psnr(a: &[u8], b: &[u8]) -> f64 {
+        let se: f64 = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (*x as f64 - *y as f64).powi(2))
+            .sum();
+        10.0 * (255.0f64 * 255.0 / (se / a.len() as f64).max(1e-9)).log10()
+    }
+
+    /// The source as 8-bit RGB, box-filtered down to `tw` x `th`.
+    fn shrink(raw: &[u8], fmt: &str, w: u32, h: u32, tw: u32, th: u32) -> Vec<u8> {
+        let rgb = |i: usize| -> [u8; 3] {
+            match fmt {
+                "TSF_G8" => [raw[i]; 3],
+                "TSF_BGRA8" => [raw[4 * i + 2], raw[4 * i + 1], raw[4 * i]],
+                // Little-endian u16 R, G, B, A: the high bytes.
+                _ => [raw[8 * i + 1], raw[8 * i + 3], raw[8 * i + 5]],
+            }
+        };
+        let mut out = Vec::with_capacity((tw * th * 3) as usize);
+        for ty in 0..th {
+            for tx in 0..tw {
+                let (x0, x1) = (tx * w / tw, ((tx + 1) * w / tw).max(tx * w / tw + 1));
+                let (y0, y1) = (ty * h / th, ((ty + 1) * h / th).max(ty * h / th + 1));
+                let mut sum = [0u64; 3];
+                for y in y0..y1 {
+                    for x in x0..x1 {
+                        let p = rgb((y * w + x) as usize);
+                        (0..3).for_each(|c| sum[c] += p[c] as u64);
+                    }
+                }
+                let n = ((x1 - x0) * (y1 - y0)) as u64;
+                out.extend(sum.map(|s| (s / n) as u8));
+            }
+        }
+        out
+    }
+
+    /// Every UEDELTA sample (UE 5.6 and 5.7, the manifest's TSCF_UEDELTA rows) against its own
+    /// editor thumbnail, which the editor rendered from the source it had: the decoded source,
+    /// shrunk to the thumbnail's size, resembles it, and resembles it much more than the same
+    /// bytes undone as one tile (a wrong tiling garbles every band after the first). Sizes: the
+    /// payload's raw size over the format's bytes per pixel, in the thumbnail's shape (each
+    /// sample's is exact: one mip). A rough check of the tile rules on real data where no
+    /// original image was committed (the screenshot test above is the exact one).
+    #[cfg(all(feature = "oodle", feature = "image-files"))]
+    #[test]
+    fn every_uedelta_source_resembles_its_thumbnail() {
+        let l = Limits::default();
+        let rows: Vec<_> = editor_samples::rows()
+            .into_iter()
+            .filter(|r| r.compression == "TSCF_UEDELTA")
+            .collect();
+        assert_eq!(rows.len(), 8);
+        for row in rows {
+            let bytes = std::fs::read(&row.file).unwrap();
+            let (_, tw, th) = row.thumbnail.clone();
+            let thumb = editor_samples::prefixed_image_files(&bytes)
+                .into_iter()
+                .filter_map(|f| crate::codec::image_file::decode(f, &l).ok())
+                .find(|i| (i.width, i.height) == (tw, th))
+                .unwrap();
+            let thumb_rgb: Vec<u8> = thumb
+                .pixels
+                .chunks_exact(thumb.channels as usize)
+                .flat_map(|p| {
+                    if p.len() >= 3 {
+                        [p[0], p[1], p[2]]
+                    } else {
+                        [p[0]; 3]
+                    }
+                })
+                .collect();
+            let path = row.file.strip_prefix(editor_samples::root()).unwrap();
+            let rel = path.components().skip(1).collect::<std::path::PathBuf>();
+            let raw = payload(rel.to_str().unwrap());
+            let bpp = Plane::for_format(&row.source_format, 1, 1, 1)
+                .unwrap()
+                .bytes_per_pixel;
+            let px = raw.len() as u64 / bpp as u64;
+            let guess = (px as f64 * tw as f64 / th as f64).sqrt();
+            let w = (guess * 0.97) as u64..=(guess * 1.03) as u64 + 1;
+            let w = w
+                .filter(|w| px % w == 0)
+                .min_by_key(|w| (*w as f64 - guess).abs() as u64)
+                .unwrap() as u32;
+            let h = (px / w as u64) as u32;
+            let plane = Plane::for_format(&row.source_format, w, h, 1).unwrap();
+            let mut good = raw.clone();
+            undelta(&mut good, &[plane]).unwrap();
+            // The better of the two channel orders is judged: the RegionTexture sample's JPEG
+            // thumbnail has red and blue swapped against its source (docs/unreal.md).
+            let db = |img: &[u8]| {
+                let small = shrink(img, &row.source_format, w, h, tw, th);
+                let swapped: Vec<u8> = small
+                    .chunks_exact(3)
+                    .flat_map(|p| [p[2], p[1], p[0]])
+                    .collect();
+                (psnr(&small, &thumb_rgb), psnr(&swapped, &thumb_rgb))
+            };
+            let (good_db, swapped_db) = db(&good);
+            let whole = tiles(w as u64, h as u64, bpp as u64).len() == 1;
+            let mut bad = raw;
+            if !whole {
+                // One tile over the whole image: what a reader without ImageCore's cuts would do.
+                let rows_bytes = (w * bpp) as usize;
+                for y in 1..h as usize {
+                    let (above, here) = bad.split_at_mut(y * rows_bytes);
+                    combine(
+                        &mut here[..rows_bytes],
+                        &above[(y - 1) * rows_bytes..],
+                        plane.sample,
+                        false,
+                    );
+                }
+            }
+            let bad_db = db(&bad);
+            eprintln!(
+                "{}: {w}x{h} {} thumb {:?}: {good_db:.1} dB (R and B swapped {swapped_db:.1}), one tile {bad_db:.1?} dB",
+                rel.display(),
+                row.source_format,
+                thumb.kind,
+            );
+            let (good_db, bad_db) = (good_db.max(swapped_db), bad_db.0.max(bad_db.1));
+            assert!(good_db > 10.0, "{}: {good_db:.1} dB", rel.display());
+            if !whole {
+                assert!(
+                    good_db > bad_db + 3.0,
+                    "{}: {good_db:.1} / {bad_db:.1} dB",
+                    rel.display()
+                );
+            }
         }
     }
 }
