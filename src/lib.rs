@@ -576,6 +576,7 @@ impl Catalog {
                 return Err(Error::malformed(format!("{} has no source art", t.name)))
             }
         };
+        #[cfg(feature = "editor")]
         let bytes = unreal::editor::read_image(
             s,
             src.as_ref(),
@@ -585,9 +586,14 @@ impl Catalog {
             m.width,
             m.height,
             &self.options.limits,
-        )
-        .map_err(|e| e.in_file(&t.file))?;
-        Ok((bytes, m.width, m.height))
+        );
+        // Unreachable in practice: without the editor reader no source art is ever listed.
+        #[cfg(not(feature = "editor"))]
+        let bytes = {
+            let _ = (s, src, slice);
+            Err(Error::not_in_build("an editor's source art", "editor"))
+        };
+        Ok((bytes.map_err(|e| e.in_file(&t.file))?, m.width, m.height))
     }
 
     /// Decodes editor thumbnail `index` ([`Catalog::thumbnails`]) to an RGBA8 image.
@@ -609,8 +615,16 @@ impl Catalog {
             .get(*source)
             .ok_or_else(|| Error::malformed("the thumbnail names an unknown file"))?;
         let bytes = read_range(src.as_ref(), *offset, *length, &self.options.limits)?;
-        unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits)
-            .map_err(|e| e.in_file(&th.file))
+        #[cfg(feature = "editor")]
+        let image =
+            unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits);
+        // Unreachable in practice: without the editor reader no thumbnail is ever listed.
+        #[cfg(not(feature = "editor"))]
+        let image = {
+            let _ = bytes;
+            Err(Error::not_in_build("an editor thumbnail", "editor"))
+        };
+        image.map_err(|e| e.in_file(&th.file))
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its

@@ -4,12 +4,14 @@
 //! (editor.rs).
 
 pub mod bulk;
+#[cfg(feature = "editor")]
 pub mod cbuf;
 #[cfg(feature = "containers")]
 pub mod container;
 mod cursor;
+#[cfg(feature = "editor")]
 pub mod editor;
-#[cfg(test)]
+#[cfg(all(test, feature = "editor"))]
 pub(crate) mod editor_samples;
 #[cfg(feature = "containers")]
 mod index;
@@ -24,7 +26,9 @@ pub mod pixel_format;
 pub mod props;
 pub mod script;
 pub mod texture;
+#[cfg(feature = "editor")]
 pub mod trailer;
+#[cfg(feature = "editor")]
 pub mod uedelta;
 pub mod usmap;
 pub mod vt;
@@ -355,6 +359,17 @@ fn open_with(
         }
         p
     };
+    // An editor package's export data follows its header in the same file; one split into a
+    // .uexp like a cooked one (as the versioned fixtures write) is read as cooked.
+    let editor_package = pkg.is_editor() && pkg.exports.iter().all(|e| !e.in_uexp);
+    #[cfg(not(feature = "editor"))]
+    if editor_package {
+        return Err(Error::not_in_build(
+            "an Unreal editor (uncooked) package",
+            "editor",
+        ));
+    }
+    #[cfg(feature = "editor")]
     if pkg.thumbnail_offset > 0 {
         match editor::read_thumbnails(main.as_ref(), &pkg, files.main, &ctx.limits) {
             Ok(list) => ctx.thumbnails.extend(list),
@@ -365,9 +380,8 @@ fn open_with(
             )),
         }
     }
-    // An editor package's export data follows its header in the same file; one split into a
-    // .uexp like a cooked one (as the versioned fixtures write) is read as cooked.
-    if pkg.is_editor() && pkg.exports.iter().all(|e| !e.in_uexp) {
+    #[cfg(feature = "editor")]
+    if editor_package {
         let n = editor::open_exports(ctx, files, &pkg, usmap);
         in_container(ctx, first, container);
         return Ok(n);
