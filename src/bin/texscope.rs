@@ -39,6 +39,7 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--format png|exr|dds|ktx2|raw|rgba]
                                [--mip N | --all-mips] [--slice N | --all-slices] [--cube-cross]
+                               [--thumbnails]
   texscope diff OLD NEW        what changed between two builds (folders or files): one JSON
                                object per texture added, removed or changed, then a summary;
                                unchanged textures are told by their stored bytes, undecoded
@@ -57,6 +58,9 @@ valid on every file system and compared ignoring case; a name taken already in t
   raw    one surface's stored bytes rgba        decoded 8-bit RGBA, no header
   --cube-cross   a cube's six faces as one image 4 faces wide, 3 high: +Y above, -X +Z +X -Z
                  across, -Y below (per mip; __cube<K> per cube of a cube array)
+  --thumbnails   also each asset's editor thumbnail (an uncooked Unreal package's, textures or
+                 not) as <asset>.thumbnail.png or .jpg where that asset's texture would go: the
+                 stored PNG or JPEG as it is (a UE4 PNG stored blue-first is written again)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
@@ -147,6 +151,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut slice = None;
     let mut format = None;
     let mut cross = false;
+    let mut thumbnails = false;
     let mut jobs = None;
     let mut quiet = false;
     let mut it = rest.iter();
@@ -174,6 +179,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
             "--cube-cross" => cross = true,
+            "--thumbnails" => thumbnails = true,
             "--quiet" | "-q" => quiet = true,
             "--jobs" => match number("--jobs", it.next())? {
                 0 => return Err("--jobs needs at least 1".into()),
@@ -244,6 +250,9 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         return Err("no PATH given".into());
     }
     let command = match cmd.as_str() {
+        _ if thumbnails && cmd != "export" => {
+            return Err("--thumbnails is an option of export".into())
+        }
         "census" | "info" => {
             if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() || cross {
                 return Err(format!(
@@ -282,6 +291,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 slice: slice.unwrap_or(Pick::One(0)),
                 format,
                 cross,
+                thumbnails,
                 limits: Default::default(),
             })
         }

@@ -50,7 +50,11 @@ export function createTextures(app) {
     format: /** @type {HTMLSelectElement} */ ($('filter-format')), size: /** @type {HTMLSelectElement} */ ($('filter-size')),
     sort: /** @type {HTMLSelectElement} */ ($('sort')), filterError: $('filter-error'),
   };
-  const thumbs = new ThumbLoader((/** @type {number} */ index, /** @type {number} */ mip) => app.client.call({ op: 'thumb', texture: index, mip }), drawThumb);
+  // An editor package's asset (texture or not) is drawn from the editor's own thumbnail.
+  const thumbs = new ThumbLoader((/** @type {number} */ index, /** @type {number} */ mip) => {
+    const thumbnail = store.state.textures[index]?.thumbnail;
+    return app.client.call(typeof thumbnail === 'number' ? { op: 'thumb', texture: index, mip, thumbnail } : { op: 'thumb', texture: index, mip });
+  }, drawThumb);
   const isSelected = (/** @type {number} */ i) => store.state.current?.index === i;
   // In the compare view (textures of the open files), a texture clicked becomes B.
   const select = (/** @type {number} */ i) => (store.state.compare?.pair === null
