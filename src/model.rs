@@ -199,8 +199,9 @@ pub enum SourceTexels {
     Bgre8,
     /// TSF_G16: one 16-bit grey value, widened to RGBA16 (grey in R, G, B; A opaque).
     Gray16,
-    /// A PNG whose first three channels are blue, green, red: UE4 wrote TSF_BGRA8 bytes as they
-    /// are into an RGBA PNG (the shared UE4 editor samples against their committed originals).
+    /// A PNG whose first three channels are blue, green, red: the Unreal editor writes TSF_BGRA8
+    /// bytes as they are into an RGBA PNG (UE4 samples against their committed originals; UE 5.1
+    /// against the same asset saved raw by UE 5.6).
     BgrFile,
 }
 
@@ -224,6 +225,8 @@ pub struct SourceLayout {
     pub package: String,
     /// The source's own format name (Unreal's ETextureSourceFormat, "TSF_BGRA8").
     pub source_format: String,
+    /// Mip 0's width and height (each later mip halves them).
+    pub size: (u32, u32),
     pub saved_by: String,
 }
 

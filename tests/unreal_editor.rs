@@ -253,30 +253,6 @@ fn decoded_sources_equal_the_committed_originals() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-#[test]
-#[ignore]
-fn debug_dump() {
-    let p = std::env::var("UE_DEBUG").unwrap();
-    let cat = open(Path::new(&p));
-    for t in &cat.textures {
-        eprintln!("{} {} {:?} {:?}", t.name, t.class, t.error, t.notes);
-        for (k, v) in &t.metadata {
-            eprintln!("  {k}: {v}");
-        }
-    }
-    eprintln!("{:?}", cat.problems);
-}
-
-#[test]
-#[ignore]
-fn debug_decode_raw() {
-    let p = std::env::var("UE_DEBUG").unwrap();
-    let cat = open(Path::new(&p));
-    let img = cat.decode(0, 0, 0, Default::default()).unwrap();
-    std::fs::write("/tmp/ed/out.rgba", rgba8(&img)).unwrap();
-    eprintln!("{}x{}", img.width, img.height);
-}
-
 /// Every package carries one thumbnail (MANIFEST.md), of the kind and size the manifest gives;
 /// the PNG ones decode to that size (JPEG ones wait for the shared image-file decoder).
 #[test]
@@ -371,4 +347,76 @@ fn truncated_and_hostile_packages_name_file_and_field() {
         e.contains("far.uasset") && e.contains("BulkDataOffsetInFile"),
         "{e}"
     );
+}
+
+/// Every mip and slice of every source in the set decodes (render targets excepted), to the
+/// source's size.
+#[test]
+fn every_source_decodes_every_mip_and_slice() {
+    let mut failures = Vec::new();
+    let mut images = 0;
+    for r in rows()
+        .iter()
+        .filter(|r| !r.class.starts_with("TextureRenderTarget"))
+    {
+        let cat = open(&r.file);
+        let t = &cat.textures[0];
+        for mip in 0..t.mips.len() {
+            for slice in 0..t.surface_count(mip) {
+                match cat.decode(0, mip, slice, Default::default()) {
+                    Ok(img) => {
+                        images += 1;
+                        let m = &t.mips[mip];
+                        assert_eq!((img.width, img.height), (m.width, m.height));
+                    }
+                    Err(e) => {
+                        failures.push(format!("{} mip {mip} slice {slice}: {e}", r.file.display()))
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{images} images decoded");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The same template asset saved by different engines holds the same source art: the UE 5.1
+/// LevelPrototyping T_GridChecker_A (PNG in an FCompressedBuffer) against the UE 5.6 one
+/// (UEDELTA over raw BGRA8, whose channel order is the format's), and StarterContent's T_Burst_M
+/// saved by UE 4.5 (zlib PNG) and UE 5.1 (PNG), the templates' UE4_LOGO_CARD saved by UE 4.9
+/// (zlib PNG) and 5.6 (UEDELTA) and by 4.11 and 4.13, FirstPersonCrosshair by 4.11 and 4.13.
+/// Independent of any decoder's channel convention:
+/// each pair's files were written by different engine versions in different ways.
+#[test]
+fn one_asset_saved_by_two_engines_decodes_the_same() {
+    let dir = root();
+    for (a, b) in [
+        (
+            "7BrendanJackson+JTTTW/Content/LevelPrototyping/Textures/T_GridChecker_A.uasset",
+            "lukesorvik+BlasterGameUE5.6/Content/Assets/LevelPrototyping/Textures/T_GridChecker_A.uasset",
+        ),
+        (
+            "Andrew199617+TheDemented/Content/StarterContent/Textures/T_Burst_M.uasset",
+            "7BrendanJackson+JTTTW/Content/StarterContent/Textures/T_Burst_M.uasset",
+        ),
+        (
+            "Andrew199617+TheDemented/Content/Mannequin/Character/Textures/UE4_LOGO_CARD.uasset",
+            "lukesorvik+BlasterGameUE5.6/Content/Assets/AnimStarterPack/UE4_Mannequin/Textures/UE4_LOGO_CARD.uasset",
+        ),
+        (
+            "M1H1+MandM-4.11/Content/Ai/BasicAiEnemy/UE4_Mannequin/Textures/UE4_LOGO_CARD.uasset",
+            "Andrew199617+TheDemented/Content/FirstPersonCPP/FirstPerson/Character/Textures/UE4_LOGO_CARD.uasset",
+        ),
+        (
+            "M1H1+MandM-4.11/Content/Textures/FirstPersonCrosshair.uasset",
+            "Andrew199617+TheDemented/Content/FirstPerson/Textures/FirstPersonCrosshair.uasset",
+        ),
+    ] {
+        let x = open(&dir.join(a)).decode(0, 0, 0, Default::default()).unwrap();
+        let y = open(&dir.join(b)).decode(0, 0, 0, Default::default()).unwrap();
+        assert_eq!((x.width, x.height), (y.width, y.height), "{a}");
+        let (max, n, _) = compare(&rgba8(&x), &rgba8(&y));
+        eprintln!("{a} vs {b}: max difference {max}, {n} texels differ");
+        assert_eq!(max, 0, "{a} vs {b}: {n} texels differ");
+    }
 }

@@ -273,7 +273,8 @@ pub fn read_bulk(
 
 /// The byte ranges of every mip and slice of block 0, layer 0 of a raw source (UE's
 /// FTextureSource::CalcMipOffset: blocks, then layers, then mips, each mip all its slices).
-/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`).
+/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`; an
+/// assumption from UE5's volume sources, unverified: the shared set has no volume texture).
 pub fn raw_images(info: &SourceInfo, bpp: u64, volume_mips: bool) -> Vec<Vec<(u64, u64)>> {
     let mut out = Vec::new();
     let mut at = 0u64;
@@ -334,79 +335,24 @@ fn unwrap(
     }
 }
 
-/// FCompressedBuffer -> raw bytes (the payload helper's cbuf module once merged).
+/// FCompressedBuffer -> raw bytes; `length` bounds the buffer, whose header states its size.
 fn decode_compressed_buffer(
     src: &dyn Source,
     offset: u64,
     length: u64,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    let _ = (offset, length, limits);
-    Err(Error::not_in_build(
-        format_args!("UE5 editor payloads (FCompressedBuffer) of {}", src.name()),
-        "cbuf",
-    ))
+    super::cbuf::decode(src, offset, length, limits)
 }
 
-/// A decoded PNG or JPEG: size, channels (1-4), bits per channel (8 or 16) and its samples
-/// (16-bit ones native-endian u16 pairs).
-pub struct DecodedFile {
-    pub width: u32,
-    pub height: u32,
-    pub channels: u8,
-    pub bits: u8,
-    pub samples: Vec<u8>,
-}
+use crate::codec::image_file::FileImage as DecodedFile;
 
-/// PNG bytes -> samples (through the `png` crate natively until the shared image-file decoder
-/// lands; the page's build names it not built).
 fn decode_png(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let mut d = png::Decoder::new(std::io::Cursor::new(data));
-        d.set_transformations(png::Transformations::EXPAND);
-        let mut r = d
-            .read_info()
-            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
-        let (w, h) = (r.info().width, r.info().height);
-        let size = r
-            .output_buffer_size()
-            .ok_or_else(|| Error::limit("the source PNG is too large"))?;
-        limits.check_alloc(size as u64, "a decoded source PNG")?;
-        let mut buf = vec![0u8; size];
-        let info = r
-            .next_frame(&mut buf)
-            .map_err(|e| Error::malformed(format!("the source PNG: {e}")))?;
-        buf.truncate(info.buffer_size());
-        let channels = info.color_type.samples() as u8;
-        let bits = match info.bit_depth {
-            png::BitDepth::Sixteen => 16,
-            _ => 8,
-        };
-        if bits == 16 {
-            // PNG stores 16-bit samples big-endian.
-            for p in buf.chunks_exact_mut(2) {
-                p.swap(0, 1);
-            }
-        }
-        Ok(DecodedFile {
-            width: w,
-            height: h,
-            channels,
-            bits,
-            samples: buf,
-        })
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = (data, limits);
-        Err(Error::not_in_build("PNG-stored source art", "image-file"))
-    }
+    crate::codec::image_file::decode_png(data, limits)
 }
 
 fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
-    let _ = (data, limits);
-    Err(Error::not_in_build("JPEG-stored source art", "image-file"))
+    crate::codec::image_file::decode_jpeg(data, limits)
 }
 
 /// The texels of `format` a decoded PNG/JPEG gives (8-bit: to BGRA8 or L8; 16-bit: to RGBA16).
@@ -414,8 +360,8 @@ fn decode_jpeg(data: &[u8], limits: &Limits) -> Result<DecodedFile> {
 fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Result<Vec<u8>> {
     let n = f.width as usize * f.height as usize;
     let ch = f.channels as usize;
-    let bytes = if f.bits == 16 { 2 } else { 1 };
-    if f.samples.len() < n * ch * bytes {
+    let bytes = if f.bit_depth == 16 { 2 } else { 1 };
+    if f.pixels.len() < n * ch * bytes {
         return Err(Error::malformed(
             "the decoded source image is shorter than its size",
         ));
@@ -424,9 +370,9 @@ fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Resul
     let s16 = |i: usize, k: usize| -> u16 {
         let at = i * ch + k;
         if bytes == 2 {
-            u16::from_ne_bytes([f.samples[2 * at], f.samples[2 * at + 1]])
+            u16::from_le_bytes([f.pixels[2 * at], f.pixels[2 * at + 1]])
         } else {
-            f.samples[at] as u16 * 257
+            f.pixels[at] as u16 * 257
         }
     };
     // RGBA of texel i, from grey, grey + alpha, RGB or RGBA.
@@ -566,6 +512,12 @@ pub fn read_image(
                 }
                 all[at as usize..end as usize].to_vec()
             };
+            // BGRE8 widens 4 bytes to 16, G16 2 to 8: checked before the wider copy is made.
+            let factor = match s.texels {
+                SourceTexels::Same | SourceTexels::BgrFile => 1,
+                SourceTexels::Bgre8 | SourceTexels::Gray16 => 4,
+            };
+            limits.check_alloc(raw.len() as u64 * factor, "a widened source image")?;
             Ok(widen(s.texels, raw))
         }
         SourceCoding::Png | SourceCoding::Jpeg => {
@@ -718,8 +670,14 @@ fn build(
                 1
             };
             for m in 0..mips.min(32) {
+                // A volume mip's depth slices are the images its raw layout holds (UE5 halves
+                // them per mip, UE4 keeps NumSlices: `raw_images`).
                 let d = if kind == TextureKind::Volume {
-                    (info.slices >> m).max(1)
+                    layout
+                        .images
+                        .get(m as usize)
+                        .map_or(1, |v| v.len() as u32)
+                        .max(1)
                 } else {
                     1
                 };
@@ -780,14 +738,14 @@ fn layout(
         .at_field("unreal/FTextureSource/SizeX"));
     }
     let coding = info.coding()?;
-    // UE4 put TSF_BGRA8's bytes unchanged into an RGBA PNG (the shared UE4 samples equal their
-    // committed originals only with red and blue swapped back).
-    let texels =
-        if coding == SourceCoding::Png && format == PixelFormat::BGRA8 && pkg.ue5_version == 0 {
-            SourceTexels::BgrFile
-        } else {
-            texels
-        };
+    // The editor puts TSF_BGRA8's bytes unchanged into an RGBA PNG: the shared UE4 samples equal
+    // their committed originals only with red and blue swapped back, and UE 5.1's PNG-stored
+    // T_GridChecker_A equals UE 5.6's raw (UEDELTA) one only so.
+    let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 {
+        SourceTexels::BgrFile
+    } else {
+        texels
+    };
     let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
     let images = if matches!(coding, SourceCoding::Raw | SourceCoding::UeDelta) {
         raw_images(info, bpp, volume_mips)
@@ -903,6 +861,7 @@ fn layout(
         summary: describe(&how),
         package: "editor package".into(),
         source_format: info.format.clone(),
+        size: (info.size_x, info.size_y),
         saved_by: saved_by(pkg),
     };
     let note = (!notes.is_empty()).then(|| notes.join("; "));
@@ -988,8 +947,35 @@ fn trailer_lookup(
     hash: &[u8; 20],
     limits: &Limits,
 ) -> Result<(u64, u64)> {
-    let _ = (src, pkg, hash, limits);
-    Err(Error::not_in_build("the UE5 package trailer", "trailer"))
+    use super::trailer::Access;
+    let at = u64::try_from(pkg.payload_toc_offset).ok();
+    let trailer = super::trailer::read_trailer(src, at, limits)?.ok_or_else(|| {
+        Error::malformed(
+            "the payload is said to be in the package trailer, but the package has none",
+        )
+        .at_field("unreal/FPackageFileSummary/PayloadTocOffset")
+    })?;
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let e = trailer.find(hash).ok_or_else(|| {
+        Error::malformed(format!("the package trailer lists no payload {hex}"))
+            .at_field("unreal/FPackageTrailer")
+    })?;
+    match (e.access, e.offset, e.compressed_size) {
+        (Access::Local, Some(o), Some(n)) => Ok((o, n)),
+        (Access::Virtualized, ..) => Err(Error::unsupported(format!(
+            "the source art was virtualized: the editor moved its payload ({} bytes) to a remote \
+             store, and no local file holds it",
+            e.raw_size
+        ))),
+        (Access::Referenced, ..) => Err(Error::unsupported(format!(
+            "the source payload {hex} is in another package's trailer (the editor's workspace \
+             domain), not in this file"
+        ))),
+        _ => Err(
+            Error::malformed(format!("the trailer entry of payload {hex} has no offset"))
+                .at_field("unreal/FPackageTrailer"),
+        ),
+    }
 }
 
 /// The package's thumbnail table (UE's FThumbnailTable, at the summary's ThumbnailTableOffset):
@@ -1103,6 +1089,20 @@ pub fn decode_image_file(
 /// Undoes TSCF_UEDELTA over the whole unwrapped payload: one plane per mip of block 0, layer 0
 /// (the payload helper's uedelta module once merged).
 fn undelta(raw: &mut [u8], s: &SourceLayout) -> Result<()> {
-    let _ = (raw, s);
-    Err(Error::not_in_build("UEDELTA source art", "uedelta"))
+    let planes = s
+        .images
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let (w, h) = ((s.size.0 >> i).max(1), (s.size.1 >> i).max(1));
+            super::uedelta::Plane::for_format(&s.source_format, w, h, m.len() as u32)
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            Error::unsupported(format!(
+                "UEDELTA over {} is not a known plane",
+                s.source_format
+            ))
+        })?;
+    super::uedelta::undelta(raw, &planes)
 }

@@ -481,7 +481,10 @@ fn plan_group(
             && t.kind == TextureKind::Cube
             && cubes > 0
             && t.slices % 6 == 0
-            && matches!(t.layout, Layout::Surfaces | Layout::Crunched { .. });
+            && matches!(
+                t.layout,
+                Layout::Surfaces | Layout::Crunched { .. } | Layout::Source(_)
+            );
         for m in mips {
             if cross {
                 for c in 0..cubes {
