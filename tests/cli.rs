@@ -2028,18 +2028,30 @@ fn export_thumbnails_beside_the_textures() {
             .code(),
         Some(2)
     );
+    // Census names each asset's thumbnail (MANIFEST.tsv's kind and size).
+    let lines = census(&[src.to_str().unwrap()]);
+    for name in ["grass", "RobotRenderTarget2D"] {
+        let r = lines.iter().find(|r| r["name"] == name).unwrap();
+        assert_eq!(
+            r["thumbnail"],
+            serde_json::json!({"kind": "png", "width": 256, "height": 256}),
+            "{r}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
 fn diff_pairs_an_editor_source_with_its_cooked_texture() {
-    // OLD: an editor folder (grass.uasset and sofa_tex.uasset, UE 4.22 sources); NEW: a cooked
-    // build of the same paths, grass cooked to BC1 (the fixture writer's cooked package of that
-    // name) and sofa_tex the editor package with one byte of its PNG source changed.
+    // OLD: an editor project's folder (Content/House: grass.uasset and sofa_tex.uasset, UE 4.22
+    // sources); NEW: a cooked build laid out as a loose cook is (MyGame/Content/House), grass
+    // cooked to BC1 (the fixture writer's cooked package of that name) and sofa_tex the editor
+    // package with one byte of its PNG source changed. They pair by the package path from
+    // Content/ on, whatever folder each build sits in.
     let root = temp_dir("diff-editor");
     let (old, new) = (
         root.join("old/Content/House"),
-        root.join("new/Content/House"),
+        root.join("new/MyGame/Content/House"),
     );
     std::fs::create_dir_all(&old).unwrap();
     std::fs::create_dir_all(&new).unwrap();

@@ -448,11 +448,62 @@ fn open_group(
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
+/// The editor thumbnail of texture `t` (same package file and object name), if it has one.
+fn thumbnail_of<'a>(
+    cat: &'a Catalog,
+    t: &texscope::Texture,
+) -> Option<&'a texscope::model::Thumbnail> {
+    cat.thumbnails
+        .iter()
+        .find(|th| th.file == t.file && th.object == t.name)
+}
+
+/// `{"kind": "png"|"jpeg", "width", "height"}` of a thumbnail, for census.
+fn thumbnail_json(th: &texscope::model::Thumbnail) -> serde_json::Value {
+    serde_json::json!({
+        "kind": if th.jpeg { "jpeg" } else { "png" },
+        "width": th.width,
+        "height": th.height,
+    })
+}
+
+/// Thumbnails of editor packages' assets that are no texture (a material, a mesh): census and
+/// info give each a line of its own, since their files list no texture and no problem.
+fn asset_thumbnails(cat: &Catalog) -> Vec<&texscope::model::Thumbnail> {
+    cat.thumbnails
+        .iter()
+        .filter(|th| {
+            !cat.textures
+                .iter()
+                .any(|t| t.file == th.file && t.name == th.object)
+        })
+        .collect()
+}
+
 fn census_lines(cat: &Catalog, errors: &[(String, String)]) -> Vec<(String, serde_json::Value)> {
     let mut lines: Vec<(String, serde_json::Value)> = cat
         .textures
         .iter()
-        .map(|t| (t.file.clone(), t.census()))
+        .map(|t| {
+            let mut c = t.census();
+            if let (Some(th), Some(o)) = (thumbnail_of(cat, t), c.as_object_mut()) {
+                o.insert("thumbnail".into(), thumbnail_json(th));
+            }
+            (t.file.clone(), c)
+        })
+        .chain(asset_thumbnails(cat).into_iter().map(|th| {
+            (
+                th.file.clone(),
+                serde_json::json!({
+                    "file": th.file,
+                    "engine": "unreal",
+                    "name": th.object,
+                    "class": th.class,
+                    "thumbnail": thumbnail_json(th),
+                    "error": null,
+                }),
+            )
+        }))
         .chain(cat.problems.iter().map(|p| (p.file.clone(), p.census())))
         .chain(errors.iter().map(|(f, e)| {
             (
@@ -463,6 +514,12 @@ fn census_lines(cat: &Catalog, errors: &[(String, String)]) -> Vec<(String, serd
         .collect();
     lines.sort_by(|a, b| a.0.cmp(&b.0));
     lines
+}
+
+/// "PNG 256x256" of a thumbnail.
+fn thumbnail_text(th: &texscope::model::Thumbnail) -> String {
+    let kind = if th.jpeg { "JPEG" } else { "PNG" };
+    format!("{kind} {}x{}", th.width, th.height)
 }
 
 fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
@@ -547,9 +604,22 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
                 }
             }
         }
+        if let Some(th) = thumbnail_of(cat, t) {
+            writeln!(out, "  Editor thumbnail: {}", thumbnail_text(th))?;
+        }
         for n in &t.notes {
             writeln!(out, "  note: {n}")?;
         }
+    }
+    for th in asset_thumbnails(cat) {
+        writeln!(
+            out,
+            "{}\n  {} — unreal {}: an editor package holding no texture; editor thumbnail: {}",
+            th.file,
+            th.object,
+            th.class,
+            thumbnail_text(th)
+        )?;
     }
     let mut problems: Vec<_> = cat.problems.iter().collect();
     problems.sort_by(|a, b| a.file.cmp(&b.file));

@@ -188,7 +188,10 @@ export function createTextures(app) {
     else delete row.dataset.containerPath;
     const meta = document.createElement('div');
     meta.className = 'tex-meta';
-    meta.textContent = `${c.engine} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
+    // An editor package's asset says its class (Material, StaticMesh, TextureRenderTarget2D ...).
+    const cls = typeof t.thumbnail === 'number' ? ` · ${c.class}` : '';
+    meta.textContent = `${c.engine}${cls} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
+    meta.dataset.testid = 'tex-meta';
     const more = document.createElement('div');
     more.className = `tex-state ${st.cls}`;
     more.dataset.testid = 'tex-state';
@@ -226,7 +229,8 @@ export function createTextures(app) {
     badge.textContent = st.text;
     cell.replaceChildren(box, name, badge);
     delete cell.dataset.thumbKey;
-    if (st.cls === 'bad') thumbPlaceholder(box, st.detail, 'bad');
+    // A render target has no texels but has the editor's thumbnail: that is shown.
+    if (st.cls === 'bad' && typeof t.thumbnail !== 'number') thumbPlaceholder(box, st.detail, 'bad');
     else {
       const { mip, why } = thumbMip(t);
       if (mip === null) thumbPlaceholder(box, st.cls === 'wait' ? st.detail : `${c.format} · ${why}`, st.cls);
