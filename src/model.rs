@@ -194,9 +194,11 @@ pub enum SourceCoding {
 pub enum SourceTexels {
     /// Already in `format`.
     Same,
-    /// TSF_BGRE8 / TSF_RGBE8: B, G, R and a shared exponent byte (Radiance RGBE in UE's byte
-    /// order), widened to RGBA32F.
+    /// TSF_BGRE8 / TSF_RGBE8: B, G, R and a shared exponent byte E, widened to RGBA32F as UE 5
+    /// reads them (FColor::FromRGBE: (m + 0.5) × 2^(E − 136), 0 when E is 0).
     Bgre8,
+    /// The same bytes as UE4 read them (its FColor::FromRGBE: m / 255 × 2^(E − 128)).
+    Bgre8Ue4,
     /// TSF_G16: one 16-bit grey value, widened to RGBA16 (grey in R, G, B; A opaque).
     Gray16,
     /// A PNG whose first three channels are blue, green, red: the Unreal editor writes TSF_BGRA8

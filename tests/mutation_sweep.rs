@@ -54,6 +54,13 @@
 //! AES-CTR pak v15 and the AES-CTR TOC v10 pair, 3 files, 87 cases in 36.6 s; decodes Ok 1,284, Err
 //! Malformed 2, MissingSibling 1, Truncated 19, Unsupported 94; no panic; slowest case 1.16 s (a
 //! mutated .ucas, the whole container listed and decoded); peak 2.5 MB.
+//! Editor packages (issue 40, 2026-12-07, debug, load ~14): the default subset's five
+//! unreal-editor groups (`TEXSCOPE_SWEEP_ONLY=unreal-editor`) 174 cases in 4.2 s; decodes Ok 67,
+//! Err Malformed 29, Unsupported 40; open problems 100; no panic; slowest case 0.7 s (a mutated
+//! UE 4.0 beta zlib-PNG package); peak 16.8 MB (the 1024x512 BGRE8 cube widened to RGBA32F).
+//! Full sweep of `unreal-editor/Quadtree` (LD33's four UE 4.9 PNG-source packages and their
+//! original PNGs): 8 files, 8,520 cases in 410 s; decodes Ok 5,861, Err Malformed 1,468,
+//! Unsupported 670; no panic; slowest case 1.6 s; peak 1.7 MB.
 //! Console .gnf (2026-12-06, debug, load ~12): the default subset's two GNF groups (PS4 white.gnf
 //! with its JPEG source, PS5 Default.png.gnf) 87 cases in 2.1 s; decodes Ok 92, open problems 74
 //! (a cut or changed descriptor is refused at open); no panic; slowest case 138 ms; peak 1.2 MB.

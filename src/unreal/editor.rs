@@ -430,17 +430,21 @@ fn file_to_format(f: &DecodedFile, format: PixelFormat, bgr_file: bool) -> Resul
 fn widen(texels: SourceTexels, raw: Vec<u8>) -> Vec<u8> {
     match texels {
         SourceTexels::Same | SourceTexels::BgrFile => raw,
-        SourceTexels::Bgre8 => {
+        SourceTexels::Bgre8 | SourceTexels::Bgre8Ue4 => {
+            let ue4 = texels == SourceTexels::Bgre8Ue4;
             let mut out = Vec::with_capacity(raw.len() * 4);
             for p in raw.chunks_exact(4) {
-                // Radiance RGBE: value = mantissa * 2^(e - 128 - 8), zero when e is 0 (UE's
-                // FColor::FromRGBE, stored B, G, R, E).
+                // UE's FColor::FromRGBE over B, G, R, E: UE4 scaled m / 255 by 2^(E - 128); UE5
+                // centres it, (m + 0.5) / 256 (its Color.cpp cites Ward's Graphics Gems II
+                // article and the fix of its common off-by-half). 0 when E is 0.
                 let (b, g, r, e) = (p[0], p[1], p[2], p[3]);
                 let v = |m: u8| {
                     if e == 0 {
                         0.0f32
+                    } else if ue4 {
+                        m as f32 / 255.0 * 2f32.powi(e as i32 - 128)
                     } else {
-                        m as f32 * 2f32.powi(e as i32 - 136)
+                        (m as f32 + 0.5) * 2f32.powi(e as i32 - 136)
                     }
                 };
                 for c in [v(r), v(g), v(b), 1.0] {
@@ -515,7 +519,7 @@ pub fn read_image(
             // BGRE8 widens 4 bytes to 16, G16 2 to 8: checked before the wider copy is made.
             let factor = match s.texels {
                 SourceTexels::Same | SourceTexels::BgrFile => 1,
-                SourceTexels::Bgre8 | SourceTexels::Gray16 => 4,
+                SourceTexels::Bgre8 | SourceTexels::Bgre8Ue4 | SourceTexels::Gray16 => 4,
             };
             limits.check_alloc(raw.len() as u64 * factor, "a widened source image")?;
             Ok(widen(s.texels, raw))
@@ -743,6 +747,8 @@ fn layout(
     // T_GridChecker_A equals UE 5.6's raw (UEDELTA) one only so.
     let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 {
         SourceTexels::BgrFile
+    } else if texels == SourceTexels::Bgre8 && pkg.ue5_version == 0 {
+        SourceTexels::Bgre8Ue4
     } else {
         texels
     };
@@ -1105,4 +1111,71 @@ fn undelta(raw: &mut [u8], s: &SourceLayout) -> Result<()> {
             ))
         })?;
     super::uedelta::undelta(raw, &planes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(b: &[u8]) -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    #[test]
+    fn bgre8_widens_as_each_engine_reads_it() {
+        // Worked by hand from the two FColor::FromRGBE forms: B 64, G 128, R 255, E 129.
+        // UE4: m / 255 * 2^1 -> R 2.0, G 256/255, B 128/255. UE5: (m + 0.5) * 2^-7 -> R 255.5 /
+        // 128, G 128.5 / 128, B 64.5 / 128. E 0 is black in both.
+        let raw = vec![64, 128, 255, 129, 9, 9, 9, 0];
+        let ue4 = f32s(&widen(SourceTexels::Bgre8Ue4, raw.clone()));
+        assert_eq!(ue4[..4], [2.0, 256.0 / 255.0, 128.0 / 255.0, 1.0]);
+        assert_eq!(ue4[4..], [0.0, 0.0, 0.0, 1.0]);
+        let ue5 = f32s(&widen(SourceTexels::Bgre8, raw));
+        assert_eq!(ue5[..4], [255.5 / 128.0, 128.5 / 128.0, 64.5 / 128.0, 1.0]);
+    }
+
+    #[test]
+    fn gray16_widens_to_opaque_grey() {
+        let out = widen(SourceTexels::Gray16, vec![0x34, 0x12]);
+        assert_eq!(out, [0x34, 0x12, 0x34, 0x12, 0x34, 0x12, 0xFF, 0xFF]);
+    }
+
+    #[test]
+    fn raw_images_follow_the_mip_chain() {
+        // A 4x2 cube of 3 mips, 4 bytes a texel: mip 0 is 6 faces of 32 bytes, mip 1 (2x1) 6 of
+        // 8, mip 2 (1x1) 6 of 4, back to back.
+        let info = SourceInfo {
+            size_x: 4,
+            size_y: 2,
+            slices: 6,
+            mips: 3,
+            layers: 1,
+            format: "TSF_BGRA8".into(),
+            png: false,
+            compression: None,
+            blocks: Vec::new(),
+            long_lat_cubemap: false,
+        };
+        let im = raw_images(&info, 4, false);
+        assert_eq!(im[0][5], (160, 32));
+        assert_eq!(im[1][0], (192, 8));
+        assert_eq!(im[2][5], (192 + 48 + 20, 4));
+        assert_eq!(raw_total(&im), 192 + 48 + 24);
+        // A UE5 volume halves its slices each mip.
+        let v = raw_images(&info, 4, true);
+        assert_eq!(v.iter().map(Vec::len).collect::<Vec<_>>(), [6, 3, 1]);
+    }
+
+    #[test]
+    fn source_formats_map_to_pixel_formats() {
+        assert_eq!(source_format("TSF_G8").map(|f| f.1), Some(PixelFormat::L8));
+        assert_eq!(source_format("TSF_RGBA16F").map(|f| f.0), Some(8));
+        assert_eq!(
+            source_format("TSF_BGRE8").map(|f| f.2),
+            Some(SourceTexels::Bgre8)
+        );
+        assert!(source_format("TSF_Invalid").is_none());
+    }
 }

@@ -203,8 +203,22 @@ pub fn open(ctx: &mut OpenContext) {
         };
         let thumbnails = ctx.thumbnails.len();
         match open_with(ctx, &sources, None, usmap.as_ref(), forced.as_ref()) {
-            // An editor package of another asset (a material, a mesh) is listed by its thumbnail.
-            Ok(0) if ctx.thumbnails.len() > thumbnails => {}
+            // An editor package of another asset (a material, a mesh): its thumbnail is listed,
+            // and the file gets a sentence naming what it holds.
+            Ok(0) if ctx.thumbnails.len() > thumbnails => {
+                let held: Vec<String> = ctx.thumbnails[thumbnails..]
+                    .iter()
+                    .map(|t| format!("{} {}", t.class, t.object))
+                    .collect();
+                ctx.problems.push(FileProblem::new(
+                    &name,
+                    Some(Engine::Unreal),
+                    &Error::not_recognised(format!(
+                        "an editor package of {} (no texture; its editor thumbnail is listed)",
+                        held.join(", ")
+                    )),
+                ))
+            }
             Ok(0) => ctx.problems.push(FileProblem::new(
                 &name,
                 Some(Engine::Unreal),

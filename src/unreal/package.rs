@@ -623,8 +623,13 @@ pub fn parse_legacy(
     limits: &Limits,
     forced: Option<&ForcedVersion>,
 ) -> Result<Package> {
-    // A reader that names no more precise field was reading the summary.
-    parse_legacy_inner(uasset, limits, forced).map_err(|e| e.at_field("unreal/FPackageFileSummary"))
+    // A cut or malformed package whose reader named no more precise field was in the summary.
+    parse_legacy_inner(uasset, limits, forced).map_err(|e| match e.kind {
+        crate::io::ErrorKind::Truncated | crate::io::ErrorKind::Malformed => {
+            e.at_field("unreal/FPackageFileSummary")
+        }
+        _ => e,
+    })
 }
 
 fn parse_legacy_inner(
