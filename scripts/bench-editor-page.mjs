@@ -91,7 +91,7 @@ const fmt = ({ min, median, max }) => `${min.toFixed(0)} / ${median.toFixed(0)} 
 
 const dir = mkdtempSync(join(tmpdir(), 'texscope-bench-editor-'));
 try {
-  let t0 = performance.now();
+  const t0 = performance.now();
   const image = png(SIDE);
   const file = join(dir, 'T_Big8k.uasset');
   writeFileSync(file, package8k(image));

@@ -246,8 +246,8 @@ export interface WorkerCalls {
   readStats: { req: object; res: number[] };
   panic: { req: object; res: null };
   decode: { req: { texture: number; mip: number; slice: number; stored?: boolean }; res: DecodedImage };
-  /** With `thumbnail`, that editor thumbnail (Catalog::thumbnails) instead of mip `mip`. */
-  thumb: { req: { texture: number; mip: number; thumbnail?: number }; res: Thumb };
+  /** With `thumbnail`, that editor thumbnail (Catalog::thumbnails) instead of mip `mip`; `max`: the longer side (default THUMB_MAX). */
+  thumb: { req: { texture: number; mip: number; thumbnail?: number; max?: number }; res: Thumb };
   exportDds: { req: { texture: number }; res: Uint8Array };
   surfaceBytes: { req: { texture: number; mip: number; slice: number }; res: Uint8Array };
   vtLayout: { req: { texture: number }; res: VtLayout | null };

@@ -238,7 +238,8 @@ async function run(req, step) {
       // (decoded by the core's Catalog::decode_thumbnail; PNG/JPEG decoders missing from this
       // module are NotInBuild and `handle` retries in the full one), else one small mip (the page
       // picks it); reduced here to a few KiB.
-      const t = thumbnail(typeof req.thumbnail === 'number' ? session.thumbnail(req.thumbnail) : session.decode(req.texture, req.mip, 0, false));
+      const img = typeof req.thumbnail === 'number' ? session.thumbnail(req.thumbnail) : session.decode(req.texture, req.mip, 0, false);
+      const t = req.max ? thumbnail(img, req.max) : thumbnail(img);
       return { result: t, transfer: [t.data.buffer] };
     }
     case 'exportDds': {

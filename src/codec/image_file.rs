@@ -66,6 +66,7 @@ impl FileInfo {
     }
 }
 
+#[cfg(feature = "image-file")]
 fn check(info: &FileInfo, limits: &Limits) -> Result<()> {
     limits.check_dims(info.width, info.height, 1)?;
     limits.check_alloc(info.decoded_size(), "a decoded image file")
@@ -73,6 +74,15 @@ fn check(info: &FileInfo, limits: &Limits) -> Result<()> {
 
 /// Reads the header of a PNG or JPEG file.
 pub fn info(bytes: &[u8]) -> Result<FileInfo> {
+    #[cfg(not(feature = "image-file"))]
+    return {
+        let _ = bytes;
+        Err(Error::not_in_build(
+            "reading a PNG or JPEG header",
+            "image-file",
+        ))
+    };
+    #[cfg(feature = "image-file")]
     match FileKind::sniff(bytes) {
         Some(FileKind::Png) => png_info(bytes).map(|(i, _)| i),
         Some(FileKind::Jpeg) => jpeg_info(bytes),
@@ -89,10 +99,12 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
     }
 }
 
+#[cfg(feature = "image-file")]
 fn png_err(e: png::DecodingError) -> Error {
     Error::malformed(format!("PNG does not decode: {e}")).at_field("PNG")
 }
 
+#[cfg(feature = "image-file")]
 fn png_decoder(bytes: &[u8]) -> png::Decoder<std::io::Cursor<&[u8]>> {
     let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
     // Palette to RGB(A), grey below 8 bits to 8 bits, tRNS to an alpha channel; 16 bits stay.
@@ -100,6 +112,7 @@ fn png_decoder(bytes: &[u8]) -> png::Decoder<std::io::Cursor<&[u8]>> {
     d
 }
 
+#[cfg(feature = "image-file")]
 fn png_info(bytes: &[u8]) -> Result<(FileInfo, png::Reader<std::io::Cursor<&[u8]>>)> {
     let mut d = png_decoder(bytes);
     // The crate's own cap is not ours: [`Limits`] is checked from the header below.
@@ -130,8 +143,20 @@ fn png_info(bytes: &[u8]) -> Result<(FileInfo, png::Reader<std::io::Cursor<&[u8]
     Ok((info, r))
 }
 
-/// Decodes a PNG file (every chunk's CRC checked; an interlaced file is deinterlaced).
+/// Decodes a PNG file (every chunk's CRC checked; an interlaced file is deinterlaced). Without
+/// the `image-file` feature (the page's core module) it is NotInBuild.
 pub fn decode_png(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
+    #[cfg(feature = "image-file")]
+    return png_file(bytes, limits);
+    #[cfg(not(feature = "image-file"))]
+    {
+        let _ = (bytes, limits);
+        Err(Error::not_in_build("decoding a PNG file", "image-file"))
+    }
+}
+
+#[cfg(feature = "image-file")]
+fn png_file(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
     let (info, mut r) = png_info(bytes)?;
     check(&info, limits)?;
     let size = r.output_buffer_size().ok_or_else(|| {
@@ -168,10 +193,12 @@ pub fn decode_png(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
     })
 }
 
+#[cfg(feature = "image-file")]
 fn jpeg_err(e: jpeg_decoder::Error) -> Error {
     Error::malformed(format!("JPEG does not decode: {e}")).at_field("JPEG")
 }
 
+#[cfg(feature = "image-file")]
 fn jpeg_info(bytes: &[u8]) -> Result<FileInfo> {
     let mut d = jpeg_decoder::Decoder::new(bytes);
     d.read_info().map_err(jpeg_err)?;
@@ -196,8 +223,20 @@ fn jpeg_info(bytes: &[u8]) -> Result<FileInfo> {
 }
 
 /// Decodes a baseline or progressive JPEG file. A file that ends before its end-of-image marker
-/// is an error (a decoder would otherwise fill the missing part with grey).
+/// is an error (a decoder would otherwise fill the missing part with grey). Without the
+/// `image-file` feature (the page's core module) it is NotInBuild.
 pub fn decode_jpeg(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
+    #[cfg(feature = "image-file")]
+    return jpeg_file(bytes, limits);
+    #[cfg(not(feature = "image-file"))]
+    {
+        let _ = (bytes, limits);
+        Err(Error::not_in_build("decoding a JPEG file", "image-file"))
+    }
+}
+
+#[cfg(feature = "image-file")]
+fn jpeg_file(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
     let info = jpeg_info(bytes)?;
     check(&info, limits)?;
     if !ends_with_eoi(bytes) {
@@ -233,6 +272,7 @@ pub fn decode_jpeg(bytes: &[u8], limits: &Limits) -> Result<FileImage> {
 }
 
 /// Whether the file ends with the EOI marker (FF D9), allowing the zero padding some writers add.
+#[cfg(feature = "image-file")]
 fn ends_with_eoi(bytes: &[u8]) -> bool {
     let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
     end >= 2 && bytes[end - 2..end] == [0xFF, 0xD9]

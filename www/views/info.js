@@ -26,7 +26,7 @@ export function createInfo(app) {
 
   /**
    * A texture's editor thumbnail beside its source: a row whose canvas is drawn when the worker
-   * sends it (if the same texture is still shown).
+   * sends it (if the same texture is still shown), at its size (the editor's are 256 px at most).
    * @param {TextureRecord} t @param {number} index
    */
   function thumbnailRow(t, index) {
@@ -38,7 +38,7 @@ export function createInfo(app) {
     c.className = 'thumb';
     dd.append(c);
     const thumbnail = /** @type {number} */ (t.thumbnail);
-    app.client.call({ op: 'thumb', texture: index, mip: 0, thumbnail }).then((th) => {
+    app.client.call({ op: 'thumb', texture: index, mip: 0, thumbnail, max: 256 }).then((th) => {
       if (store.state.current?.index !== index) return;
       c.width = th.width;
       c.height = th.height;
