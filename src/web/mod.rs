@@ -223,34 +223,45 @@ struct TextureInfo<'a> {
     asset: bool,
 }
 
-/// The thumbnail of `t` among the catalog's: same package file and the texture's object name
-/// (the thumbnail table names assets by object path; a package's only asset goes by its only
-/// thumbnail whatever the spelling).
-fn texture_thumbnail(catalog: &Catalog, t: &Texture) -> Option<usize> {
-    let th = &catalog.thumbnails;
-    let in_file: Vec<usize> = (0..th.len()).filter(|&i| th[i].file == t.file).collect();
-    let named = |i: &&usize| {
-        let o = th[**i].object.as_str();
-        o == t.name || o.rsplit(['.', ':', '/']).next() == Some(t.name.as_str())
-    };
-    in_file
-        .iter()
-        .find(named)
-        .or_else(|| (in_file.len() == 1).then(|| &in_file[0]))
-        .copied()
+/// Which editor thumbnail belongs to which list entry: each texture's own (same package file and
+/// the texture's object name, the thumbnail table naming assets by object path; a package's only
+/// asset goes by its only thumbnail whatever the spelling), and the thumbnails of assets that are
+/// no texture, in order (the page lists each after the textures, as entry `textures.len() + k`).
+/// One pass over the thumbnails by file, so a drop of thousands of packages stays linear.
+struct Thumbnails {
+    of_texture: Vec<Option<usize>>,
+    assets: Vec<usize>,
 }
 
-/// The catalog's thumbnails that belong to no texture, in order: the page lists each after the
-/// textures, as entry `textures.len() + k`.
-fn asset_thumbnails(catalog: &Catalog) -> Vec<usize> {
-    let taken: Vec<usize> = catalog
-        .textures
-        .iter()
-        .filter_map(|t| texture_thumbnail(catalog, t))
-        .collect();
-    (0..catalog.thumbnails.len())
-        .filter(|i| !taken.contains(i))
-        .collect()
+impl Thumbnails {
+    fn new(catalog: &Catalog) -> Thumbnails {
+        let th = &catalog.thumbnails;
+        let mut by_file: std::collections::HashMap<&str, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, t) in th.iter().enumerate() {
+            by_file.entry(t.file.as_str()).or_default().push(i);
+        }
+        let mut taken = vec![false; th.len()];
+        let of_texture = catalog
+            .textures
+            .iter()
+            .map(|t| {
+                let in_file = by_file.get(t.file.as_str())?;
+                let named = |i: &&usize| {
+                    let o = th[**i].object.as_str();
+                    o == t.name || o.rsplit(['.', ':', '/']).next() == Some(t.name.as_str())
+                };
+                let i = *in_file
+                    .iter()
+                    .find(named)
+                    .or_else(|| (in_file.len() == 1).then(|| &in_file[0]))?;
+                taken[i] = true;
+                Some(i)
+            })
+            .collect();
+        let assets = (0..th.len()).filter(|&i| !taken[i]).collect();
+        Thumbnails { of_texture, assets }
+    }
 }
 
 /// The list record of thumbnail `i` of an asset that is not a texture: the census fields the page
@@ -315,7 +326,12 @@ fn mip_files(catalog: &Catalog, t: &Texture, i: usize) -> (Vec<String>, Vec<Stri
     (files, missing)
 }
 
-fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureInfo<'a> {
+fn texture_info<'a>(
+    catalog: &Catalog,
+    index: usize,
+    t: &'a Texture,
+    thumbnail: Option<usize>,
+) -> TextureInfo<'a> {
     TextureInfo {
         index,
         census: t.census(),
@@ -348,7 +364,7 @@ fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureI
                 }
             })
             .collect(),
-        thumbnail: texture_thumbnail(catalog, t),
+        thumbnail,
         asset: false,
     }
 }
@@ -410,7 +426,7 @@ impl Session {
     /// ([`asset_thumbnails`]).
     fn asset(&self, tex: usize) -> Option<usize> {
         let k = tex.checked_sub(self.catalog.textures.len())?;
-        asset_thumbnails(&self.catalog).get(k).copied()
+        Thumbnails::new(&self.catalog).assets.get(k).copied()
     }
 
     /// Texture `tex` and its VT layout; `None` when it is not virtual.
@@ -479,19 +495,20 @@ impl Session {
     /// Every texture found, with its census record, mips (size, presence, where they live) and
     /// metadata for the info panel.
     pub fn textures(&self) -> std::result::Result<JsValue, JsError> {
+        let thumbs = Thumbnails::new(&self.catalog);
         let list: Vec<TextureInfo> = self
             .catalog
             .textures
             .iter()
             .enumerate()
-            .map(|(i, t)| texture_info(&self.catalog, i, t))
+            .map(|(i, t)| texture_info(&self.catalog, i, t, thumbs.of_texture[i]))
             .collect();
         let n = list.len();
         let mut all: Vec<serde_json::Value> = Vec::with_capacity(n);
         for t in list {
             all.push(serde_json::to_value(t).map_err(|e| JsError::new(&e.to_string()))?);
         }
-        for (k, i) in asset_thumbnails(&self.catalog).into_iter().enumerate() {
+        for (k, &i) in thumbs.assets.iter().enumerate() {
             all.push(asset_info(&self.catalog, n + k, i));
         }
         to_js(&all)
