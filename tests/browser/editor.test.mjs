@@ -12,6 +12,7 @@
 // from the committed originals MANIFEST.md names (sofa_tex.jpg is 626x525) and the T_ColorGrid
 // package's own SizeX/SizeY (tests/unreal_editor.rs holds every source to the set); the grid's
 // thumbnail sizes by lib/thumbs.js's rule (longer side scaled to 96 px, the other rounded).
+// Compare: a source against itself must differ nowhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -90,5 +91,21 @@ test('a Content/ folder of editor packages: list, grid of thumbnails, sources, I
   const rows = await page.$$eval('#texture-list .tex', (els) => els.map((e) => e.textContent));
   assert.ok(rows.some((r) => r.includes('RobotRenderTarget2D') && r.includes('render target')), rows.join('\n'));
   await shot(page, 'editor-render-target.png');
+
+  // Compare works on sources: a source against itself differs nowhere (the same decode twice), and
+  // against another source (512² against 626x525: scaled to A) gives figures.
+  const waitCompare = () => page.waitForFunction(() => ['ready', 'error'].includes(window.texscope.compare()?.state), null, { timeout: 120000 });
+  await page.evaluate(() => window.texscope.compareOpen({ a: 'sofa_tex', b: 'sofa_tex' }));
+  await waitCompare();
+  let cmp = await api(page, 'compare');
+  assert.equal(cmp.error, null);
+  assert.equal(cmp.figures.differing_texels, 0);
+  await page.evaluate(() => window.texscope.compareOpen({ a: 'sofa_tex', b: 'T_ColorGrid' }));
+  await waitCompare();
+  cmp = await api(page, 'compare');
+  assert.equal(cmp.error, null);
+  assert.equal(cmp.plan.scaled, true);
+  assert.ok(cmp.figures.differing_texels > 0);
+  await shot(page, 'editor-compare.png');
   assert.deepEqual(problems, []);
 });
