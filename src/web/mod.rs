@@ -236,8 +236,8 @@ struct Thumbnails {
 impl Thumbnails {
     fn new(catalog: &Catalog) -> Thumbnails {
         let th = &catalog.thumbnails;
-        let mut by_file: std::collections::HashMap<&str, Vec<usize>> =
-            std::collections::HashMap::new();
+        let mut by_file: std::collections::BTreeMap<&str, Vec<usize>> =
+            std::collections::BTreeMap::new();
         for (i, t) in th.iter().enumerate() {
             by_file.entry(t.file.as_str()).or_default().push(i);
         }
