@@ -6,22 +6,12 @@
 //! the same run (the reason src/codec/tiling/block_linear.rs untiles by hand). Not a timed test:
 //! it prints, it asserts nothing.
 
-use std::time::Instant;
+#[path = "common/timing.rs"]
+mod timing;
 use texscope::codec::tiling::{self, Tiling};
 use texscope::codec::{decode_surface, PixelFormat};
 use texscope::io::Limits;
-
-fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[runs / 2]
-}
+use timing::median_ms;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -569,6 +569,71 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
     }
 }
 
+/// UE5 editor payloads for the `ue_payload` target: a package tail with a version-2 trailer
+/// (docs/unreal.md, "Editor payloads") holding one FCompressedBuffer of 4 KiB blocks, LZ4 or
+/// stored, over a delta-coded 64x64 BGRA8 gradient; and the bare buffers.
+fn payload_seeds(out: &mut Out) {
+    use texscope::unreal::{trailer, uedelta};
+    let dir = out.root.join("ue_payload");
+    std::fs::create_dir_all(&dir).expect("create corpus folder");
+    let plane = uedelta::Plane::for_format("TSF_BGRA8", 64, 64, 1).expect("plane");
+    let mut raw: Vec<u8> = (0..plane.size()).map(|i| (i / 256 + i % 7) as u8).collect();
+    uedelta::delta_plane(&mut raw, &plane).expect("delta");
+    for (name, method) in [("lz4", 4u8), ("stored", 0)] {
+        let blocks: Vec<Vec<u8>> = if method == 0 {
+            vec![raw.clone()]
+        } else {
+            raw.chunks(4096)
+                .map(|c| {
+                    let z = lz4_flex::block::compress(c);
+                    if z.len() < c.len() {
+                        z
+                    } else {
+                        c.to_vec()
+                    }
+                })
+                .collect()
+        };
+        let table = if method == 0 { 0 } else { 4 * blocks.len() };
+        let total = 64 + table + blocks.iter().map(Vec::len).sum::<usize>();
+        let mut b = 0xB775_6362u32.to_be_bytes().to_vec();
+        b.extend([0; 4]);
+        b.extend([method, 0, 0, if method == 0 { 0 } else { 12 }]);
+        b.extend((blocks.len() as u32).to_be_bytes());
+        b.extend((raw.len() as u64).to_be_bytes());
+        b.extend((total as u64).to_be_bytes());
+        b.extend([0x5A; 32]);
+        if method != 0 {
+            for z in &blocks {
+                b.extend((z.len() as u32).to_be_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&b[8..64 + table]);
+        b[4..8].copy_from_slice(&crc.to_be_bytes());
+        blocks.iter().for_each(|z| b.extend(z));
+        std::fs::write(dir.join(format!("cbuf_{name}")), &b).expect("write seed");
+        // The package tail: some bytes, the trailer header, its one entry, the buffer, the footer.
+        let mut t = vec![0xC1u8; 32];
+        t.extend(trailer::HEADER_TAG.to_le_bytes());
+        t.extend(2i32.to_le_bytes());
+        t.extend((28u32 + 49).to_le_bytes());
+        t.extend((b.len() as u64).to_le_bytes());
+        t.extend(1i32.to_le_bytes());
+        t.extend([0x11; 20]);
+        t.extend(0i64.to_le_bytes());
+        t.extend((b.len() as u64).to_le_bytes());
+        t.extend((raw.len() as u64).to_le_bytes());
+        t.extend([0; 5]);
+        t.extend(&b);
+        let len = t.len() as u64 - 32 + trailer::FOOTER_SIZE;
+        t.extend(trailer::FOOTER_TAG.to_le_bytes());
+        t.extend(len.to_le_bytes());
+        t.extend(trailer::PACKAGE_FILE_TAG.to_le_bytes());
+        std::fs::write(dir.join(format!("trailer_{name}")), &t).expect("write seed");
+        out.count += 2;
+    }
+}
+
 /// A GNF file laid out as src/formats/gnf.rs reads it: the header (0x100 bytes for version 2,
 /// 64 KiB for version 5), one descriptor (`words`, its last dword set to the surface size), the
 /// surface.
@@ -669,5 +734,6 @@ fn main() {
     codec_seeds(&mut out, &mut rng);
     container_seeds(&mut out, &mut rng);
     gnf_seeds(&mut out, &mut rng);
+    payload_seeds(&mut out);
     println!("{} seeds written under {}", out.count, out.root.display());
 }

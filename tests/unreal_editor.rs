@@ -208,8 +208,8 @@ fn compare(a: &[u8], b: &[u8]) -> (u8, usize, u8) {
 /// and chroma upsampling. Measured: sofa_tex and sofa_tex2 (4:4:4) within 3 levels per channel;
 /// House/grass.jpg (4:2:0) within 6 levels of luma, its colour up to 46 apart where chroma is
 /// upsampled (PIL's libjpeg-turbo differs from the stored source by the same 46). UE5 stores a
-/// JPEG source as the file itself, so those must equal the original decoded by the same
-/// decoder.
+/// JPEG source as the file itself: its payload must equal the .jpg byte for byte, and its pixels
+/// (Texscope's zune-jpeg) come within 4 levels of `jpeg-decoder`'s (measured: 4, luma 2).
 #[test]
 fn decoded_sources_equal_the_committed_originals() {
     let mut report = Vec::new();
@@ -236,9 +236,31 @@ fn decoded_sources_equal_the_committed_originals() {
             r.file.display(),
             r.storage
         ));
-        let jpeg_in_ue4 = orig.extension().is_some_and(|e| e == "jpg") && r.engine.starts_with('4');
-        let ok = if jpeg_in_ue4 {
-            max <= 3 || luma <= 6
+        let jpeg = orig.extension().is_some_and(|e| e == "jpg");
+        if jpeg && r.engine.starts_with('5') {
+            // UE5 keeps the imported file itself: the payload equals the .jpg byte for byte.
+            let Layout::Source(s) = &cat.textures[0].layout else {
+                panic!("{}: not a source layout", r.file.display())
+            };
+            let texscope::Storage::Range {
+                source,
+                offset,
+                length,
+            } = s.data
+            else {
+                panic!("{}: no stored range", r.file.display())
+            };
+            let src = cat.source(source).unwrap();
+            let stored =
+                texscope::unreal::cbuf::decode(src.as_ref(), offset, length, cat.limits()).unwrap();
+            assert!(
+                stored == std::fs::read(orig).unwrap(),
+                "{}: the stored JPEG is not the original file",
+                r.file.display()
+            );
+        }
+        let ok = if jpeg {
+            max <= 4 || luma <= 6
         } else {
             max == 0
         };

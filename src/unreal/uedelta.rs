@@ -244,7 +244,6 @@ pub fn delta_plane(data: &mut [u8], plane: &Plane) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::image_file;
     use crate::io::{ErrorKind, FileSource, Limits};
     use crate::unreal::{cbuf, editor_samples, trailer};
 
@@ -358,12 +357,12 @@ mod tests {
 
     /// BlasterGameUE5.6's screenshot (TSF_BGRA8, TSCF_UEDELTA) against the PNG the project
     /// committed beside it (manifest): every pixel equal, channels swapped from BGRA to RGBA.
-    #[cfg(feature = "oodle")]
+    #[cfg(all(feature = "oodle", feature = "image-files"))]
     #[test]
     fn screenshot_equals_its_png() {
         let dir = editor_samples::root().join("lukesorvik+BlasterGameUE5.6/Content/Movies");
         let png = std::fs::read(dir.join("Screenshot 2024-12-04 021134.png")).unwrap();
-        let img = image_file::decode(&png, &Limits::default()).unwrap();
+        let img = crate::codec::image_file::decode(&png, &Limits::default()).unwrap();
         let mut raw = payload("Content/Movies/Screenshot_2024-12-04_021134.uasset");
         let (w, h) = (img.width, img.height);
         let plane = Plane::for_format("TSF_BGRA8", w, h, 1).unwrap();
