@@ -1957,3 +1957,146 @@ fn platform_option_is_checked_and_census_shows_platform_and_tiling() {
     assert_eq!(lines[0]["platform"], "switch");
     assert_eq!(lines[0]["tiling"], "block_linear");
 }
+
+/// The shared editor set (read in place): `<project>/<path>` of a package MANIFEST.tsv lists.
+fn editor_sample(project: &str, path: &str) -> PathBuf {
+    samples().join("unreal-editor").join(project).join(path)
+}
+
+#[test]
+fn export_thumbnails_beside_the_textures() {
+    // Expected sizes from MANIFEST.tsv's `thumbnail` column (read from the packages by the set's
+    // maintainers): grass.uasset "png 256x256", RobotRenderTarget2D.uasset "png 256x256" (a render
+    // target: a thumbnail but no source art, so no texture image).
+    let root = temp_dir("thumbs");
+    let (src, out) = (root.join("in"), root.join("out"));
+    std::fs::create_dir_all(src.join("House")).unwrap();
+    std::fs::create_dir_all(src.join("UI")).unwrap();
+    let p = "Mukudori+RoboWorld_UE4.22";
+    for (from, to) in [
+        ("Content/MyAssets/House/grass.uasset", "House/grass.uasset"),
+        (
+            "Content/Blueprint/UI/RobotRenderTarget2D.uasset",
+            "UI/RobotRenderTarget2D.uasset",
+        ),
+    ] {
+        std::fs::copy(editor_sample(p, from), src.join(to)).unwrap();
+    }
+    let o = run(&[
+        "export",
+        "-q",
+        src.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--thumbnails",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let ihdr = |f: &Path| {
+        let b = std::fs::read(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{}", f.display());
+        let be = |i: usize| u32::from_be_bytes(b[i..i + 4].try_into().unwrap());
+        (be(16), be(20))
+    };
+    // Each thumbnail where its asset's texture goes (beside it: each package holds one asset).
+    assert_eq!(ihdr(&out.join("House/grass.thumbnail.png")), (256, 256));
+    assert_eq!(
+        ihdr(&out.join("UI/RobotRenderTarget2D.thumbnail.png")),
+        (256, 256)
+    );
+    // The texture itself, at its source size (MANIFEST.md: grass.jpg, the committed original, is 500x500).
+    assert_eq!(ihdr(&out.join("House/grass.png")), (500, 500));
+    assert!(!out.join("UI/RobotRenderTarget2D.png").exists());
+    // Without the option, no thumbnail; the option belongs to export only.
+    let out2 = root.join("out2");
+    let o = run(&[
+        "export",
+        "-q",
+        src.to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!out2.join("House/grass.thumbnail.png").exists());
+    assert_eq!(
+        run(&["census", "--thumbnails", src.to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
+    // Census names each asset's thumbnail (MANIFEST.tsv's kind and size).
+    let lines = census(&[src.to_str().unwrap()]);
+    for name in ["grass", "RobotRenderTarget2D"] {
+        let r = lines.iter().find(|r| r["name"] == name).unwrap();
+        assert_eq!(
+            r["thumbnail"],
+            serde_json::json!({"kind": "png", "width": 256, "height": 256}),
+            "{r}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn diff_pairs_an_editor_source_with_its_cooked_texture() {
+    // OLD: an editor project's folder (Content/House: grass.uasset and sofa_tex.uasset, UE 4.22
+    // sources); NEW: a cooked build laid out as a loose cook is (MyGame/Content/House), grass
+    // cooked to BC1 (the fixture writer's cooked package of that name) and sofa_tex the editor
+    // package with one byte of its PNG source changed. They pair by the package path from
+    // Content/ on, whatever folder each build sits in.
+    let root = temp_dir("diff-editor");
+    let (old, new) = (
+        root.join("old/Content/House"),
+        root.join("new/MyGame/Content/House"),
+    );
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::create_dir_all(&new).unwrap();
+    let p = "Mukudori+RoboWorld_UE4.22";
+    for n in ["grass", "sofa_tex"] {
+        let from = editor_sample(p, &format!("Content/MyAssets/House/{n}.uasset"));
+        std::fs::copy(from, old.join(format!("{n}.uasset"))).unwrap();
+    }
+    let mut rng = texscope::fixtures::unreal::Rng(40);
+    let (cooked, _) = texscope::fixtures::unreal::classic_texture(
+        "grass",
+        texscope::PixelFormat::BC1,
+        512,
+        512,
+        1,
+        0,
+        &mut rng,
+    );
+    std::fs::write(new.join("grass.uasset"), &cooked.uasset).unwrap();
+    std::fs::write(new.join("grass.uexp"), &cooked.uexp).unwrap();
+    // sofa_tex's PNG source is stored plain at the end of the file at 73599, 314985 bytes
+    // (`texscope info` and MANIFEST.tsv "png"): a byte in its middle is a changed import.
+    let mut sofa = std::fs::read(old.join("sofa_tex.uasset")).unwrap();
+    sofa[73599 + 200_000] ^= 0x55;
+    std::fs::write(new.join("sofa_tex.uasset"), &sofa).unwrap();
+    let lines = diff(&[
+        root.join("old").to_str().unwrap(),
+        root.join("new").to_str().unwrap(),
+    ]);
+    let (summary, records) = lines.split_last().unwrap();
+    assert_eq!(
+        summary,
+        &serde_json::json!({"summary": {"unchanged": 0, "changed": 2, "added": 0, "removed": 0}}),
+        "{records:?}"
+    );
+    let by = |name: &str| records.iter().find(|r| r["name"] == name).unwrap();
+    // Paired by package path, source against cooked data: the format and mips differ.
+    let g = by("grass");
+    assert_eq!(g["path"], "Content/House/grass.uasset");
+    assert_eq!(g["status"], "changed");
+    assert_eq!(
+        (g["old"]["format"].as_str(), g["new"]["format"].as_str()),
+        (Some("BGRA8"), Some("BC1"))
+    );
+    let s = by("sofa_tex");
+    assert_eq!(s["changes"], serde_json::json!(["data"]));
+    let _ = std::fs::remove_dir_all(&root);
+}

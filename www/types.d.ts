@@ -60,6 +60,10 @@ export interface TextureRecord {
   metadata?: [string, string][];
   notes?: string[];
   mips: MipRecord[];
+  /** The asset's editor thumbnail (an uncooked Unreal package's), by Catalog::thumbnails index. */
+  thumbnail?: number | null;
+  /** An editor package's asset that is not a texture (material, mesh ...): shown by its thumbnail. */
+  asset?: boolean;
 }
 
 /** A file that opened no texture, with the reason. */
@@ -242,7 +246,8 @@ export interface WorkerCalls {
   readStats: { req: object; res: number[] };
   panic: { req: object; res: null };
   decode: { req: { texture: number; mip: number; slice: number; stored?: boolean }; res: DecodedImage };
-  thumb: { req: { texture: number; mip: number }; res: Thumb };
+  /** With `thumbnail`, that editor thumbnail (Catalog::thumbnails) instead of mip `mip`; `max`: the longer side (default THUMB_MAX). */
+  thumb: { req: { texture: number; mip: number; thumbnail?: number; max?: number }; res: Thumb };
   exportDds: { req: { texture: number }; res: Uint8Array };
   surfaceBytes: { req: { texture: number; mip: number; slice: number }; res: Uint8Array };
   vtLayout: { req: { texture: number }; res: VtLayout | null };

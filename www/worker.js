@@ -265,8 +265,12 @@ async function run(req, step) {
       return { result: img, transfer: img.stored ? [img.data.buffer, img.stored.buffer] : [img.data.buffer] };
     }
     case 'thumb': {
-      // The grid's thumbnail: one small mip (the page picks it) reduced here to a few KiB.
-      const t = thumbnail(session.decode(req.texture, req.mip, 0, false));
+      // The grid's thumbnail: the editor's own thumbnail of the asset when its package has one
+      // (decoded by the core's Catalog::decode_thumbnail; PNG/JPEG decoders missing from this
+      // module are NotInBuild and `handle` retries in the full one), else one small mip (the page
+      // picks it); reduced here to a few KiB.
+      const img = typeof req.thumbnail === 'number' ? session.thumbnail(req.thumbnail) : session.decode(req.texture, req.mip, 0, false);
+      const t = req.max ? thumbnail(img, req.max) : thumbnail(img);
       return { result: t, transfer: [t.data.buffer] };
     }
     case 'exportDds': {

@@ -39,6 +39,7 @@ const USAGE: &str = "usage:
   texscope info PATH...        the same facts for a person
   texscope export PATH... --out DIR [--format png|exr|dds|ktx2|raw|rgba]
                                [--mip N | --all-mips] [--slice N | --all-slices] [--cube-cross]
+                               [--thumbnails]
   texscope diff OLD NEW        what changed between two builds (folders or files): one JSON
                                object per texture added, removed or changed, then a summary;
                                unchanged textures are told by their stored bytes, undecoded
@@ -57,6 +58,9 @@ valid on every file system and compared ignoring case; a name taken already in t
   raw    one surface's stored bytes rgba        decoded 8-bit RGBA, no header
   --cube-cross   a cube's six faces as one image 4 faces wide, 3 high: +Y above, -X +Z +X -Z
                  across, -Y below (per mip; __cube<K> per cube of a cube array)
+  --thumbnails   also each asset's editor thumbnail (an uncooked Unreal package's, textures or
+                 not) as <asset>.thumbnail.png or .jpg where that asset's texture would go: the
+                 stored PNG or JPEG as it is (a UE4 PNG stored blue-first is written again)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
@@ -147,6 +151,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut slice = None;
     let mut format = None;
     let mut cross = false;
+    let mut thumbnails = false;
     let mut jobs = None;
     let mut quiet = false;
     let mut it = rest.iter();
@@ -174,6 +179,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
             )?,
             "--all-slices" => set(&mut slice, Pick::All, "the slice")?,
             "--cube-cross" => cross = true,
+            "--thumbnails" => thumbnails = true,
             "--quiet" | "-q" => quiet = true,
             "--jobs" => match number("--jobs", it.next())? {
                 0 => return Err("--jobs needs at least 1".into()),
@@ -244,6 +250,9 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         return Err("no PATH given".into());
     }
     let command = match cmd.as_str() {
+        _ if thumbnails && cmd != "export" => {
+            return Err("--thumbnails is an option of export".into())
+        }
         "census" | "info" => {
             if out.is_some() || mip.is_some() || slice.is_some() || format.is_some() || cross {
                 return Err(format!(
@@ -282,6 +291,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                 slice: slice.unwrap_or(Pick::One(0)),
                 format,
                 cross,
+                thumbnails,
                 limits: Default::default(),
             })
         }
@@ -438,11 +448,62 @@ fn open_group(
 }
 
 /// Census lines of one catalog, sorted by file (stable: catalog order within a file).
+/// The editor thumbnail of texture `t` (same package file and object name), if it has one.
+fn thumbnail_of<'a>(
+    cat: &'a Catalog,
+    t: &texscope::Texture,
+) -> Option<&'a texscope::model::Thumbnail> {
+    cat.thumbnails
+        .iter()
+        .find(|th| th.file == t.file && th.object == t.name)
+}
+
+/// `{"kind": "png"|"jpeg", "width", "height"}` of a thumbnail, for census.
+fn thumbnail_json(th: &texscope::model::Thumbnail) -> serde_json::Value {
+    serde_json::json!({
+        "kind": if th.jpeg { "jpeg" } else { "png" },
+        "width": th.width,
+        "height": th.height,
+    })
+}
+
+/// Thumbnails of editor packages' assets that are no texture (a material, a mesh): census and
+/// info give each a line of its own, since their files list no texture and no problem.
+fn asset_thumbnails(cat: &Catalog) -> Vec<&texscope::model::Thumbnail> {
+    cat.thumbnails
+        .iter()
+        .filter(|th| {
+            !cat.textures
+                .iter()
+                .any(|t| t.file == th.file && t.name == th.object)
+        })
+        .collect()
+}
+
 fn census_lines(cat: &Catalog, errors: &[(String, String)]) -> Vec<(String, serde_json::Value)> {
     let mut lines: Vec<(String, serde_json::Value)> = cat
         .textures
         .iter()
-        .map(|t| (t.file.clone(), t.census()))
+        .map(|t| {
+            let mut c = t.census();
+            if let (Some(th), Some(o)) = (thumbnail_of(cat, t), c.as_object_mut()) {
+                o.insert("thumbnail".into(), thumbnail_json(th));
+            }
+            (t.file.clone(), c)
+        })
+        .chain(asset_thumbnails(cat).into_iter().map(|th| {
+            (
+                th.file.clone(),
+                serde_json::json!({
+                    "file": th.file,
+                    "engine": "unreal",
+                    "name": th.object,
+                    "class": th.class,
+                    "thumbnail": thumbnail_json(th),
+                    "error": null,
+                }),
+            )
+        }))
         .chain(cat.problems.iter().map(|p| (p.file.clone(), p.census())))
         .chain(errors.iter().map(|(f, e)| {
             (
@@ -453,6 +514,12 @@ fn census_lines(cat: &Catalog, errors: &[(String, String)]) -> Vec<(String, serd
         .collect();
     lines.sort_by(|a, b| a.0.cmp(&b.0));
     lines
+}
+
+/// "PNG 256x256" of a thumbnail.
+fn thumbnail_text(th: &texscope::model::Thumbnail) -> String {
+    let kind = if th.jpeg { "JPEG" } else { "PNG" };
+    format!("{kind} {}x{}", th.width, th.height)
 }
 
 fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
@@ -537,9 +604,22 @@ fn info(cat: &Catalog, out: &mut impl Write) -> std::io::Result<()> {
                 }
             }
         }
+        if let Some(th) = thumbnail_of(cat, t) {
+            writeln!(out, "  Editor thumbnail: {}", thumbnail_text(th))?;
+        }
         for n in &t.notes {
             writeln!(out, "  note: {n}")?;
         }
+    }
+    for th in asset_thumbnails(cat) {
+        writeln!(
+            out,
+            "{}\n  {} — unreal {}: an editor package holding no texture; editor thumbnail: {}",
+            th.file,
+            th.object,
+            th.class,
+            thumbnail_text(th)
+        )?;
     }
     let mut problems: Vec<_> = cat.problems.iter().collect();
     problems.sort_by(|a, b| a.file.cmp(&b.file));

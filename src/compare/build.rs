@@ -74,7 +74,47 @@ pub fn pair<T, U>(old: Vec<(Key, T)>, new: Vec<(Key, U)>) -> Vec<(Key, Option<T>
     for (k, v) in new {
         map.entry(k).or_insert((None, None)).1.get_or_insert(v);
     }
+    // A texture one side has alone may be the other side's under another root: an editor
+    // project's Content/ folder against a cook (a .pak names its packages `Project/Content/...`,
+    // a loose cook sits in Saved/Cooked/<platform>/Project/Content/...). Those pair by their
+    // Unreal package path, the part from the `Content` folder on (the engine's /Game/ mount).
+    let lone_new: BTreeMap<Key, Key> = map
+        .iter()
+        .filter(|(_, (o, n))| o.is_none() && n.is_some())
+        .filter_map(|(k, _)| Some((content_key(k)?, k.clone())))
+        .collect();
+    let matches: Vec<(Key, Key)> = map
+        .iter()
+        .filter(|(_, (o, n))| o.is_some() && n.is_none())
+        .filter_map(|(k, _)| Some((k.clone(), lone_new.get(&content_key(k)?)?.clone())))
+        .collect();
+    for (old_key, new_key) in matches {
+        if let Some((_, n)) = map.remove(&new_key) {
+            if let Some(entry) = map.get_mut(&old_key) {
+                entry.1 = n;
+            }
+        }
+    }
     map.into_iter().map(|(k, (o, n))| (k, o, n)).collect()
+}
+
+/// The key of an Unreal package by its path from its `Content` folder on, compared ignoring case
+/// (`Content/Textures/T_Rock.uasset`), for [`pair`]'s second pass; `None` for other files.
+fn content_key(k: &Key) -> Option<Key> {
+    let lower = k.path.to_lowercase();
+    if !lower.ends_with(".uasset") {
+        return None;
+    }
+    let at = if lower.starts_with("content/") {
+        0
+    } else {
+        lower.rfind("/content/")? + 1
+    };
+    Some(Key {
+        path: lower[at..].to_string(),
+        name: k.name.to_lowercase(),
+        nth: k.nth,
+    })
 }
 
 /// What differs between two paired textures.
@@ -352,6 +392,44 @@ mod tests {
                 .map(|k| (k.path.as_str(), k.name.as_str(), k.nth))
                 .collect::<Vec<_>>(),
             [("a.dds", "a", 0), ("s/a.dds", "a", 0)]
+        );
+    }
+
+    #[test]
+    fn unreal_packages_left_alone_pair_by_their_content_path() {
+        // Hand-made keys: an editor project (root = the project) against a .pak's package paths.
+        let k = |path: &str, name: &str| Key {
+            path: path.into(),
+            name: name.into(),
+            nth: 0,
+        };
+        let old = vec![
+            (k("Content/Tex/T_Rock.uasset", "T_Rock"), 1),
+            (k("Content/Tex/T_Gone.uasset", "T_Gone"), 2),
+            (k("other/a.dds", "a"), 3),
+        ];
+        let new = vec![
+            (k("MyGame/Content/Tex/T_Rock.uasset", "T_Rock"), 10),
+            (k("MyGame/Content/Tex/T_New.uasset", "T_New"), 20),
+            (k("b/a.dds", "a"), 30),
+        ];
+        let got: Vec<_> = pair(old, new)
+            .into_iter()
+            .map(|(k, o, n)| (k.path, o, n))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Content/Tex/T_Gone.uasset".to_string(), Some(2), None),
+                ("Content/Tex/T_Rock.uasset".to_string(), Some(1), Some(10)),
+                (
+                    "MyGame/Content/Tex/T_New.uasset".to_string(),
+                    None,
+                    Some(20)
+                ),
+                ("b/a.dds".to_string(), None, Some(30)),
+                ("other/a.dds".to_string(), Some(3), None),
+            ]
         );
     }
 

@@ -269,6 +269,85 @@ struct TextureInfo<'a> {
     metadata: &'a [(String, String)],
     notes: &'a [String],
     mips: Vec<MipInfo<'a>>,
+    /// The asset's editor thumbnail (`Catalog::thumbnails` index, for `Session::thumbnail`).
+    thumbnail: Option<usize>,
+    /// An editor package's asset that is not a texture (a material, a mesh): listed by its
+    /// thumbnail, which is all `decode` shows of it.
+    asset: bool,
+}
+
+/// Which editor thumbnail belongs to which list entry: each texture's own (same package file and
+/// the texture's object name, the thumbnail table naming assets by object path; a package's only
+/// asset goes by its only thumbnail whatever the spelling), and the thumbnails of assets that are
+/// no texture, in order (the page lists each after the textures, as entry `textures.len() + k`).
+/// One pass over the thumbnails by file, so a drop of thousands of packages stays linear.
+struct Thumbnails {
+    of_texture: Vec<Option<usize>>,
+    assets: Vec<usize>,
+}
+
+impl Thumbnails {
+    fn new(catalog: &Catalog) -> Thumbnails {
+        let th = &catalog.thumbnails;
+        let mut by_file: std::collections::BTreeMap<&str, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, t) in th.iter().enumerate() {
+            by_file.entry(t.file.as_str()).or_default().push(i);
+        }
+        let mut taken = vec![false; th.len()];
+        let of_texture = catalog
+            .textures
+            .iter()
+            .map(|t| {
+                let in_file = by_file.get(t.file.as_str())?;
+                let named = |i: &&usize| {
+                    let o = th[**i].object.as_str();
+                    o == t.name || o.rsplit(['.', ':', '/']).next() == Some(t.name.as_str())
+                };
+                let i = *in_file
+                    .iter()
+                    .find(named)
+                    .or_else(|| (in_file.len() == 1).then(|| &in_file[0]))?;
+                taken[i] = true;
+                Some(i)
+            })
+            .collect();
+        let assets = (0..th.len()).filter(|&i| !taken[i]).collect();
+        Thumbnails { of_texture, assets }
+    }
+}
+
+/// The list record of thumbnail `i` of an asset that is not a texture: the census fields the page
+/// reads, one present mip of the thumbnail's size.
+fn asset_info(catalog: &Catalog, index: usize, i: usize) -> serde_json::Value {
+    let th = &catalog.thumbnails[i];
+    let kind = if th.jpeg { "JPEG" } else { "PNG" };
+    serde_json::json!({
+        "index": index,
+        "census": {
+            "file": th.file, "path": null, "engine": "unreal", "name": th.object,
+            "class": th.class, "kind": "2d", "width": th.width, "height": th.height,
+            "depth": 1, "slices": 1, "mips": 1, "format": format!("{kind} thumbnail"),
+            "native_format": null, "virtual": false, "error": null,
+        },
+        "color_space": "srgb",
+        "normal_map": null,
+        "precision": "unorm8",
+        "block": [1, 1, 4],
+        "gpu_bytes": 0,
+        "bottom_first": false,
+        "metadata": [
+            ["Package", "editor package"],
+            ["Thumbnail", format!("{kind} {}x{}, as the editor saved it", th.width, th.height)],
+        ],
+        "notes": [format!("{} is not a texture: this is its editor thumbnail", th.class)],
+        "mips": [{
+            "width": th.width, "height": th.height, "depth": 1, "surfaces": 1, "present": true,
+            "location_note": "editor thumbnail", "files": [th.file.clone()], "missing": [],
+        }],
+        "thumbnail": i,
+        "asset": true,
+    })
 }
 
 /// Where mip `i` lives: the opened files holding it and the files still missing. A virtual
@@ -300,7 +379,12 @@ fn mip_files(catalog: &Catalog, t: &Texture, i: usize) -> (Vec<String>, Vec<Stri
     (files, missing)
 }
 
-fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureInfo<'a> {
+fn texture_info<'a>(
+    catalog: &Catalog,
+    index: usize,
+    t: &'a Texture,
+    thumbnail: Option<usize>,
+) -> TextureInfo<'a> {
     TextureInfo {
         index,
         census: t.census(),
@@ -333,6 +417,8 @@ fn texture_info<'a>(catalog: &Catalog, index: usize, t: &'a Texture) -> TextureI
                 }
             })
             .collect(),
+        thumbnail,
+        asset: false,
     }
 }
 
@@ -389,11 +475,21 @@ impl Session {
             });
     }
 
+    /// The thumbnail shown as list entry `tex` when that entry is an asset, not a texture
+    /// ([`asset_thumbnails`]).
+    fn asset(&self, tex: usize) -> Option<usize> {
+        let k = tex.checked_sub(self.catalog.textures.len())?;
+        Thumbnails::new(&self.catalog).assets.get(k).copied()
+    }
+
     /// Texture `tex` and its VT layout; `None` when it is not virtual.
     fn virtual_texture(
         &self,
         tex: usize,
     ) -> std::result::Result<Option<(&Texture, &crate::model::tiled::TiledLayout)>, JsError> {
+        if self.asset(tex).is_some() {
+            return Ok(None);
+        }
         let t = self
             .catalog
             .textures
@@ -455,14 +551,31 @@ impl Session {
     /// Every texture found, with its census record, mips (size, presence, where they live) and
     /// metadata for the info panel.
     pub fn textures(&self) -> std::result::Result<JsValue, JsError> {
+        let thumbs = Thumbnails::new(&self.catalog);
         let list: Vec<TextureInfo> = self
             .catalog
             .textures
             .iter()
             .enumerate()
-            .map(|(i, t)| texture_info(&self.catalog, i, t))
+            .map(|(i, t)| texture_info(&self.catalog, i, t, thumbs.of_texture[i]))
             .collect();
-        to_js(&list)
+        let n = list.len();
+        let mut all: Vec<serde_json::Value> = Vec::with_capacity(n);
+        for t in list {
+            all.push(serde_json::to_value(t).map_err(|e| JsError::new(&e.to_string()))?);
+        }
+        for (k, &i) in thumbs.assets.iter().enumerate() {
+            all.push(asset_info(&self.catalog, n + k, i));
+        }
+        to_js(&all)
+    }
+
+    /// Editor thumbnail `index` (`Catalog::thumbnails`, a record's `thumbnail`) decoded to RGBA8
+    /// through `Catalog::decode_thumbnail`: the image object of [`Session::decode`]. A module
+    /// without the PNG/JPEG decoders says NotInBuild, and the worker retries in the full one.
+    pub fn thumbnail(&self, index: usize) -> std::result::Result<JsValue, JsValue> {
+        let img = self.catalog.decode_thumbnail(index).map_err(decode_error)?;
+        Ok(image_object(&img, &[])?.into())
     }
 
     /// Re-opens every file with the Frostbite format table `name` (`None` or "" = the default),
@@ -680,6 +793,11 @@ impl Session {
         slice: u32,
         stored: Option<bool>,
     ) -> std::result::Result<JsValue, JsValue> {
+        if let Some(i) = self.asset(tex) {
+            // An asset that is not a texture shows its thumbnail, whatever mip and slice.
+            let _ = (mip, slice, stored);
+            return self.thumbnail(i);
+        }
         let opts = DecodeOptions::default();
         let virt = self.virtual_texture(tex)?.is_some();
         let t0 = now();

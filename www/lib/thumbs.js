@@ -20,6 +20,8 @@ export const THUMB_DECODE_LIMIT = 1024;
  * @param {import('../types').TextureRecord} t @returns {{ mip: number, why?: undefined } | { mip: null, why: string }}
  */
 export function thumbMip(t) {
+  // The editor's thumbnail (ThumbLoader's request asks for it by the record's `thumbnail`).
+  if (typeof t.thumbnail === 'number') return { mip: 0 };
   const mips = t.mips ?? [];
   /** @type {[import('../types').MipRecord, number][]} */
   const indexed = mips.map((m, i) => [m, i]);

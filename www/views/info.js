@@ -24,8 +24,32 @@ export function createInfo(app) {
   /** The facts of the selected texture as JSON (texscope.infoJson, Copy JSON). @type {object | null} */
   let json = null;
 
-  /** @param {TextureRecord} t @param {number} mip */
-  function render(t, mip) {
+  /**
+   * A texture's editor thumbnail beside its source: a row whose canvas is drawn when the worker
+   * sends it (if the same texture is still shown), at its size (the editor's are 256 px at most).
+   * @param {TextureRecord} t @param {number} index
+   */
+  function thumbnailRow(t, index) {
+    const dt = document.createElement('dt');
+    dt.textContent = 'Editor thumbnail';
+    const dd = document.createElement('dd');
+    const c = document.createElement('canvas');
+    c.dataset.testid = 'info-thumbnail';
+    c.className = 'thumb';
+    dd.append(c);
+    const thumbnail = /** @type {number} */ (t.thumbnail);
+    app.client.call({ op: 'thumb', texture: index, mip: 0, thumbnail, max: 256 }).then((th) => {
+      if (store.state.current?.index !== index) return;
+      c.width = th.width;
+      c.height = th.height;
+      /** @type {CanvasRenderingContext2D} */ (c.getContext('2d')).putImageData(new ImageData(/** @type {Uint8ClampedArray<ArrayBuffer>} */ (th.data), th.width, th.height), 0, 0);
+      c.dataset.ready = '1';
+    }, (e) => { dd.textContent = `not shown: ${e instanceof Error ? e.message : String(e)}`; });
+    return [dt, dd];
+  }
+
+  /** @param {TextureRecord} t @param {number} mip @param {number} index */
+  function render(t, mip, index) {
     const c = t.census;
     const rows = [
       ['File', c.file], ['Name', c.name], ['Engine', c.engine], ['Class', c.class], ['Kind', c.kind],
@@ -57,6 +81,7 @@ export function createInfo(app) {
       dd.textContent = v ?? '';
       list.append(dt, dd);
     }
+    if (typeof t.thumbnail === 'number' && !t.asset) list.append(...thumbnailRow(t, index));
   }
 
   function renderHistogram() {
@@ -71,7 +96,7 @@ export function createInfo(app) {
   }
 
   store.subscribe(['current', 'remote'], (s) => {
-    if (s.current) render(s.textures[s.current.index], s.current.mip);
+    if (s.current) render(s.textures[s.current.index], s.current.mip, s.current.index);
   });
   store.subscribe(['hist', 'exposure'], renderHistogram);
   $('hist-fit').addEventListener('click', () => actions.autoExposure());

@@ -50,7 +50,11 @@ export function createTextures(app) {
     format: /** @type {HTMLSelectElement} */ ($('filter-format')), size: /** @type {HTMLSelectElement} */ ($('filter-size')),
     sort: /** @type {HTMLSelectElement} */ ($('sort')), filterError: $('filter-error'),
   };
-  const thumbs = new ThumbLoader((/** @type {number} */ index, /** @type {number} */ mip) => app.client.call({ op: 'thumb', texture: index, mip }), drawThumb);
+  // An editor package's asset (texture or not) is drawn from the editor's own thumbnail.
+  const thumbs = new ThumbLoader((/** @type {number} */ index, /** @type {number} */ mip) => {
+    const thumbnail = store.state.textures[index]?.thumbnail;
+    return app.client.call(typeof thumbnail === 'number' ? { op: 'thumb', texture: index, mip, thumbnail } : { op: 'thumb', texture: index, mip });
+  }, drawThumb);
   const isSelected = (/** @type {number} */ i) => store.state.current?.index === i;
   // In the compare view (textures of the open files), a texture clicked becomes B.
   const select = (/** @type {number} */ i) => (store.state.compare?.pair === null
@@ -184,7 +188,10 @@ export function createTextures(app) {
     else delete row.dataset.containerPath;
     const meta = document.createElement('div');
     meta.className = 'tex-meta';
-    meta.textContent = `${c.engine} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
+    // An editor package's asset says its class (Material, StaticMesh, TextureRenderTarget2D ...).
+    const cls = typeof t.thumbnail === 'number' ? ` · ${c.class}` : '';
+    meta.textContent = `${c.engine}${cls} · ${c.format} · ${dims}${c.slices > 1 ? ` · ${c.slices} slices` : ''}`;
+    meta.dataset.testid = 'tex-meta';
     const more = document.createElement('div');
     more.className = `tex-state ${st.cls}`;
     more.dataset.testid = 'tex-state';
@@ -222,7 +229,8 @@ export function createTextures(app) {
     badge.textContent = st.text;
     cell.replaceChildren(box, name, badge);
     delete cell.dataset.thumbKey;
-    if (st.cls === 'bad') thumbPlaceholder(box, st.detail, 'bad');
+    // A render target has no texels but has the editor's thumbnail: that is shown.
+    if (st.cls === 'bad' && typeof t.thumbnail !== 'number') thumbPlaceholder(box, st.detail, 'bad');
     else {
       const { mip, why } = thumbMip(t);
       if (mip === null) thumbPlaceholder(box, st.cls === 'wait' ? st.detail : `${c.format} · ${why}`, st.cls);

@@ -76,6 +76,8 @@ pub struct Settings {
     pub format: OutFormat,
     /// A cube's six faces as one horizontal cross image (per mip, per cube of a cube array).
     pub cross: bool,
+    /// Also each asset's editor thumbnail (`Catalog::thumbnails`), as `<asset>.thumbnail.<png|jpg>`.
+    pub thumbnails: bool,
     /// The limits decoding checks (the catalog's).
     pub limits: Limits,
 }
@@ -102,8 +104,10 @@ enum Work {
     },
     /// Already decoded (virtual textures are assembled from tiles by the catalog).
     Decoded(Image),
-    /// The finished file (raw surfaces, DDS, KTX2).
+    /// The finished file (raw surfaces, DDS, KTX2, a thumbnail's own PNG or JPEG).
     Bytes(Vec<u8>),
+    /// Decoded, written as a PNG whatever `--format` says (a thumbnail stored blue-first).
+    Png(Image),
 }
 
 struct Job {
@@ -523,7 +527,102 @@ fn plan_group(
         }
         plans.push(plan);
     }
+    if s.thumbnails {
+        plan_thumbnails(group, cat, g, scratch, jobs, &mut plans);
+    }
     plans
+}
+
+/// The stored bytes of thumbnail `th` (a whole PNG or JPEG file), read by its range.
+fn thumbnail_bytes(cat: &Catalog, th: &texscope::model::Thumbnail) -> texscope::Result<Vec<u8>> {
+    match &th.data {
+        texscope::model::Storage::Range {
+            source,
+            offset,
+            length,
+        } => {
+            let src = cat
+                .source(*source)
+                .ok_or_else(|| texscope::Error::malformed("the thumbnail names an unknown file"))?;
+            texscope::io::read_range(src.as_ref(), *offset, *length, cat.limits())
+        }
+        _ => Err(texscope::Error::malformed(
+            "the thumbnail has no stored bytes",
+        )),
+    }
+}
+
+/// Plans the editor thumbnails of one opened folder (after its textures, files in census order):
+/// each goes where its asset's texture would (`texture_target`'s rule with the asset's object
+/// name and class) as `<asset>.thumbnail.<png|jpg>`. A thumbnail already stored as a PNG or JPEG
+/// is copied byte for byte (no decode, and the editor's own file); a UE4 PNG whose channels are
+/// stored blue first is decoded (`Catalog::decode_thumbnail` puts them in order) and written again.
+fn plan_thumbnails(
+    group: usize,
+    cat: &Catalog,
+    g: &Group,
+    scratch: &Path,
+    jobs: &mpsc::SyncSender<Job>,
+    plans: &mut Vec<TexturePlan>,
+) {
+    let mut order: Vec<usize> = (0..cat.thumbnails.len()).collect();
+    order.sort_by(|&a, &b| cat.thumbnails[a].file.cmp(&cat.thumbnails[b].file));
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for th in &cat.thumbnails {
+        *per_file.entry(th.file.as_str()).or_default() += 1;
+    }
+    for &i in &order {
+        let th = &cat.thumbnails[i];
+        let rel = g
+            .rel
+            .get(&th.file)
+            .cloned()
+            .unwrap_or_else(|| vec![texscope::base_name(&th.file).to_string()]);
+        let only = per_file.get(th.file.as_str()) == Some(&1);
+        let target = texscope::export::target(
+            &rel,
+            None,
+            (&th.object, &th.class),
+            only,
+            texscope::export::unicode_fold,
+        );
+        let k = plans.len();
+        let work = if th.bgr {
+            cat.decode_thumbnail(i).map(|img| (Work::Png(img), "png"))
+        } else {
+            thumbnail_bytes(cat, th).map(|b| (Work::Bytes(b), if th.jpeg { "jpg" } else { "png" }))
+        };
+        let scratch = scratch.join(format!("{group}-{k}-0.thumbnail"));
+        let (ending, failed) = match work {
+            Ok((work, ext)) => {
+                let job = Job {
+                    group,
+                    tex: k,
+                    image: 0,
+                    scratch: scratch.clone(),
+                    format: PixelFormat::RGBA8,
+                    work,
+                };
+                let failed = jobs
+                    .send(job)
+                    .err()
+                    .map(|_| "the encoder stopped".to_string());
+                (format!(".thumbnail.{ext}"), failed)
+            }
+            Err(e) => (".thumbnail".to_string(), Some(e.to_string())),
+        };
+        plans.push(TexturePlan {
+            target,
+            owner: format!("{}: {} (thumbnail)", th.file, th.object),
+            notes: Vec::new(),
+            images: vec![ImagePlan {
+                ending,
+                what: format!("the {} thumbnail", th.class),
+                scratch,
+                failed,
+            }],
+        });
+    }
 }
 
 fn decode(
@@ -549,6 +648,10 @@ fn encode(job: &Job, s: &Settings) -> Result<Vec<String>, String> {
                 .map_err(|e| e.to_string())
         }
         Work::Decoded(img) => std::borrow::Cow::Borrowed(img),
+        Work::Png(img) => {
+            return crate::stats::encoding(|| crate::write::png(&job.scratch, img))
+                .map(|_| Vec::new())
+        }
         Work::Surface { bytes, w, h, flip } => {
             std::borrow::Cow::Owned(decode(job, bytes, (*w, *h), *flip, &s.limits)?)
         }
