@@ -422,7 +422,8 @@ pub struct Thumbnail {
     pub height: u32,
     /// JPEG (UE 5.1+ writes most thumbnails so) rather than PNG.
     pub jpeg: bool,
-    /// The PNG's first three channels are blue, green, red (UE4 wrote its BGRA thumbnails so).
+    /// The image's first three channels are blue, green, red (the Unreal editor compresses its
+    /// BGRA thumbnails so, as PNG and as JPEG).
     pub bgr: bool,
     /// The compressed image's bytes.
     pub data: Storage,

@@ -442,3 +442,52 @@ fn one_asset_saved_by_two_engines_decodes_the_same() {
         assert_eq!(max, 0, "{a} vs {b}: {n} texels differ");
     }
 }
+
+/// The editor's thumbnail of a texture is that texture drawn small, so its colours must be the
+/// source's: each thumbnail texel is compared with the source texel at the same relative place
+/// (nearest), as decoded and with red and blue swapped; the decoded order must be the far closer
+/// one (by half again at least: a photo's channels differ less than a colour chart's). Expected values: the sources themselves (held to committed originals above), not our
+/// thumbnail decode. The packages are the set's colourful ones: a UE 4.9 PNG thumbnail (LD33)
+/// and UE 5.1 / 5.7 JPEG thumbnails (the colour chart T_ColorGrid, ca2c1515, RegionTexture).
+#[test]
+fn thumbnails_have_their_sources_colours() {
+    let picks = [
+        "Quadtree+LD33/Content/Textures/abl_meteor.uasset",
+        "AnimaStudios+TestBuild0.9.8/Content/_CORE/Assets/CompletedTestAssets/Materials/ColorCalibrator/T_ColorGrid.uasset",
+        "AnimaStudios+TestBuild0.9.8/Content/_CORE/TempTextures/ca2c1515130ccc512a24f94aaff0876a.uasset",
+        "ChiWon2+Muksi_UE5.7.4/Content/Assets/SharedAssets/Region/RegionTexture.uasset",
+    ];
+    for rel in picks {
+        let cat = open(&root().join(rel));
+        let th = cat
+            .decode_thumbnail(0)
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let src = cat
+            .decode(0, 0, 0, Default::default())
+            .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let (t, s) = (rgba8(&th), rgba8(&src));
+        let (mut same, mut swapped, mut n) = (0u64, 0u64, 0u64);
+        for y in 0..th.height {
+            for x in 0..th.width {
+                let i = ((y * th.width + x) * 4) as usize;
+                let sx = (x as u64 * src.width as u64 / th.width as u64) as u32;
+                let sy = (y as u64 * src.height as u64 / th.height as u64) as u32;
+                let j = ((sy * src.width + sx) * 4) as usize;
+                // Fully transparent texels carry no colour worth comparing.
+                if t[i + 3] == 0 || s[j + 3] == 0 {
+                    continue;
+                }
+                let d = |a: u8, b: u8| (a as i32 - b as i32).unsigned_abs() as u64;
+                same += d(t[i], s[j]) + d(t[i + 2], s[j + 2]);
+                swapped += d(t[i], s[j + 2]) + d(t[i + 2], s[j]);
+                n += 1;
+            }
+        }
+        assert!(n > 0, "{rel}: no opaque texels");
+        let (same, swapped) = (same as f64 / n as f64, swapped as f64 / n as f64);
+        assert!(
+            same * 1.5 < swapped,
+            "{rel}: red/blue differ from the source by {same:.1} as decoded, {swapped:.1} swapped"
+        );
+    }
+}

@@ -59,8 +59,8 @@ valid on every file system and compared ignoring case; a name taken already in t
   --cube-cross   a cube's six faces as one image 4 faces wide, 3 high: +Y above, -X +Z +X -Z
                  across, -Y below (per mip; __cube<K> per cube of a cube array)
   --thumbnails   also each asset's editor thumbnail (an uncooked Unreal package's, textures or
-                 not) as <asset>.thumbnail.png or .jpg where that asset's texture would go: the
-                 stored PNG or JPEG as it is (a UE4 PNG stored blue-first is written again)
+                 not) as <asset>.thumbnail.png where that asset's texture would go (the editor
+                 stores them blue-first, so each is decoded and written again in RGB order)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
 Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.

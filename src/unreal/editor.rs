@@ -1057,7 +1057,12 @@ pub fn read_thumbnails(
             width: w.unsigned_abs(),
             height: h.unsigned_abs(),
             jpeg,
-            bgr: !jpeg && pkg.ue5_version == 0,
+            // The editor compresses the thumbnail's B, G, R, A bytes as if they were R, G, B, A,
+            // in PNG (UE4: the LD33 originals) and JPEG (UE 5.1-5.7: the colour chart of
+            // T_ColorGrid and the sources of RegionTexture and ca2c1515 match only with red and
+            // blue swapped, by PIL's decode too). UE5's PNG thumbnails in the shared set are grey,
+            // so they cannot tell; they are taken to come from the same BGRA buffer.
+            bgr: true,
             data: Storage::Range {
                 source,
                 offset: t.pos,

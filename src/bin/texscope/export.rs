@@ -554,9 +554,9 @@ fn thumbnail_bytes(cat: &Catalog, th: &texscope::model::Thumbnail) -> texscope::
 
 /// Plans the editor thumbnails of one opened folder (after its textures, files in census order):
 /// each goes where its asset's texture would (`texture_target`'s rule with the asset's object
-/// name and class) as `<asset>.thumbnail.<png|jpg>`. A thumbnail already stored as a PNG or JPEG
-/// is copied byte for byte (no decode, and the editor's own file); a UE4 PNG whose channels are
-/// stored blue first is decoded (`Catalog::decode_thumbnail` puts them in order) and written again.
+/// name and class) as `<asset>.thumbnail.<png|jpg>`. One stored blue first (`Thumbnail::bgr`:
+/// the Unreal editor's, PNG and JPEG) is decoded (`Catalog::decode_thumbnail` puts the channels
+/// in order) and written again as a PNG; one stored in RGB order would be copied byte for byte.
 fn plan_thumbnails(
     group: usize,
     cat: &Catalog,
