@@ -597,6 +597,7 @@ impl Catalog {
     }
 
     /// Decodes editor thumbnail `index` ([`Catalog::thumbnails`]) to an RGBA8 image.
+    #[cfg(feature = "editor")]
     pub fn decode_thumbnail(&self, index: usize) -> Result<Image> {
         let th = self
             .thumbnails
@@ -615,16 +616,14 @@ impl Catalog {
             .get(*source)
             .ok_or_else(|| Error::malformed("the thumbnail names an unknown file"))?;
         let bytes = read_range(src.as_ref(), *offset, *length, &self.options.limits)?;
-        #[cfg(feature = "editor")]
-        let image =
-            unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits);
-        // Unreachable in practice: without the editor reader no thumbnail is ever listed.
-        #[cfg(not(feature = "editor"))]
-        let image = {
-            let _ = bytes;
-            Err(Error::not_in_build("an editor thumbnail", "editor"))
-        };
-        image.map_err(|e| e.in_file(&th.file))
+        unreal::editor::decode_image_file(&bytes, th.jpeg, th.bgr, &self.options.limits)
+            .map_err(|e| e.in_file(&th.file))
+    }
+
+    /// Without the editor reader no thumbnail is ever listed (the page's core module).
+    #[cfg(not(feature = "editor"))]
+    pub fn decode_thumbnail(&self, _index: usize) -> Result<Image> {
+        Err(Error::not_in_build("an editor thumbnail", "editor"))
     }
 
     /// Reads one tiled surface (console layouts: [`codec::tiling`]) of `t`'s mip `mip` from its

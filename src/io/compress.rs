@@ -136,6 +136,7 @@ pub fn decompress(method: Method, raw: &[u8], size: u64, limits: &Limits) -> Res
 }
 
 /// A raw LZMA stream of `size` bytes with the given properties byte and dictionary size.
+#[cfg(feature = "lzma")]
 pub fn lzma(stream: &[u8], props: u8, dict: u32, size: u64) -> Result<Vec<u8>> {
     use std::io::Read;
     // The decoder allocates its dictionary up front; a stream of `size` bytes never reaches further
@@ -150,6 +151,15 @@ pub fn lzma(stream: &[u8], props: u8, dict: u32, size: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut out)
         .map_err(|e| Error::malformed(format!("LZMA stream does not decompress: {e}")))?;
     Ok(out)
+}
+
+/// Without `lzma` (the page's core module): the full module reads LZMA bundles.
+#[cfg(not(feature = "lzma"))]
+pub fn lzma(_stream: &[u8], _props: u8, _dict: u32, _size: u64) -> Result<Vec<u8>> {
+    Err(Error::not_in_build(
+        "an LZMA-compressed Unity bundle",
+        "lzma",
+    ))
 }
 
 /// Oodle through oozextract 0.5.7 (the newest). Its decoder asserts on some corrupt streams

@@ -281,11 +281,15 @@ struct TextureInfo<'a> {
 /// asset goes by its only thumbnail whatever the spelling), and the thumbnails of assets that are
 /// no texture, in order (the page lists each after the textures, as entry `textures.len() + k`).
 /// One pass over the thumbnails by file, so a drop of thousands of packages stays linear.
+/// Only the editor package reader lists thumbnails, so the core module (no `editor`) leaves this
+/// glue out: it measured 5,078 B of that module before wasm-opt.
+#[cfg(feature = "editor")]
 struct Thumbnails {
     of_texture: Vec<Option<usize>>,
     assets: Vec<usize>,
 }
 
+#[cfg(feature = "editor")]
 impl Thumbnails {
     fn new(catalog: &Catalog) -> Thumbnails {
         let th = &catalog.thumbnails;
@@ -319,6 +323,7 @@ impl Thumbnails {
 
 /// The list record of thumbnail `i` of an asset that is not a texture: the census fields the page
 /// reads, one present mip of the thumbnail's size.
+#[cfg(feature = "editor")]
 fn asset_info(catalog: &Catalog, index: usize, i: usize) -> serde_json::Value {
     let th = &catalog.thumbnails[i];
     let kind = if th.jpeg { "JPEG" } else { "PNG" };
@@ -477,9 +482,16 @@ impl Session {
 
     /// The thumbnail shown as list entry `tex` when that entry is an asset, not a texture
     /// ([`asset_thumbnails`]).
+    #[cfg(feature = "editor")]
     fn asset(&self, tex: usize) -> Option<usize> {
         let k = tex.checked_sub(self.catalog.textures.len())?;
         Thumbnails::new(&self.catalog).assets.get(k).copied()
+    }
+
+    /// Without the editor reader no thumbnail is listed, so no entry is an asset.
+    #[cfg(not(feature = "editor"))]
+    fn asset(&self, _tex: usize) -> Option<usize> {
+        None
     }
 
     /// Texture `tex` and its VT layout; `None` when it is not virtual.
@@ -551,23 +563,36 @@ impl Session {
     /// Every texture found, with its census record, mips (size, presence, where they live) and
     /// metadata for the info panel.
     pub fn textures(&self) -> std::result::Result<JsValue, JsError> {
+        #[cfg(feature = "editor")]
         let thumbs = Thumbnails::new(&self.catalog);
         let list: Vec<TextureInfo> = self
             .catalog
             .textures
             .iter()
             .enumerate()
-            .map(|(i, t)| texture_info(&self.catalog, i, t, thumbs.of_texture[i]))
+            .map(|(i, t)| {
+                #[cfg(feature = "editor")]
+                let thumbnail = thumbs.of_texture[i];
+                #[cfg(not(feature = "editor"))]
+                let thumbnail = None;
+                texture_info(&self.catalog, i, t, thumbnail)
+            })
             .collect();
-        let n = list.len();
-        let mut all: Vec<serde_json::Value> = Vec::with_capacity(n);
-        for t in list {
-            all.push(serde_json::to_value(t).map_err(|e| JsError::new(&e.to_string()))?);
+        // Assets that are no texture join the list after the textures; without them the list
+        // goes to JavaScript directly, not through serde_json values (a 100,000-entry list).
+        #[cfg(feature = "editor")]
+        if !thumbs.assets.is_empty() {
+            let n = list.len();
+            let mut all: Vec<serde_json::Value> = Vec::with_capacity(n + thumbs.assets.len());
+            for t in list {
+                all.push(serde_json::to_value(t).map_err(|e| JsError::new(&e.to_string()))?);
+            }
+            for (k, &i) in thumbs.assets.iter().enumerate() {
+                all.push(asset_info(&self.catalog, n + k, i));
+            }
+            return to_js(&all);
         }
-        for (k, &i) in thumbs.assets.iter().enumerate() {
-            all.push(asset_info(&self.catalog, n + k, i));
-        }
-        to_js(&all)
+        to_js(&list)
     }
 
     /// Editor thumbnail `index` (`Catalog::thumbnails`, a record's `thumbnail`) decoded to RGBA8
