@@ -45,19 +45,24 @@ pub mod bulk_flags {
             (0x20000, "WorkspaceDomainPayload"),
             (0x40000, "LazyLoadable"),
         ];
-        let v: Vec<&str> = NAMES
-            .iter()
-            .filter(|(b, _)| f & b != 0)
-            .map(|(_, n)| *n)
-            .collect();
-        if v.is_empty() {
-            "none".into()
-        } else {
-            v.join("|")
-        }
+        super::flag_names(f, NAMES)
     }
 }
 use bulk_flags as bf;
+
+/// The names of the bits set in `f` ("A|B"; "none" for none), from a table of (bit, name).
+pub fn flag_names(f: u32, names: &[(u32, &str)]) -> String {
+    let v: Vec<&str> = names
+        .iter()
+        .filter(|(b, _)| f & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join("|")
+    }
+}
 
 /// Which file a streamed payload lives in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

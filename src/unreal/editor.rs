@@ -176,16 +176,7 @@ pub mod ebd {
             (1 << 8, "ReferencesWorkspaceDomain"),
             (1 << 9, "StoredInPackageTrailer"),
         ];
-        let v: Vec<&str> = NAMES
-            .iter()
-            .filter(|(b, _)| f & b != 0)
-            .map(|(_, n)| *n)
-            .collect();
-        if v.is_empty() {
-            "none".into()
-        } else {
-            v.join("|")
-        }
+        super::super::bulk::flag_names(f, NAMES)
     }
 }
 
