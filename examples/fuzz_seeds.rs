@@ -634,6 +634,56 @@ fn payload_seeds(out: &mut Out) {
     }
 }
 
+/// Editor packages for the `ue_editor` target: the smallest texture package of each engine version
+/// in the shared editor set (UE 4.0 beta to 5.7; MANIFEST.tsv), read in place when the samples are
+/// beside the checkout and written only into the (untracked) corpus. Without them the target
+/// starts from nothing, and libFuzzer's first inputs are tiny files of every format (it found a
+/// large-window brotli stream that way) rather than editor summaries.
+fn editor_seeds(out: &mut Out) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unreal-editor");
+    let root = if root.exists() {
+        root
+    } else {
+        PathBuf::from("/work/shared/samples/unreal-editor")
+    };
+    let Ok(tsv) = std::fs::read_to_string(root.join("MANIFEST.tsv")) else {
+        return;
+    };
+    let mut best: std::collections::BTreeMap<String, (u64, String)> = Default::default();
+    for line in tsv.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (Some(repo), Some(path), Some(bytes), Some(engine), Some(class), Some(storage)) =
+            (f.first(), f.get(2), f.get(3), f.get(5), f.get(6), f.get(9))
+        else {
+            continue;
+        };
+        let Ok(bytes) = bytes.parse::<u64>() else {
+            continue;
+        };
+        // Render targets hold no source to decode; bigger files only slow every execution.
+        if !class.starts_with("Texture") || class.contains("RenderTarget") || bytes > 40_000 {
+            continue;
+        }
+        if *storage == "raw-or-unknown" {
+            continue;
+        }
+        let file = format!("{}/{path}", repo.replace('/', "+"));
+        if best.get(*engine).is_none_or(|(b, _)| bytes < *b) {
+            best.insert(engine.to_string(), (bytes, file));
+        }
+    }
+    for (engine, (_, file)) in best {
+        let Ok(bytes) = std::fs::read(root.join(&file)) else {
+            continue;
+        };
+        out.put(
+            "ue_editor",
+            &format!("ue{engine}"),
+            &[("T_Editor.uasset", &bytes)],
+        );
+    }
+}
+
 /// A GNF file laid out as src/formats/gnf.rs reads it: the header (0x100 bytes for version 2,
 /// 64 KiB for version 5), one descriptor (`words`, its last dword set to the surface size), the
 /// surface.
@@ -735,5 +785,6 @@ fn main() {
     container_seeds(&mut out, &mut rng);
     gnf_seeds(&mut out, &mut rng);
     payload_seeds(&mut out);
+    editor_seeds(&mut out);
     println!("{} seeds written under {}", out.count, out.root.display());
 }

@@ -38,6 +38,7 @@ fn default_names(target: &str) -> &'static [&'static str] {
         "unity_bundle" => &["data.unity3d"],
         "ue_legacy" | "ue_vt" => &["T_Fuzz.uasset", "T_Fuzz.uexp", "T_Fuzz.ubulk"],
         "ue_zen" => &["T_Fuzz.uzenasset", "T_Fuzz.ubulk"],
+        "ue_editor" => &["T_Editor.uasset"],
         "ue_pak" => &["fuzz.pak"],
         "ue_toc" => &["fuzz.utoc", "fuzz.ucas", "fuzz_s1.ucas"],
         "frostbite_header" | "frostbite_cas" => {
