@@ -676,7 +676,13 @@ const SOURCE_ARRAYS: &[&str] = &["Source.LayerFormat", "Source.BlockDataOffsets"
 /// FNames (an enum byte property is stored by name; the shared UE 5.1-5.7 samples hold
 /// `01 00 00 00` + the FName of their one format), BlockDataOffsets' are i64 (the same samples:
 /// one 0). A count the size does not fit is left as its count alone.
-fn source_array(ctx: &Ctx, v: &mut Reader, name: &str, size: usize, w: &mut Walk) -> Result<String> {
+fn source_array(
+    ctx: &Ctx,
+    v: &mut Reader,
+    name: &str,
+    size: usize,
+    w: &mut Walk,
+) -> Result<String> {
     let n = v.i32()?;
     let fits = usize::try_from(n).is_ok_and(|n| n <= 4096 && size == 4 + 8 * n);
     if fits {
