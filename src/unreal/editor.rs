@@ -105,7 +105,10 @@ impl SourceInfo {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
             layer_formats: (0..4096)
-                .map_while(|i| w.get(&format!("Source.LayerFormat[{i}]")).map(str::to_string))
+                .map_while(|i| {
+                    w.get(&format!("Source.LayerFormat[{i}]"))
+                        .map(str::to_string)
+                })
                 .collect(),
             block_offsets: (0..4096)
                 .map_while(|i| {
@@ -1075,8 +1078,11 @@ fn layout(
     let mut out = Vec::with_capacity(parts.len());
     for part in parts {
         let (_, format, texels) = source_format(&part.format).ok_or_else(|| {
-            Error::unsupported(format!("source format {} is not one Texscope reads", part.format))
-                .at_field("unreal/FTextureSource/LayerFormat")
+            Error::unsupported(format!(
+                "source format {} is not one Texscope reads",
+                part.format
+            ))
+            .at_field("unreal/FTextureSource/LayerFormat")
         })?;
         // The editor puts TSF_BGRA8's bytes unchanged into an RGBA PNG: the shared UE4 samples
         // equal their committed originals only with red and blue swapped back, and UE 5.1's
