@@ -1070,10 +1070,15 @@ fn layout(
         .find(|p| raw_total(&p.images) > raw_size)
         .map(|p| (p.label(), raw_total(&p.images)));
     if let (true, Some((label, end))) = (single || coding == SourceCoding::UeDelta, &short) {
-        return Err(Error::malformed(format!(
-            "the source's mips ({label}) need {end} bytes, but its payload holds {raw_size}"
-        ))
-        .at_field("unreal/FTextureSource/BulkData"));
+        let what = if single {
+            format!("the source's mips need {end} bytes")
+        } else {
+            format!("{label} of the source (delta-coded with the rest) ends at byte {end}")
+        };
+        return Err(
+            Error::malformed(format!("{what}, but its payload holds {raw_size}"))
+                .at_field("unreal/FTextureSource/BulkData"),
+        );
     }
     let mut out = Vec::with_capacity(parts.len());
     for part in parts {
