@@ -1436,6 +1436,66 @@ mod tests {
     }
 
     #[test]
+    fn blocks_then_layers_then_mips_as_calc_mip_offset_lays_them() {
+        // Worked by hand from UE's CalcMipOffset order (docs/unreal.md): block 0 is 4x2 with 2
+        // mips, layers BGRA8 and G8: layer 0 mip 0 = 32 bytes at 0, mip 1 (2x1) = 8 at 32;
+        // layer 1 mip 0 = 8 at 40, mip 1 = 2 at 48. Block 1 (2x2 at grid (1, 1), UDIM 1012,
+        // 1 mip) follows at 50: layer 0 16 bytes, layer 1 4 bytes at 66.
+        let mut info = SourceInfo {
+            size_x: 4,
+            size_y: 2,
+            slices: 1,
+            mips: 2,
+            layers: 2,
+            format: "TSF_BGRA8".into(),
+            png: false,
+            compression: None,
+            blocks: vec![Block {
+                x: 1,
+                y: 1,
+                size_x: 2,
+                size_y: 2,
+                slices: 1,
+                mips: 1,
+            }],
+            base_x: 0,
+            base_y: 0,
+            layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+            block_offsets: Vec::new(),
+            long_lat_cubemap: false,
+        };
+        let limits = Limits::default();
+        let parts = raw_parts(&info, false, &limits).unwrap();
+        let got: Vec<_> = parts
+            .iter()
+            .map(|p| (p.block, p.layer, p.format.as_str(), p.images.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 0, "TSF_BGRA8", vec![vec![(0, 32)], vec![(32, 8)]]),
+                (0, 1, "TSF_G8", vec![vec![(40, 8)], vec![(48, 2)]]),
+                (1, 0, "TSF_BGRA8", vec![vec![(50, 16)]]),
+                (1, 1, "TSF_G8", vec![vec![(66, 4)]]),
+            ]
+        );
+        assert_eq!(udim(&parts[2].at), 1012);
+        assert_eq!(parts[3].label(), "block 1 (UDIM 1012), layer 1");
+        // UE5 states each block's start (BlockDataOffsets): used when there is one per block.
+        info.block_offsets = vec![0, 100];
+        let parts = raw_parts(&info, false, &limits).unwrap();
+        assert_eq!(parts[2].images, [vec![(100, 16)]]);
+        assert_eq!(parts[3].images, [vec![(116, 4)]]);
+        // A layer without a stated format, and more layers than the limit, are errors.
+        info.layers = 3;
+        let e = raw_parts(&info, false, &limits).unwrap_err().to_string();
+        assert!(e.contains("layer 2") && e.contains("LayerFormat"), "{e}");
+        info.layers = 1 << 20;
+        let e = raw_parts(&info, false, &limits).unwrap_err().to_string();
+        assert!(e.contains("over the limit"), "{e}");
+    }
+
+    #[test]
     fn source_formats_map_to_pixel_formats() {
         assert_eq!(source_format("TSF_G8").map(|f| f.1), Some(PixelFormat::L8));
         assert_eq!(source_format("TSF_RGBA16F").map(|f| f.0), Some(8));
