@@ -9,6 +9,8 @@
 //!   there ([`package_path`]: a Unity bundle's `m_Container` path; an Unreal package's path in
 //!   its `.pak`/IoStore). A file (or package) holding a single texture named after it (`T_Rock.uasset`
 //!   holding `T_Rock`, `x.dds`) gives its image beside it instead: `<folder>/T_Rock.png`.
+//! - An editor source's extra UDIM block or layer (`T_Foo [UDIM 1002]`, `T_Foo [layer 1]`) is
+//!   named as UDIM tiles are: `T_Foo.1002`, `T_Foo.layer1`, `T_Foo.1002.layer1`.
 //! - `__mip<N>` unless the image is mip 0 exported alone; `__s<S>` when the texture has more than
 //!   one image per mip (cube face, array layer, volume depth slice).
 //! - Every path component is made valid on Windows, macOS and Linux ([`safe_component`]); an
@@ -149,7 +151,7 @@ pub fn target(
     } else {
         name
     };
-    let base = safe_component(shown);
+    let base = safe_component(&part_name(shown).unwrap_or_else(|| shown.to_string()));
     // Named after its only texture: the image goes beside the file, not into a folder of it.
     if only {
         if let Some(last) = dir.last() {
@@ -163,6 +165,28 @@ pub fn target(
         }
     }
     Target { dir, base }
+}
+
+/// The export name of an editor source's extra block or layer entry, as the UDIM file
+/// convention names tiles (src/unreal/editor.rs names the entries): `T_Foo [UDIM 1002]` ->
+/// `T_Foo.1002`, `T_Foo [layer 1]` -> `T_Foo.layer1`, `T_Foo [UDIM 1002, layer 1]` ->
+/// `T_Foo.1002.layer1`. `None` for any other name.
+fn part_name(name: &str) -> Option<String> {
+    let (base, rest) = name.rsplit_once(" [")?;
+    let mut out = base.to_string();
+    for piece in rest.strip_suffix(']')?.split(", ") {
+        let number = |p: &str| p.parse::<u32>().is_ok();
+        if let Some(n) = piece.strip_prefix("UDIM ").filter(|n| number(n)) {
+            out.push('.');
+            out.push_str(n);
+        } else if let Some(n) = piece.strip_prefix("layer ").filter(|n| number(n)) {
+            out.push_str(".layer");
+            out.push_str(n);
+        } else {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// The name ending of one image before its extension: `__mip<N>` unless it is mip 0 and the
@@ -389,6 +413,35 @@ mod tests {
 
     fn comps(p: &str) -> Vec<String> {
         p.split('/').map(String::from).collect()
+    }
+
+    #[test]
+    fn editor_source_parts_export_as_udim_tiles() {
+        // The names the editor reader gives extra blocks and layers (src/unreal/editor.rs) and
+        // the UDIM file convention the rule follows (name.1002.png); other brackets stay.
+        assert_eq!(
+            part_name("T_Foo [UDIM 1002]").as_deref(),
+            Some("T_Foo.1002")
+        );
+        assert_eq!(
+            part_name("T_Foo [layer 1]").as_deref(),
+            Some("T_Foo.layer1")
+        );
+        assert_eq!(
+            part_name("T_Foo [UDIM 1011, layer 2]").as_deref(),
+            Some("T_Foo.1011.layer2")
+        );
+        assert_eq!(part_name("T_Foo [draft]"), None);
+        assert_eq!(part_name("T_Foo [UDIM x]"), None);
+        assert_eq!(part_name("T_Foo"), None);
+        let t = target(
+            &comps("T_Foo.uasset"),
+            None,
+            ("T_Foo [UDIM 1002]", "Texture2D"),
+            false,
+            unicode_fold,
+        );
+        assert_eq!(t.base, "T_Foo.1002");
     }
 
     #[test]

@@ -230,6 +230,22 @@ pub struct SourceLayout {
     /// Mip 0's width and height (each later mip halves them).
     pub size: (u32, u32),
     pub saved_by: String,
+    /// Every image set the whole unwrapped payload holds, in stored order: each mip (all its
+    /// slices) of each layer of each block, whichever texture entry this layout is. A source of
+    /// several UDIM blocks or layers lists one texture per block and layer over one payload;
+    /// undoing [`SourceCoding::UeDelta`] needs them all. Empty for PNG and JPEG.
+    pub planes: Vec<SourcePlane>,
+}
+
+/// One mip of one block and layer of an editor's source payload, all its slices
+/// ([`SourceLayout::planes`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourcePlane {
+    /// The layer's own format name (Unreal's ETextureSourceFormat).
+    pub format: String,
+    pub width: u32,
+    pub height: u32,
+    pub slices: u32,
 }
 
 /// The platform a build was cooked for, where it decides how surfaces are laid out (console GPUs

@@ -2100,3 +2100,49 @@ fn diff_pairs_an_editor_source_with_its_cooked_texture() {
     assert_eq!(s["changes"], serde_json::json!(["data"]));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// An editor package whose source has two UDIM blocks (built by fixtures::unreal::editor_texture,
+/// block 1 at grid (1, 0): UV tile 1001 + 1 + 10 * 0 = 1002), each one solid colour: the census
+/// lists both, and the export writes each block to its own file, named as UDIM tiles are named,
+/// holding its own colour (the colours the test wrote: B, G, R, A bytes in the source).
+#[test]
+fn export_writes_every_udim_block_of_an_editor_source() {
+    use texscope::fixtures::unreal::{editor_texture, EditorBlock, EditorSource};
+    let dir = temp_dir("udim");
+    let blk = |x: i32| EditorBlock {
+        x,
+        y: 0,
+        size_x: 4,
+        size_y: 4,
+        slices: 1,
+        mips: 1,
+    };
+    // Block 0 red, block 1 blue, stored B, G, R, A.
+    let payload = [[0u8, 0, 255, 255].repeat(16), [255u8, 0, 0, 255].repeat(16)].concat();
+    let src = EditorSource {
+        blocks: vec![blk(0), blk(1)],
+        layer_formats: vec!["TSF_BGRA8".into()],
+        compression: None,
+        payload,
+    };
+    let path = dir.join("T_Udim.uasset");
+    std::fs::write(&path, editor_texture("T_Udim", &src)).unwrap();
+    let p = path.to_str().unwrap();
+    let names: Vec<String> = census(&[p])
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["T_Udim", "T_Udim [UDIM 1002]"]);
+    let out_dir = dir.join("out");
+    export_ok(&[p, "--out", out_dir.to_str().unwrap()]);
+    let files: Vec<String> = tree(&out_dir).into_iter().map(|(name, _)| name).collect();
+    assert_eq!(
+        files,
+        ["T_Udim.uasset/T_Udim.1002.png", "T_Udim.uasset/T_Udim.png"]
+    );
+    let (_, red) = read_png_rgba(&out_dir.join("T_Udim.uasset/T_Udim.png"));
+    assert_eq!(red, [255u8, 0, 0, 255].repeat(16));
+    let (_, blue) = read_png_rgba(&out_dir.join("T_Udim.uasset/T_Udim.1002.png"));
+    assert_eq!(blue, [0u8, 0, 255, 255].repeat(16));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -36,6 +36,9 @@
 //!   no panic; slowest case 213 ms; peak 0.1 MB. Before the TileIndexPerMip coverage check
 //!   (src/unreal/vt.rs) a Height mutated to 65,376 made a 160x65,376 grid of fallback cells:
 //!   5.7 s and 42 MB for one case.
+//! - fixture/T_EditorUdim (editor source of 2 UDIM blocks x 2 layers; debug,
+//!   `TEXSCOPE_SWEEP_ONLY=T_EditorUdim`, 2026-12-07): 1 file, 1,065 cases in 0.3 s; decodes Ok
+//!   5,204, Err Unsupported 255; 135 open problems; no panic; slowest case 2.5 ms; peak 22.7 KB.
 //! - frostbite/: 11 files, 11,715 cases in 0.9 s; all "not recognised"; no panic.
 //! - unreal/: NOT finished (stopped by a 15 min timeout) — after 340,000 of about 370,000 cases
 //!   (matya, retoc and uassetapi-testassets up to EngineResources/FilmGrains) Ok 287,470, Err
@@ -315,6 +318,32 @@ fn fixture_groups() -> Vec<Group> {
         "T_VT4",
         ue_fixture::virtual_texture_ue4("T_VT4", &vt, ue4, &mut rng).files,
     ));
+    // An editor package whose source has two UDIM blocks of two layers (BGRA8, G8): cut and
+    // mutated counts, sizes and offsets of blocks and layers must give errors.
+    let blk = |x: i32, size: u32, mips: u32| ue_fixture::EditorBlock {
+        x,
+        y: 0,
+        size_x: size,
+        size_y: size,
+        slices: 1,
+        mips,
+    };
+    // Block 0: 16² + 8² texels, block 1: 8² + 4² + 2² + 1², times 4 + 1 bytes (both layers).
+    let mut payload = vec![0u8; (16 * 16 + 8 * 8 + 64 + 16 + 4 + 1) * 5];
+    rng.fill(&mut payload);
+    let editor = ue_fixture::EditorSource {
+        blocks: vec![blk(0, 16, 2), blk(1, 8, 4)],
+        layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+        compression: None,
+        payload,
+    };
+    v.push(Group {
+        label: "fixture/T_EditorUdim".into(),
+        files: vec![(
+            "T_EditorUdim.uasset".into(),
+            ue_fixture::editor_texture("T_EditorUdim", &editor).into(),
+        )],
+    });
     v.push(fb_group(&Spec::new("fb_raw_bc1", 0, 54, 64, 32)));
     let mut cube = Spec::new("fb_cas_cube", 1, 66, 32, 32);
     cube.packing = Packing::Cas(&[BLOCK_ZLIB, BLOCK_LZ4, BLOCK_ZSTD, BLOCK_NONE]);

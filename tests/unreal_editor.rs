@@ -491,3 +491,246 @@ fn thumbnails_have_their_sources_colours() {
         );
     }
 }
+
+// Multi-block (UDIM) and multi-layer sources. The shared set has none, so these build editor
+// packages with `fixture::editor_texture`. The payload is laid out as UE's
+// FTextureSource::CalcMipOffset reads it (UE4 and UE5 Texture.cpp: block after block, each block
+// all its layers, each layer all its mips, each mip all its slices; docs/unreal.md), and every
+// expected texel comes from `texel` below: a pattern that differs per block, layer, mip, slice
+// and position, so a block or layer read from the wrong place cannot match.
+
+use texscope::fixtures::unreal::{self as fixture, EditorBlock, EditorSource};
+
+fn block(x: i32, y: i32, size: (u32, u32), mips: u32) -> EditorBlock {
+    EditorBlock {
+        x,
+        y,
+        size_x: size.0,
+        size_y: size.1,
+        slices: 1,
+        mips,
+    }
+}
+
+/// Texel (x, y) of mip `m` of the block and layer tagged `tag`, in `format`'s bytes (TSF_BGRA8:
+/// B, G, R, A; TSF_G8: one byte).
+fn texel(format: &str, tag: u8, m: u32, x: u32, y: u32) -> Vec<u8> {
+    match format {
+        "TSF_G8" => vec![tag.wrapping_add((x + 3 * y + 7 * m) as u8)],
+        _ => vec![tag, (16 * m) as u8, x as u8, y as u8 ^ 0x80],
+    }
+}
+
+/// One mip of a block and layer, row after row.
+fn image(format: &str, tag: u8, b: &EditorBlock, m: u32) -> Vec<u8> {
+    let (w, h) = ((b.size_x >> m).max(1), (b.size_y >> m).max(1));
+    (0..h)
+        .flat_map(|y| (0..w).flat_map(move |x| texel(format, tag, m, x, y)))
+        .collect()
+}
+
+/// The tag of block `b`, layer `l`.
+fn tag(b: usize, l: usize) -> u8 {
+    0x40 * b as u8 + 0x11 * (l as u8 + 1)
+}
+
+/// Every image of `src`, in CalcMipOffset's order; `delta` applies UEDELTA's forward transform
+/// to each (uedelta::delta_plane, whose inverse is checked against the 5.6 screenshot sample).
+fn payload(src: &EditorSource, delta: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (bi, b) in src.blocks.iter().enumerate() {
+        for (li, f) in src.layer_formats.iter().enumerate() {
+            for m in 0..b.mips {
+                let mut img = image(f, tag(bi, li), b, m);
+                if delta {
+                    let (w, h) = ((b.size_x >> m).max(1), (b.size_y >> m).max(1));
+                    let plane = texscope::unreal::uedelta::Plane::for_format(f, w, h, 1).unwrap();
+                    texscope::unreal::uedelta::delta_plane(&mut img, &plane).unwrap();
+                }
+                out.extend(img);
+            }
+        }
+    }
+    out
+}
+
+/// Opens `src` as package `name`.uasset.
+fn open_source(name: &str, src: &EditorSource) -> Catalog {
+    open_bytes(
+        &format!("{name}.uasset"),
+        fixture::editor_texture(name, src),
+    )
+}
+
+/// Every entry of `cat` is named as `names` says and decodes, every mip, to its block and
+/// layer's pattern; returns the export bases (texscope::export::texture_target) of the entries.
+fn check_entries(cat: &Catalog, src: &EditorSource, names: &[(&str, usize, usize)]) -> Vec<String> {
+    assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+    let got: Vec<&str> = cat.textures.iter().map(|t| t.name.as_str()).collect();
+    let want: Vec<&str> = names.iter().map(|n| n.0).collect();
+    assert_eq!(got, want);
+    for (i, &(name, bi, li)) in names.iter().enumerate() {
+        let t = &cat.textures[i];
+        let b = &src.blocks[bi];
+        let f = &src.layer_formats[li];
+        assert_eq!(t.error, None, "{name}");
+        assert!(t.notes.is_empty(), "{name}: {:?}", t.notes);
+        assert_eq!(
+            (t.width, t.height, t.mips.len() as u32),
+            (b.size_x, b.size_y, b.mips),
+            "{name}"
+        );
+        assert_eq!(
+            t.format,
+            if f == "TSF_G8" {
+                texscope::PixelFormat::L8
+            } else {
+                texscope::PixelFormat::BGRA8
+            },
+            "{name}"
+        );
+        for m in 0..b.mips {
+            let (bytes, ..) = cat.read_surface(i, m as usize, 0).unwrap();
+            assert!(bytes == image(f, tag(bi, li), b, m), "{name} mip {m}");
+        }
+        assert_eq!(t.census()["name"], name);
+    }
+    let counts = texscope::export::per_file(&cat.textures);
+    let bases: Vec<String> = cat
+        .textures
+        .iter()
+        .map(|t| {
+            let file = texscope::base_name(&t.file).to_string();
+            texscope::export::texture_target(t, &[file], &counts).base
+        })
+        .collect();
+    bases
+}
+
+/// Two UDIM blocks of different sizes and mip counts (block 1 at grid (1, 0): UV tile 1002 by
+/// 1001 + x + 10 y), raw: two textures, each its own block's pixels, exported as T_Udim and
+/// T_Udim.1002.
+#[test]
+fn every_udim_block_is_a_texture() {
+    let mut src = EditorSource {
+        blocks: vec![block(0, 0, (8, 4), 2), block(1, 0, (4, 4), 3)],
+        layer_formats: vec!["TSF_BGRA8".into()],
+        compression: None,
+        payload: Vec::new(),
+    };
+    src.payload = payload(&src, false);
+    // 8x4 + 4x2 texels of block 0, 4x4 + 2x2 + 1x1 of block 1, 4 bytes each.
+    assert_eq!(src.payload.len(), (32 + 8 + 16 + 4 + 1) * 4);
+    let cat = open_source("T_Udim", &src);
+    let bases = check_entries(
+        &cat,
+        &src,
+        &[("T_Udim", 0, 0), ("T_Udim [UDIM 1002]", 1, 0)],
+    );
+    assert_eq!(bases, ["T_Udim", "T_Udim.1002"]);
+    assert_eq!(
+        meta(&cat.textures[1], "Source part"),
+        Some("block 1 of 2 (UDIM 1002, at 1, 0), layer 0 of 1 (TSF_BGRA8)")
+    );
+}
+
+/// Two layers of different formats (BGRA8 and G8, as LayerFormat states them), three mips: the
+/// second layer is a G8 texture of its own, exported as T_Layers.layer1.
+#[test]
+fn every_source_layer_is_a_texture_in_its_own_format() {
+    let mut src = EditorSource {
+        blocks: vec![block(0, 0, (4, 4), 3)],
+        layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+        compression: None,
+        payload: Vec::new(),
+    };
+    src.payload = payload(&src, false);
+    let cat = open_source("T_Layers", &src);
+    let bases = check_entries(
+        &cat,
+        &src,
+        &[("T_Layers", 0, 0), ("T_Layers [layer 1]", 0, 1)],
+    );
+    assert_eq!(bases, ["T_Layers", "T_Layers.layer1"]);
+}
+
+/// UEDELTA is undone over the whole payload: 2 blocks x 2 layers (BGRA8, G8), each plane
+/// delta-coded on its own in stored order; all four entries decode to their patterns.
+#[test]
+fn uedelta_sources_of_blocks_and_layers_decode_every_part() {
+    let mut src = EditorSource {
+        blocks: vec![block(0, 0, (8, 8), 2), block(0, 1, (4, 8), 1)],
+        layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+        compression: Some("TSCF_UEDELTA".into()),
+        payload: Vec::new(),
+    };
+    src.payload = payload(&src, true);
+    let cat = open_source("T_Delta", &src);
+    let bases = check_entries(
+        &cat,
+        &src,
+        &[
+            ("T_Delta", 0, 0),
+            ("T_Delta [layer 1]", 0, 1),
+            ("T_Delta [UDIM 1011]", 1, 0),
+            ("T_Delta [UDIM 1011, layer 1]", 1, 1),
+        ],
+    );
+    assert_eq!(
+        bases,
+        [
+            "T_Delta",
+            "T_Delta.layer1",
+            "T_Delta.1011",
+            "T_Delta.1011.layer1"
+        ]
+    );
+}
+
+/// A payload too short for the blocks it declares: the raw source keeps block 0 (which fits)
+/// and names block 1 in its entry's error; UEDELTA (undone whole) names the block and stops.
+/// PNG with two blocks is refused as UE refuses it (one image file holds one block and layer).
+#[test]
+fn a_payload_short_of_its_blocks_names_the_block() {
+    let mut src = EditorSource {
+        blocks: vec![block(0, 0, (8, 4), 2), block(1, 0, (4, 4), 3)],
+        layer_formats: vec!["TSF_BGRA8".into()],
+        compression: None,
+        payload: Vec::new(),
+    };
+    let full = payload(&src, false);
+    // Block 0 takes (32 + 8) * 4 = 160 bytes; cut 10 from the end of block 1.
+    src.payload = full[..full.len() - 10].to_vec();
+    let cat = open_source("T_Short", &src);
+    assert_eq!(cat.textures.len(), 2);
+    assert_eq!(cat.textures[0].error, None);
+    let (bytes, ..) = cat.read_surface(0, 1, 0).unwrap();
+    assert!(bytes == image("TSF_BGRA8", tag(0, 0), &src.blocks[0], 1));
+    let e = cat.textures[1].error.clone().expect("block 1 has no error");
+    for want in [
+        "T_Short.uasset",
+        "block 1 (UDIM 1002)",
+        "unreal/FTextureSource/BulkData",
+    ] {
+        assert!(e.contains(want), "{want} not in {e}");
+    }
+
+    src.compression = Some("TSCF_UEDELTA".into());
+    let full = payload(&src, true);
+    src.payload = full[..full.len() - 10].to_vec();
+    let cat = open_source("T_ShortDelta", &src);
+    assert_eq!(cat.textures.len(), 1);
+    let e = cat.textures[0].error.clone().expect("no error");
+    for want in ["T_ShortDelta.uasset", "block 1 (UDIM 1002)", "BulkData"] {
+        assert!(e.contains(want), "{want} not in {e}");
+    }
+
+    src.compression = Some("TSCF_PNG".into());
+    let cat = open_source("T_Png", &src);
+    assert_eq!(cat.textures.len(), 1);
+    let e = cat.textures[0].error.clone().expect("no error");
+    assert!(
+        e.contains("2 blocks and 1 layers") && e.contains("CompressionFormat"),
+        "{e}"
+    );
+}

@@ -15,7 +15,7 @@ use super::package::{Export, Package};
 use super::props::Walk;
 use crate::codec::PixelFormat;
 use crate::io::{Error, Limits, Result, Source};
-use crate::model::{SourceCoding, SourceLayout, SourceTexels, SourceWrap, Storage};
+use crate::model::{SourceCoding, SourceLayout, SourcePlane, SourceTexels, SourceWrap, Storage};
 
 /// Render-target classes: an editor package keeps only their settings (the engine draws them).
 pub fn is_render_target(class: &str) -> bool {
@@ -47,9 +47,16 @@ pub struct SourceInfo {
     pub png: bool,
     /// UE5's ETextureSourceCompressionFormat name, when stored ("TSCF_PNG").
     pub compression: Option<String>,
-    /// Every block after the first (UDIM tiles); block 0 is `size_x` x `size_y` at (BaseBlockX,
-    /// BaseBlockY).
+    /// Every block after the first (UDIM tiles); block 0 is `size_x` x `size_y` at (`base_x`,
+    /// `base_y`).
     pub blocks: Vec<Block>,
+    /// BaseBlockX, BaseBlockY: block 0's place in the UDIM grid.
+    pub base_x: i32,
+    pub base_y: i32,
+    /// LayerFormat (UE 4.23+): each layer's ETextureSourceFormat name.
+    pub layer_formats: Vec<String>,
+    /// BlockDataOffsets (UE5): where each block starts in the unwrapped payload.
+    pub block_offsets: Vec<u64>,
     pub long_lat_cubemap: bool,
 }
 
@@ -89,8 +96,55 @@ impl SourceInfo {
             png: w.get("Source.bPNGCompressed") == Some("true"),
             compression: w.get("Source.CompressionFormat").map(str::to_string),
             blocks,
+            base_x: w
+                .get("Source.BaseBlockX")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            base_y: w
+                .get("Source.BaseBlockY")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            layer_formats: (0..4096)
+                .map_while(|i| {
+                    w.get(&format!("Source.LayerFormat[{i}]"))
+                        .map(str::to_string)
+                })
+                .collect(),
+            block_offsets: (0..4096)
+                .map_while(|i| {
+                    w.get(&format!("Source.BlockDataOffsets[{i}]"))
+                        .and_then(|v| v.parse().ok())
+                })
+                .collect(),
             long_lat_cubemap: w.get("Source.bLongLatCubemap") == Some("true"),
         })
+    }
+
+    /// Every block, block 0 first: UE's FTextureSource::GetBlock gives block 0 as the source's
+    /// own SizeX, SizeY, NumSlices and NumMips at (BaseBlockX, BaseBlockY) and block i as
+    /// Blocks[i - 1].
+    pub fn all_blocks(&self) -> Vec<Block> {
+        let first = Block {
+            x: self.base_x,
+            y: self.base_y,
+            size_x: self.size_x,
+            size_y: self.size_y,
+            slices: self.slices,
+            mips: self.mips,
+        };
+        std::iter::once(first)
+            .chain(self.blocks.iter().copied())
+            .collect()
+    }
+
+    /// Layer `layer`'s format: `Format` for layer 0 (what every package states; the shared UE5
+    /// samples' one LayerFormat equals it), LayerFormat[layer] for the others.
+    pub fn layer_format(&self, layer: u32) -> Option<&str> {
+        if layer == 0 {
+            Some(&self.format)
+        } else {
+            self.layer_formats.get(layer as usize).map(String::as_str)
+        }
     }
 
     /// How the payload's bytes are coded: UE5's CompressionFormat, else UE4's PNG flag.
@@ -262,20 +316,20 @@ pub fn read_bulk(
     })
 }
 
-/// The byte ranges of every mip and slice of block 0, layer 0 of a raw source (UE's
-/// FTextureSource::CalcMipOffset: blocks, then layers, then mips, each mip all its slices).
-/// `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on (`volume_mips`; an
-/// assumption from UE5's volume sources, unverified: the shared set has no volume texture).
-pub fn raw_images(info: &SourceInfo, bpp: u64, volume_mips: bool) -> Vec<Vec<(u64, u64)>> {
+/// The byte ranges of every mip and slice of one block and layer of a raw source, the first
+/// at `start`: each mip all its slices, mip after mip (UE's FTextureSource::CalcMipOffset and
+/// CalcMipSize). `bpp` bytes per texel; a volume's slices halve with its mips from UE 5 on
+/// (`volume_mips`: UE5's GetMippedNumSlices; the shared set has no volume texture).
+pub fn raw_images(block: &Block, bpp: u64, volume_mips: bool, start: u64) -> Vec<Vec<(u64, u64)>> {
     let mut out = Vec::new();
-    let mut at = 0u64;
-    for m in 0..info.mips.min(32) {
-        let w = (info.size_x >> m).max(1) as u64;
-        let h = (info.size_y >> m).max(1) as u64;
+    let mut at = start;
+    for m in 0..block.mips.clamp(1, 32) {
+        let w = (block.size_x >> m).max(1) as u64;
+        let h = (block.size_y >> m).max(1) as u64;
         let d = if volume_mips {
-            (info.slices >> m).max(1)
+            (block.slices >> m).max(1)
         } else {
-            info.slices
+            block.slices.max(1)
         } as u64;
         let one = w * h * bpp;
         out.push((0..d).map(|s| (at + s * one, one)).collect());
@@ -284,7 +338,7 @@ pub fn raw_images(info: &SourceInfo, bpp: u64, volume_mips: bool) -> Vec<Vec<(u6
     out
 }
 
-/// Total bytes of block 0, layer 0's mips (what a raw payload must hold at least).
+/// Where a block and layer's images end in the payload (the first byte after them).
 pub fn raw_total(images: &[Vec<(u64, u64)>]) -> u64 {
     images
         .iter()
@@ -292,6 +346,122 @@ pub fn raw_total(images: &[Vec<(u64, u64)>]) -> u64 {
         .map(|&(o, l)| o + l)
         .max()
         .unwrap_or(0)
+}
+
+/// The UDIM tile number of a block: 1001 + BlockX + 10 × BlockY (UE's UDIM naming, as its
+/// importer reads `name.1002.png`; the same rule as the virtual-texture UDIM blocks).
+pub fn udim(b: &Block) -> i64 {
+    1001 + b.x as i64 + 10 * b.y as i64
+}
+
+/// One block and layer of a source and where its images are in the unwrapped payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// Index in [`SourceInfo::all_blocks`] (0: the source's own size).
+    pub block: usize,
+    pub layer: u32,
+    pub at: Block,
+    /// The layer's ETextureSourceFormat name.
+    pub format: String,
+    /// `images[mip][slice]` = (offset, length) in the unwrapped payload; empty for PNG/JPEG.
+    pub images: Vec<Vec<(u64, u64)>>,
+}
+
+impl Part {
+    /// "block 1 (UDIM 1002), layer 0", for messages.
+    pub fn label(&self) -> String {
+        format!(
+            "block {} (UDIM {}), layer {}",
+            self.block,
+            udim(&self.at),
+            self.layer
+        )
+    }
+}
+
+/// Every block and layer of a raw or UEDELTA source, in the order the payload holds them (UE's
+/// FTextureSource::CalcMipOffset, UE4 and UE5 alike): block after block, each block all its
+/// layers, each layer all its mips, each mip all its slices. A UE5 package also states where each
+/// block starts (`BlockDataOffsets`, which InitBlocked fills with the same running sum); where
+/// it states one per block it is used, as UE5's CalcMipOffset does.
+pub fn raw_parts(info: &SourceInfo, volume_mips: bool, limits: &Limits) -> Result<Vec<Part>> {
+    let blocks = info.all_blocks();
+    let count = blocks.len() as u64 * info.layers as u64;
+    if count > limits.max_slices as u64 {
+        return Err(Error::limit(format!(
+            "the source has {} blocks of {} layers: {count} image sets, over the limit of {}",
+            blocks.len(),
+            info.layers,
+            limits.max_slices
+        ))
+        .at_field("unreal/FTextureSource/NumLayers"));
+    }
+    let stated = info.block_offsets.len() == blocks.len();
+    let mut parts = Vec::new();
+    let mut at = 0u64;
+    for (b, block) in blocks.iter().enumerate() {
+        check_block(b, block, limits)?;
+        if stated {
+            at = info.block_offsets[b];
+        }
+        for layer in 0..info.layers {
+            let format = info.layer_format(layer).ok_or_else(|| {
+                Error::malformed(format!(
+                    "the source has {} layers but states no format for layer {layer}",
+                    info.layers
+                ))
+                .at_field("unreal/FTextureSource/LayerFormat")
+            })?;
+            let (bpp, ..) = source_format(format).ok_or_else(|| {
+                Error::unsupported(format!(
+                    "layer {layer} of the source is {format}, not a format Texscope reads"
+                ))
+                .at_field("unreal/FTextureSource/LayerFormat")
+            })?;
+            let images = raw_images(block, bpp, volume_mips, at);
+            at = raw_total(&images).max(at);
+            parts.push(Part {
+                block: b,
+                layer,
+                at: *block,
+                format: format.to_string(),
+                images,
+            });
+        }
+    }
+    Ok(parts)
+}
+
+/// A block's size, slices and mips against the limits (block 0 is checked as the source's own).
+fn check_block(index: usize, b: &Block, limits: &Limits) -> Result<()> {
+    let field = if index == 0 {
+        "unreal/FTextureSource/SizeX".to_string()
+    } else {
+        format!("unreal/FTextureSource/Blocks[{}]", index - 1)
+    };
+    if b.size_x == 0 || b.size_y == 0 {
+        return Err(Error::malformed(format!(
+            "block {index} (UDIM {}) of the source is {}x{}",
+            udim(b),
+            b.size_x,
+            b.size_y
+        ))
+        .at_field(&field));
+    }
+    if b.size_x > limits.max_dim || b.size_y > limits.max_dim || b.slices > limits.max_slices {
+        return Err(Error::limit(format!(
+            "block {index} (UDIM {}) of the source is {}x{} with {} slices, over the limits ({} \
+             texels a side, {} slices)",
+            udim(b),
+            b.size_x,
+            b.size_y,
+            b.slices,
+            limits.max_dim,
+            limits.max_slices
+        ))
+        .at_field(&field));
+    }
+    Ok(())
 }
 
 /// The stored range of a UE4 payload, and its wrap.
@@ -556,9 +726,9 @@ pub(super) fn open_exports(
         if !(super::is_texture_class(class) || is_render_target(class)) {
             continue;
         }
-        let t = build(ctx, files, pkg, export, usmap);
-        ctx.textures.push(t);
-        found += 1;
+        let entries = build(ctx, files, pkg, export, usmap);
+        found += entries.len();
+        ctx.textures.extend(entries);
     }
     found
 }
@@ -595,14 +765,16 @@ fn engine_of_object_version(ue4: i32, ue5: i32) -> String {
     }
 }
 
+/// The texture entries of one export: block 0, layer 0 under the export's name, then every
+/// other block and layer of its source (UDIM tiles, layers) as its own entry, or one entry with
+/// the error that stopped it.
 fn build(
     ctx: &mut crate::OpenContext,
     files: &super::PackageSources,
     pkg: &Package,
     export: &Export,
     usmap: Option<&super::Mapping>,
-) -> crate::model::Texture {
-    use crate::model::{Layout, TextureKind};
+) -> Vec<crate::model::Texture> {
     let main = ctx.sources[files.main].clone();
     let mut t = super::error_texture(main.name(), export, &Error::malformed(""));
     t.error = None;
@@ -615,7 +787,7 @@ fn build(
     let Some(w) = super::read_properties(ctx, pkg, export, files.main, export.size, usmap, &mut t)
     else {
         t.error = Some("the texture's properties could not be read".into());
-        return t;
+        return vec![t];
     };
     if is_render_target(&t.class) {
         t.error = Some(format!(
@@ -623,81 +795,130 @@ fn build(
              only its settings and no source art",
             t.class
         ));
-        return t;
+        return vec![t];
     }
     let Some(info) = SourceInfo::from_walk(&w) else {
         t.error = Some(match &w.stopped {
             Some(s) => format!("the property walk stopped before the Source property: {s}"),
             None => "the texture has no Source property (FTextureSource): no source art".into(),
         });
-        return t;
+        return vec![t];
     };
     t.native_format = crate::model::NativeFormat::Name(info.format.clone());
     match layout(ctx, pkg, export, &info, &w, &main, files.main) {
-        Ok((layout, format, note)) => {
-            t.format = format;
-            t.add_meta("Source", &layout.summary);
-            if let Some(n) = note {
-                t.notes.push(n);
-            }
-            let (kind, slices) = match t.class.as_str() {
-                "TextureCube" | "TextureCubeArray" if info.slices >= 6 => {
-                    (TextureKind::Cube, info.slices)
-                }
-                "TextureCube" => {
-                    t.notes.push(
-                        "the cube map's source is one long-lat (equirectangular) image".into(),
-                    );
-                    (TextureKind::Tex2D, 1)
-                }
-                "Texture2DArray" => (TextureKind::Array, info.slices),
-                "VolumeTexture" => (TextureKind::Volume, 1),
-                _ if info.slices > 1 => (TextureKind::Array, info.slices),
-                _ => (TextureKind::Tex2D, 1),
-            };
-            t.kind = kind;
-            t.slices = slices;
-            t.width = info.size_x;
-            t.height = info.size_y;
-            let mips = if matches!(layout.coding, SourceCoding::Raw | SourceCoding::UeDelta) {
-                info.mips
-            } else {
-                1
-            };
-            for m in 0..mips.min(32) {
-                // A volume mip's depth slices are the images its raw layout holds (UE5 halves
-                // them per mip, UE4 keeps NumSlices: `raw_images`).
-                let d = if kind == TextureKind::Volume {
-                    layout
-                        .images
-                        .get(m as usize)
-                        .map_or(1, |v| v.len() as u32)
-                        .max(1)
-                } else {
-                    1
-                };
-                t.mips.push(crate::model::Mip {
-                    width: (info.size_x >> m).max(1),
-                    height: (info.size_y >> m).max(1),
-                    depth: d,
-                    surfaces: Vec::new(),
-                    location_note: "source".into(),
-                });
-            }
-            if let Storage::Missing { file, .. } = &layout.data {
-                t.notes.push(format!(
-                    "the source art lives in {file}, which was not opened: drop it with the package"
-                ));
-            }
-            t.depth = t.mips.first().map_or(1, |m| m.depth);
-            t.layout = Layout::Source(Box::new(layout));
+        Ok(entries) => entries
+            .into_iter()
+            .map(|e| {
+                let mut t = t.clone();
+                fill(&mut t, &info, e);
+                t
+            })
+            .collect(),
+        Err(e) => {
+            t.error = Some(e.in_file(main.name()).to_string());
+            vec![t]
         }
-        Err(e) => t.error = Some(e.in_file(main.name()).to_string()),
     }
-    t
 }
 
-/// The source layout of one texture: where its payload is, how it is wrapped and coded.
+/// One texture entry of a source: a block and layer, its layout and format, and why it cannot
+/// be read when it cannot (a payload too short for it).
+struct Entry {
+    part: Part,
+    layout: SourceLayout,
+    format: PixelFormat,
+    error: Option<Error>,
+}
+
+/// Fills texture `t` (the export's, properties read) with entry `e` of its source.
+fn fill(t: &mut crate::model::Texture, info: &SourceInfo, e: Entry) {
+    use crate::model::{Layout, TextureKind};
+    let Entry {
+        part,
+        layout,
+        format,
+        error,
+    } = e;
+    let b = part.at;
+    let blocks = info.blocks.len() + 1;
+    if blocks > 1 || info.layers > 1 {
+        let name = match (part.block, part.layer) {
+            (0, 0) => t.name.clone(),
+            (_, 0) => format!("{} [UDIM {}]", t.name, udim(&b)),
+            (0, l) => format!("{} [layer {l}]", t.name),
+            (_, l) => format!("{} [UDIM {}, layer {l}]", t.name, udim(&b)),
+        };
+        t.name = name;
+        t.native_format = crate::model::NativeFormat::Name(part.format.clone());
+        t.add_meta(
+            "Source part",
+            format!(
+                "block {} of {blocks} (UDIM {}, at {}, {}), layer {} of {} ({})",
+                part.block,
+                udim(&b),
+                b.x,
+                b.y,
+                part.layer,
+                info.layers,
+                part.format
+            ),
+        );
+    }
+    t.error = error.map(|e| e.in_file(&t.file).to_string());
+    t.format = format;
+    t.add_meta("Source", &layout.summary);
+    let (kind, slices) = match t.class.as_str() {
+        "TextureCube" | "TextureCubeArray" if b.slices >= 6 => (TextureKind::Cube, b.slices),
+        "TextureCube" => {
+            t.notes
+                .push("the cube map's source is one long-lat (equirectangular) image".into());
+            (TextureKind::Tex2D, 1)
+        }
+        "Texture2DArray" => (TextureKind::Array, b.slices.max(1)),
+        "VolumeTexture" => (TextureKind::Volume, 1),
+        _ if b.slices > 1 => (TextureKind::Array, b.slices),
+        _ => (TextureKind::Tex2D, 1),
+    };
+    t.kind = kind;
+    t.slices = slices;
+    t.width = b.size_x;
+    t.height = b.size_y;
+    let mips = if matches!(layout.coding, SourceCoding::Raw | SourceCoding::UeDelta) {
+        b.mips.max(1)
+    } else {
+        1
+    };
+    for m in 0..mips.min(32) {
+        // A volume mip's depth slices are the images its raw layout holds (UE5 halves them per
+        // mip, UE4 keeps NumSlices: `raw_images`).
+        let d = if kind == TextureKind::Volume {
+            layout
+                .images
+                .get(m as usize)
+                .map_or(1, |v| v.len() as u32)
+                .max(1)
+        } else {
+            1
+        };
+        t.mips.push(crate::model::Mip {
+            width: (b.size_x >> m).max(1),
+            height: (b.size_y >> m).max(1),
+            depth: d,
+            surfaces: Vec::new(),
+            location_note: "source".into(),
+        });
+    }
+    if let Storage::Missing { file, .. } = &layout.data {
+        t.notes.push(format!(
+            "the source art lives in {file}, which was not opened: drop it with the package"
+        ));
+    }
+    t.depth = t.mips.first().map_or(1, |m| m.depth);
+    t.layout = Layout::Source(Box::new(layout));
+}
+
+/// The source layout of each block and layer of one texture's source: where its payload is,
+/// how it is wrapped and coded, and where each block and layer's images are in it.
 fn layout(
     ctx: &mut crate::OpenContext,
     pkg: &Package,
@@ -706,8 +927,8 @@ fn layout(
     w: &Walk,
     main: &crate::io::SourceRef,
     main_id: usize,
-) -> Result<(SourceLayout, PixelFormat, Option<String>)> {
-    let (bpp, format, texels) = source_format(&info.format).ok_or_else(|| {
+) -> Result<Vec<Entry>> {
+    source_format(&info.format).ok_or_else(|| {
         Error::unsupported(format!(
             "source format {} is not one Texscope reads (TSF_G8, BGRA8, BGRE8, RGBA16, RGBA16F, \
              RGBA32F, G16, R16F, R32F)",
@@ -733,54 +954,39 @@ fn layout(
         .at_field("unreal/FTextureSource/SizeX"));
     }
     let coding = info.coding()?;
-    // The editor puts TSF_BGRA8's bytes unchanged into an RGBA PNG: the shared UE4 samples equal
-    // their committed originals only with red and blue swapped back, and UE 5.1's PNG-stored
-    // T_GridChecker_A equals UE 5.6's raw (UEDELTA) one only so.
-    let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 {
-        SourceTexels::BgrFile
-    } else if texels == SourceTexels::Bgre8 && pkg.ue5_version == 0 {
-        SourceTexels::Bgre8Ue4
-    } else {
-        texels
-    };
-    let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
-    let images = if matches!(coding, SourceCoding::Raw | SourceCoding::UeDelta) {
-        raw_images(info, bpp, volume_mips)
-    } else {
-        Vec::new()
-    };
-    let mut notes = Vec::new();
-    if !info.blocks.is_empty() {
-        notes.push(format!(
-            "UDIM: the source has {} blocks; block 0 ({}x{}) is shown",
+    let single = info.blocks.is_empty() && info.layers == 1;
+    if matches!(coding, SourceCoding::Png | SourceCoding::Jpeg) && !single {
+        // UE4's GetMipData decodes a bPNGCompressed source only when it has no extra block, one
+        // layer and one slice (else it returns nothing), UE5's TryDecompressData the same for
+        // every CompressionFormat but UEDELTA ("Compressed source art is in an invalid
+        // format"), and CanPNGCompress never makes such a source: one image file cannot hold it.
+        return Err(Error::unsupported(format!(
+            "the source is one {} file but states {} blocks and {} layers; the editor decodes a \
+             PNG/JPEG-coded source only with one block and one layer, so it cannot hold them",
+            if coding == SourceCoding::Png {
+                "PNG"
+            } else {
+                "JPEG"
+            },
             info.blocks.len() + 1,
-            info.size_x,
-            info.size_y
-        ));
-    }
-    if info.layers > 1 {
-        notes.push(format!(
-            "the source has {} layers; layer 0 is shown",
             info.layers
-        ));
+        ))
+        .at_field("unreal/FTextureSource/CompressionFormat"));
     }
+    let volume_mips = pkg.ue5_version > 0 && export.class.as_deref() == Some("VolumeTexture");
+    let parts = if matches!(coding, SourceCoding::Raw | SourceCoding::UeDelta) {
+        raw_parts(info, volume_mips, limits)?
+    } else {
+        vec![Part {
+            block: 0,
+            layer: 0,
+            at: info.all_blocks()[0],
+            format: info.format.clone(),
+            images: Vec::new(),
+        }]
+    };
     let at = export.start + w.end as u64;
     let bulk = read_bulk(main.as_ref(), pkg, export, at, limits)?;
-    let describe = |how: &str| {
-        format!(
-            "{} {}x{}, {} slice(s), {} mip(s), {}; {how}",
-            info.format,
-            info.size_x,
-            info.size_y,
-            info.slices,
-            info.mips,
-            match &info.compression {
-                Some(c) => format!("CompressionFormat {c}"),
-                None if info.png => "bPNGCompressed (PNG)".into(),
-                None => "uncompressed".into(),
-            }
-        )
-    };
     let (data, wrap, raw_size, how) = match bulk {
         Bulk::Stripped => {
             return Err(Error::unsupported(
@@ -838,31 +1044,106 @@ fn layout(
             offset,
         } => ue5_storage(ctx, pkg, main, main_id, flags, &hash, raw_size, offset)?,
     };
-    if !images.is_empty() && raw_total(&images) > raw_size {
-        return Err(Error::malformed(format!(
-            "the source's mips need {} bytes, but its payload holds {raw_size}",
-            raw_total(&images)
-        ))
-        .at_field("unreal/FTextureSource/BulkData"));
-    }
     ctx.limits
         .check_alloc(raw_size, "a source payload")
         .map_err(|e| e.at_field("unreal/FTextureSource/BulkData"))?;
-    let layout = SourceLayout {
-        data,
-        wrap,
-        coding,
-        texels,
-        raw_size,
-        images,
-        summary: describe(&how),
-        package: "editor package".into(),
-        source_format: info.format.clone(),
-        size: (info.size_x, info.size_y),
-        saved_by: saved_by(pkg),
+    let compression = match &info.compression {
+        Some(c) => format!("CompressionFormat {c}"),
+        None if info.png => "bPNGCompressed (PNG)".into(),
+        None => "uncompressed".into(),
     };
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
-    Ok((layout, format, note))
+    // Every mip of every block and layer, in stored order: what UEDELTA was applied over.
+    let planes: Vec<SourcePlane> = parts
+        .iter()
+        .flat_map(|p| {
+            p.images.iter().enumerate().map(|(m, im)| SourcePlane {
+                format: p.format.clone(),
+                width: (p.at.size_x >> m).max(1),
+                height: (p.at.size_y >> m).max(1),
+                slices: im.len() as u32,
+            })
+        })
+        .collect();
+    // UEDELTA is undone over the whole payload, so one block or layer past its end stops all.
+    let short = parts
+        .iter()
+        .find(|p| raw_total(&p.images) > raw_size)
+        .map(|p| (p.label(), raw_total(&p.images)));
+    if let (true, Some((label, end))) = (single || coding == SourceCoding::UeDelta, &short) {
+        let what = if single {
+            format!("the source's mips need {end} bytes")
+        } else {
+            format!("{label} of the source (delta-coded with the rest) ends at byte {end}")
+        };
+        return Err(
+            Error::malformed(format!("{what}, but its payload holds {raw_size}"))
+                .at_field("unreal/FTextureSource/BulkData"),
+        );
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (_, format, texels) = source_format(&part.format).ok_or_else(|| {
+            Error::unsupported(format!(
+                "source format {} is not one Texscope reads",
+                part.format
+            ))
+            .at_field("unreal/FTextureSource/LayerFormat")
+        })?;
+        // The editor puts TSF_BGRA8's bytes unchanged into an RGBA PNG: the shared UE4 samples
+        // equal their committed originals only with red and blue swapped back, and UE 5.1's
+        // PNG-stored T_GridChecker_A equals UE 5.6's raw (UEDELTA) one only so.
+        let texels = if coding == SourceCoding::Png && format == PixelFormat::BGRA8 {
+            SourceTexels::BgrFile
+        } else if texels == SourceTexels::Bgre8 && pkg.ue5_version == 0 {
+            SourceTexels::Bgre8Ue4
+        } else {
+            texels
+        };
+        let end = raw_total(&part.images);
+        let error = (end > raw_size).then(|| {
+            Error::malformed(format!(
+                "the payload holds {raw_size} bytes, but {} of the source needs bytes up to \
+                 {end}: the payload is too short for the blocks and layers the source declares",
+                part.label()
+            ))
+            .at_field("unreal/FTextureSource/BulkData")
+        });
+        let b = &part.at;
+        let summary = format!(
+            "{} {}x{}, {} slice(s), {} mip(s){}, {compression}; {how}",
+            part.format,
+            b.size_x,
+            b.size_y,
+            b.slices,
+            b.mips,
+            if single {
+                String::new()
+            } else {
+                format!(", {} of the payload", part.label())
+            }
+        );
+        let layout = SourceLayout {
+            data: data.clone(),
+            wrap,
+            coding,
+            texels,
+            raw_size,
+            images: part.images.clone(),
+            summary,
+            package: "editor package".into(),
+            source_format: part.format.clone(),
+            size: (b.size_x, b.size_y),
+            saved_by: saved_by(pkg),
+            planes: planes.clone(),
+        };
+        out.push(Entry {
+            part,
+            layout,
+            format,
+            error,
+        });
+    }
+    Ok(out)
 }
 
 /// Where a UE5 editor payload is: the package trailer (found by the payload's hash), a sidecar,
@@ -1088,24 +1369,18 @@ pub fn decode_image_file(
     })
 }
 
-/// Undoes TSCF_UEDELTA over the whole unwrapped payload: one plane per mip of block 0, layer 0
-/// (the payload helper's uedelta module once merged).
+/// Undoes TSCF_UEDELTA over the whole unwrapped payload: one plane per mip of each layer of each
+/// block, in stored order ([`SourceLayout::planes`]; the payload helper's uedelta module).
 fn undelta(raw: &mut [u8], s: &SourceLayout) -> Result<()> {
     let planes = s
-        .images
+        .planes
         .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let (w, h) = ((s.size.0 >> i).max(1), (s.size.1 >> i).max(1));
-            super::uedelta::Plane::for_format(&s.source_format, w, h, m.len() as u32)
+        .map(|p| {
+            super::uedelta::Plane::for_format(&p.format, p.width, p.height, p.slices).ok_or_else(
+                || Error::unsupported(format!("UEDELTA over {} is not a known plane", p.format)),
+            )
         })
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| {
-            Error::unsupported(format!(
-                "UEDELTA over {} is not a known plane",
-                s.source_format
-            ))
-        })?;
+        .collect::<Result<Vec<_>>>()?;
     super::uedelta::undelta(raw, &planes)
 }
 
@@ -1142,26 +1417,82 @@ mod tests {
     fn raw_images_follow_the_mip_chain() {
         // A 4x2 cube of 3 mips, 4 bytes a texel: mip 0 is 6 faces of 32 bytes, mip 1 (2x1) 6 of
         // 8, mip 2 (1x1) 6 of 4, back to back.
-        let info = SourceInfo {
+        let block = Block {
+            x: 0,
+            y: 0,
             size_x: 4,
             size_y: 2,
             slices: 6,
             mips: 3,
-            layers: 1,
-            format: "TSF_BGRA8".into(),
-            png: false,
-            compression: None,
-            blocks: Vec::new(),
-            long_lat_cubemap: false,
         };
-        let im = raw_images(&info, 4, false);
+        let im = raw_images(&block, 4, false, 0);
         assert_eq!(im[0][5], (160, 32));
         assert_eq!(im[1][0], (192, 8));
         assert_eq!(im[2][5], (192 + 48 + 20, 4));
         assert_eq!(raw_total(&im), 192 + 48 + 24);
         // A UE5 volume halves its slices each mip.
-        let v = raw_images(&info, 4, true);
+        let v = raw_images(&block, 4, true, 0);
         assert_eq!(v.iter().map(Vec::len).collect::<Vec<_>>(), [6, 3, 1]);
+    }
+
+    #[test]
+    fn blocks_then_layers_then_mips_as_calc_mip_offset_lays_them() {
+        // Worked by hand from UE's CalcMipOffset order (docs/unreal.md): block 0 is 4x2 with 2
+        // mips, layers BGRA8 and G8: layer 0 mip 0 = 32 bytes at 0, mip 1 (2x1) = 8 at 32;
+        // layer 1 mip 0 = 8 at 40, mip 1 = 2 at 48. Block 1 (2x2 at grid (1, 1), UDIM 1012,
+        // 1 mip) follows at 50: layer 0 16 bytes, layer 1 4 bytes at 66.
+        let mut info = SourceInfo {
+            size_x: 4,
+            size_y: 2,
+            slices: 1,
+            mips: 2,
+            layers: 2,
+            format: "TSF_BGRA8".into(),
+            png: false,
+            compression: None,
+            blocks: vec![Block {
+                x: 1,
+                y: 1,
+                size_x: 2,
+                size_y: 2,
+                slices: 1,
+                mips: 1,
+            }],
+            base_x: 0,
+            base_y: 0,
+            layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+            block_offsets: Vec::new(),
+            long_lat_cubemap: false,
+        };
+        let limits = Limits::default();
+        let parts = raw_parts(&info, false, &limits).unwrap();
+        let got: Vec<_> = parts
+            .iter()
+            .map(|p| (p.block, p.layer, p.format.as_str(), p.images.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 0, "TSF_BGRA8", vec![vec![(0, 32)], vec![(32, 8)]]),
+                (0, 1, "TSF_G8", vec![vec![(40, 8)], vec![(48, 2)]]),
+                (1, 0, "TSF_BGRA8", vec![vec![(50, 16)]]),
+                (1, 1, "TSF_G8", vec![vec![(66, 4)]]),
+            ]
+        );
+        assert_eq!(udim(&parts[2].at), 1012);
+        assert_eq!(parts[3].label(), "block 1 (UDIM 1012), layer 1");
+        // UE5 states each block's start (BlockDataOffsets): used when there is one per block.
+        info.block_offsets = vec![0, 100];
+        let parts = raw_parts(&info, false, &limits).unwrap();
+        assert_eq!(parts[2].images, [vec![(100, 16)]]);
+        assert_eq!(parts[3].images, [vec![(116, 4)]]);
+        // A layer without a stated format, and more layers than the limit, are errors.
+        info.layers = 3;
+        let e = raw_parts(&info, false, &limits).unwrap_err().to_string();
+        assert!(e.contains("layer 2") && e.contains("LayerFormat"), "{e}");
+        info.layers = 1 << 20;
+        let e = raw_parts(&info, false, &limits).unwrap_err().to_string();
+        assert!(e.contains("over the limit"), "{e}");
     }
 
     #[test]

@@ -653,6 +653,9 @@ fn tagged_list(ctx: &Ctx, r: &mut Reader, w: &mut Walk, prefix: &str, depth: u32
             ("StructProperty", _) if enum_name == Some("Guid") && tag.size == 16 => {
                 v.bytes(16)?.iter().map(|b| format!("{b:02x}")).collect()
             }
+            ("ArrayProperty", _) if tag.size >= 4 && SOURCE_ARRAYS.contains(&name.as_str()) => {
+                source_array(ctx, &mut v, &name, tag.size, w)?
+            }
             ("ArrayProperty", _) if tag.size >= 4 => format!("{} elements", v.i32()?),
             ("StructProperty", _) if enum_name == Some("IntPoint") && tag.size == 8 => {
                 format!("{}x{}", v.i32()?, v.i32()?)
@@ -662,6 +665,37 @@ fn tagged_list(ctx: &Ctx, r: &mut Reader, w: &mut Walk, prefix: &str, depth: u32
         w.values.push((name, value));
     }
     Err(Error::malformed("more than 4096 tagged properties"))
+}
+
+/// FTextureSource's arrays of plain values the editor reader needs, recorded element by element
+/// as `Name[i]`: `LayerFormat` (UE 4.23+, one ETextureSourceFormat per layer) and
+/// `BlockDataOffsets` (UE5, where each block starts in the payload).
+const SOURCE_ARRAYS: &[&str] = &["Source.LayerFormat", "Source.BlockDataOffsets"];
+
+/// One of [`SOURCE_ARRAYS`]: an i32 count, then 8 bytes an element. LayerFormat's elements are
+/// FNames (an enum byte property is stored by name; the shared UE 5.1-5.7 samples hold
+/// `01 00 00 00` + the FName of their one format), BlockDataOffsets' are i64 (the same samples:
+/// one 0). A count the size does not fit is left as its count alone.
+fn source_array(
+    ctx: &Ctx,
+    v: &mut Reader,
+    name: &str,
+    size: usize,
+    w: &mut Walk,
+) -> Result<String> {
+    let n = v.i32()?;
+    let fits = usize::try_from(n).is_ok_and(|n| n <= 4096 && size == 4 + 8 * n);
+    if fits {
+        for i in 0..n {
+            let value = if name == "Source.LayerFormat" {
+                enum_short(&ctx.fname(v)?)
+            } else {
+                v.i64()?.to_string()
+            };
+            w.values.push((format!("{name}[{i}]"), value));
+        }
+    }
+    Ok(format!("{n} elements"))
 }
 
 fn enum_short(s: &str) -> String {
