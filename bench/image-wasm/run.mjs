@@ -5,7 +5,7 @@
 // decode by each and image-rs / zune (Texscope keeps png and zune-jpeg). Prints; asserts nothing.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { runInChromium } from '../wasm-runner.mjs';
 
 const [file, dir, runs = '9'] = process.argv.slice(2);
 const bytes = readFileSync(file);
@@ -30,14 +30,4 @@ async function bench(bytes, files, runs) {
   return out;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--js-flags=--no-liftoff'],
-});
-try {
-  const page = await browser.newPage();
-  const rows = await page.evaluate(`(${bench})(${JSON.stringify([...bytes])}, ${JSON.stringify(files)}, ${Number(runs)})`);
-  for (const r of rows) console.log(JSON.stringify({ engine: `chromium ${browser.version()}`, ...r }));
-} finally {
-  await browser.close();
-}
+await runInChromium(bench, [[...bytes], files, Number(runs)]);

@@ -4,7 +4,7 @@
 // One JSON line per format: median ms of one untile (each sample is 10 untiles, as
 // performance.now() counts in 0.1 ms steps) and ours / theirs. Prints; asserts nothing.
 import { readFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { runInChromium } from '../wasm-runner.mjs';
 
 const [file, runs = '15', side = '2048'] = process.argv.slice(2);
 const bytes = readFileSync(file);
@@ -30,14 +30,4 @@ async function bench(bytes, runs, side) {
   return out;
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--js-flags=--no-liftoff'],
-});
-try {
-  const page = await browser.newPage();
-  const rows = await page.evaluate(`(${bench})(${JSON.stringify([...bytes])}, ${Number(runs)}, ${Number(side)})`);
-  for (const r of rows) console.log(JSON.stringify({ engine: `chromium ${browser.version()}`, ...r }));
-} finally {
-  await browser.close();
-}
+await runInChromium(bench, [[...bytes], Number(runs), Number(side)]);
