@@ -640,6 +640,29 @@ fn payload_seeds(out: &mut Out) {
 /// starts from nothing, and libFuzzer's first inputs are tiny files of every format (it found a
 /// large-window brotli stream that way) rather than editor summaries.
 fn editor_seeds(out: &mut Out) {
+    // A package of the crate's own editor writer, whatever the samples: 2 UDIM blocks x 2 layers
+    // (BGRA8, G8) stored raw, so mutations reach the block/layer offsets and their checks.
+    {
+        let block = |x, size_x, size_y, mips| ue::EditorBlock {
+            x,
+            y: 0,
+            size_x,
+            size_y,
+            slices: 1,
+            mips,
+        };
+        let mut src = ue::EditorSource {
+            blocks: vec![block(0, 8, 8, 2), block(1, 4, 4, 1)],
+            layer_formats: vec!["TSF_BGRA8".into(), "TSF_G8".into()],
+            compression: None,
+            payload: Vec::new(),
+        };
+        // Block 0: 8x8 + 4x4 texels per layer; block 1: 4x4; 4 bytes (BGRA8) then 1 (G8) each.
+        let texels = (64 + 16) * 5 + 16 * 5;
+        src.payload = (0..texels).map(|i| (i * 29 % 251) as u8).collect();
+        let pkg = ue::editor_texture("T_Editor", &src);
+        out.put("ue_editor", "udim_layers", &[("T_Editor.uasset", &pkg)]);
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unreal-editor");
     let root = if root.exists() {
         root
