@@ -7,6 +7,8 @@
 
 #[path = "../tests/dds_fixtures/mod.rs"]
 mod dds_fixtures;
+#[path = "../src/unreal/editor_manifest.rs"]
+mod editor_manifest;
 #[path = "../tests/ktx_fixtures/mod.rs"]
 mod ktx_fixtures;
 #[path = "../tests/unity_fixtures/mod.rs"]
@@ -663,40 +665,25 @@ fn editor_seeds(out: &mut Out) {
         let pkg = ue::editor_texture("T_Editor", &src);
         out.put("ue_editor", "udim_layers", &[("T_Editor.uasset", &pkg)]);
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unreal-editor");
-    let root = if root.exists() {
-        root
-    } else {
-        PathBuf::from("/work/shared/samples/unreal-editor")
-    };
-    let Ok(tsv) = std::fs::read_to_string(root.join("MANIFEST.tsv")) else {
+    if !editor_manifest::root().join("MANIFEST.tsv").exists() {
         return;
-    };
-    let mut best: std::collections::BTreeMap<String, (u64, String)> = Default::default();
-    for line in tsv.lines().skip(1) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let (Some(repo), Some(path), Some(bytes), Some(engine), Some(class), Some(storage)) =
-            (f.first(), f.get(2), f.get(3), f.get(5), f.get(6), f.get(9))
-        else {
-            continue;
-        };
-        let Ok(bytes) = bytes.parse::<u64>() else {
+    }
+    let mut best: std::collections::BTreeMap<String, (u64, PathBuf)> = Default::default();
+    for row in editor_manifest::rows() {
+        let Ok(bytes) = std::fs::metadata(&row.file).map(|m| m.len()) else {
             continue;
         };
         // Render targets hold no source to decode; bigger files only slow every execution.
-        if !class.starts_with("Texture") || class.contains("RenderTarget") || bytes > 40_000 {
+        let texture = row.class.starts_with("Texture") && !row.class.contains("RenderTarget");
+        if !texture || row.storage == "raw-or-unknown" || bytes > 40_000 {
             continue;
         }
-        if *storage == "raw-or-unknown" {
-            continue;
-        }
-        let file = format!("{}/{path}", repo.replace('/', "+"));
-        if best.get(*engine).is_none_or(|(b, _)| bytes < *b) {
-            best.insert(engine.to_string(), (bytes, file));
+        if best.get(&row.engine).is_none_or(|(b, _)| bytes < *b) {
+            best.insert(row.engine.clone(), (bytes, row.file));
         }
     }
     for (engine, (_, file)) in best {
-        let Ok(bytes) = std::fs::read(root.join(&file)) else {
+        let Ok(bytes) = std::fs::read(&file) else {
             continue;
         };
         out.put(

@@ -4,60 +4,15 @@
 //! images the projects committed beside their packages, decoded by independent decoders (the
 //! `png` crate, `jpeg-decoder`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use texscope::io::FileSource;
 use texscope::{Catalog, Layout, Pixels};
 
-fn root() -> PathBuf {
-    let rel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples/unreal-editor");
-    if rel.exists() {
-        rel
-    } else {
-        PathBuf::from("/work/shared/samples/unreal-editor")
-    }
-}
-
-/// One MANIFEST.tsv row (columns named in MANIFEST.md).
-#[derive(Debug, Clone)]
-struct Row {
-    file: PathBuf,
-    engine: String,
-    class: String,
-    source_format: String,
-    compression: String,
-    storage: String,
-    /// ("jpeg" | "png", width, height).
-    thumbnail: (String, u32, u32),
-    original: Option<PathBuf>,
-}
-
-fn rows() -> Vec<Row> {
-    let root = root();
-    let text = std::fs::read_to_string(root.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let c: Vec<&str> = l.split('\t').collect();
-            let dir = root.join(c[0].replace('/', "+"));
-            Row {
-                file: dir.join(c[2]),
-                engine: c[5].to_string(),
-                class: c[6].to_string(),
-                source_format: c[7].to_string(),
-                compression: c[8].to_string(),
-                storage: c[9].to_string(),
-                thumbnail: {
-                    let (kind, size) = c[10].split_once(' ').expect("thumbnail column");
-                    let (w, h) = size.split_once('x').expect("thumbnail size");
-                    (kind.to_string(), w.parse().unwrap(), h.parse().unwrap())
-                },
-                original: c.get(11).filter(|s| !s.is_empty()).map(|p| dir.join(p)),
-            }
-        })
-        .collect()
-}
+mod common;
+#[path = "../src/unreal/editor_manifest.rs"]
+mod editor_manifest;
+use editor_manifest::{root, rows};
 
 fn open(p: &Path) -> Catalog {
     texscope::open(
@@ -144,26 +99,10 @@ fn rgba8(img: &texscope::Image) -> Vec<u8> {
 
 /// The original image as RGBA8, by the `png` crate or `jpeg-decoder`.
 fn original_rgba8(p: &Path) -> (u32, u32, Vec<u8>) {
-    let bytes = std::fs::read(p).unwrap();
     if p.extension().is_some_and(|e| e == "png") {
-        let mut d = png::Decoder::new(std::io::Cursor::new(bytes));
-        d.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-        let mut r = d.read_info().unwrap();
-        let mut buf = vec![0; r.output_buffer_size().unwrap()];
-        let info = r.next_frame(&mut buf).unwrap();
-        buf.truncate(info.buffer_size());
-        let ch = info.color_type.samples();
-        let px = buf
-            .chunks_exact(ch)
-            .flat_map(|c| match ch {
-                1 => [c[0], c[0], c[0], 255],
-                2 => [c[0], c[0], c[0], c[1]],
-                3 => [c[0], c[1], c[2], 255],
-                _ => [c[0], c[1], c[2], c[3]],
-            })
-            .collect();
-        (info.width, info.height, px)
+        common::read_png_rgba8(p)
     } else {
+        let bytes = std::fs::read(p).unwrap();
         let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(bytes));
         let px = d.decode().unwrap();
         let info = d.info().unwrap();
