@@ -2,6 +2,7 @@
 // and its CAS chunk, a KTX 2 file, and an encrypted IoStore container, whose AES key the page asks
 // for as it does for a drop and never puts in a link (item 3). Each is read by range from a server
 // on another origin (range-server.mjs) and must show what the same bytes show when opened locally.
+// Also the bar while a mip is read from a slow server after the open (item 4).
 // Expected values:
 //   Frostbite: the fixture's RGBA8 rule at mip 0 (src/fixtures/frostbite.rs: x*37, y*59, x^y, 255),
 //     the files being the page's own generated demo (public/demos, scripts/demos.mjs).
@@ -15,6 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { OUT, SAMPLES, openPage, select } from './harness.mjs';
 import { rangeServer, sent } from './range-server.mjs';
+import { rgba8Dds, rgba8Texel } from './dds-fixtures.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'public/demos/frostbite-cas');
@@ -29,7 +31,8 @@ let fbNames;
 before(async () => {
   // The demo's file names (its JSON lists them in the order of the numbered files).
   fbNames = JSON.parse(readFileSync(`${DEMO}.json`, 'utf8'));
-  const files = { 'uastc_rgba_mips.ktx2': KTX2 };
+  // 256x256 RGBA8 (dds-fixtures.mjs): 256 KiB, so its mip is read past the first request's 64 KiB.
+  const files = { 'uastc_rgba_mips.ktx2': KTX2, 'big.dds': rgba8Dds(256, 256, 1) };
   fbNames.forEach((n, i) => { files[n.split('/').pop()] = join(DEMO, String(i)); });
   if (!skipEncrypted) for (const ext of ['utoc', 'ucas']) files[`${UTOC}.${ext}`] = join(IO, `${UTOC}.${ext}`);
   srv = await rangeServer(files);
@@ -122,4 +125,26 @@ test('an encrypted remote IoStore asks for its key, opens with it, and no link c
   assert.match(link, new RegExp(encodeURIComponent(`${UTOC}.utoc`).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   assert.deepEqual(besidesServer(problems), []);
   assert.deepEqual(local.problems, []);
+});
+
+test('a mip read from a slow server after the open shows the bar with what was fetched', async (t) => {
+  // /slow/ answers every request after the first 1.5 s late: the open needs only the first (the
+  // header), the mip's decode the rest. The open's bar lasts until its first texture shows, so the
+  // bar says what it waits for now instead of the open's last step.
+  srv.reset();
+  const { page, problems } = await openPage(t, `?src=${encodeURIComponent(`${srv.origin}/slow/big.dds`)}`);
+  await page.waitForFunction(() => /Reading big · mip 0/.test(document.getElementById('progress-label')?.textContent ?? '')
+    && !document.getElementById('progress').hidden, null, { timeout: 60000 });
+  const label = await page.textContent('#progress-label');
+  assert.match(label, /^[\d.]+ [KM]?i?B fetched in \d+ requests · Reading big · mip 0$/, label);
+  await page.screenshot({ path: join(OUT, 'remote-decode-bar.png') });
+  await ready(page);
+  assert.equal(await page.isHidden('#progress'), true, 'the bar goes when the mip shows');
+  // Texels from the fixture's rule (dds-fixtures.mjs), not from a decoder.
+  for (const [x, y] of [[0, 0], [255, 77], [128, 255]]) {
+    assert.deepEqual(await page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]), rgba8Texel(x, y, 0), `texel ${x},${y}`);
+  }
+  const net = sent(srv, '/slow/big.dds');
+  assert.ok(net.requests >= 2, JSON.stringify(net));
+  assert.deepEqual(besidesServer(problems), []);
 });

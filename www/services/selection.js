@@ -17,6 +17,37 @@ export function createSelection(app) {
   let seq = 0;
 
   /**
+   * A decode that reads a file on a server (?src=) can take a while on a slow link: after 300 ms
+   * the bar says what it waits for, and views/status.js puts the bytes and requests fetched so
+   * far before it. The open's task lasts until its first texture shows, so its bar may be up: its
+   * words are replaced (its Cancel stays, and still cancels the open) and put back after, unless
+   * the task moved on meanwhile. Otherwise the bar has no Cancel (the worker would have to reopen
+   * every file); a newer selection simply wins.
+   * @template T @param {Promise<T>} decode @param {string} text @returns {Promise<T>}
+   */
+  async function fetchBar(decode, text) {
+    if (!store.state.remote.length) return decode;
+    /** The bar this shows and the one it replaced. @type {{ mine: import('../types').State['progress'], before: import('../types').State['progress'] }} */
+    const bar = { mine: null, before: null };
+    const timer = setTimeout(() => {
+      const b = store.state.progress;
+      actions.progress(b?.done ?? 0, b?.total ?? 0, text, b?.cancellable ?? false);
+      bar.before = b;
+      bar.mine = store.state.progress;
+    }, 300);
+    try {
+      return await decode;
+    } finally {
+      clearTimeout(timer);
+      const b = bar.before;
+      if (bar.mine && store.state.progress === bar.mine) {
+        if (b) actions.progress(b.done, b.total, b.text, b.cancellable);
+        else actions.endProgress();
+      }
+    }
+  }
+
+  /**
    * Shows texture `index` at `mip` and `slice`; resolves once it is on screen, rejects (with the
    * error already on screen) when it cannot be. A newer selection wins over one still decoding.
    * @param {Target} target
@@ -42,7 +73,8 @@ export function createSelection(app) {
       const pre = cross || streamed ? -1 : previewMip(t, mip, slice, app.viewport.size());
       if (pre >= 0) {
         // Progressive display: a small mip first, scaled to the asked mip's box, then the mip itself.
-        const small = probe.workerStages('preview', await client.call({ op: 'decode', texture: index, mip: pre, slice }));
+        const small = probe.workerStages('preview', await fetchBar(client.call({ op: 'decode', texture: index, mip: pre, slice }),
+          `Reading ${t.census.name} · mip ${pre} (preview)`));
         if (my !== seq) return;
         const m = t.mips[mip];
         streamer.setTexture(null);
@@ -68,7 +100,7 @@ export function createSelection(app) {
         // The GPU probe (a WebGL context on first use: measured 15-30 ms) while the worker decodes;
         // not during the preview's decode, which it outlasted, delaying the first paint.
         app.gpuPath.why(t, false);
-        image = probe.workerStages('full', await asked);
+        image = probe.workerStages('full', await fetchBar(asked, `Reading ${t.census.name} · mip ${mip}`));
         if (probe.decodeDelay) await sleep(probe.decodeDelay); // test hook
       }
       // The grid is an overlay: if the core cannot give it, the image still shows.
