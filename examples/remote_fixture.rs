@@ -11,12 +11,11 @@
 //! given as several URLs.
 //! Prints one JSON line: {"utoc_len", "ucas_len", "far_at", "side", "mip_bytes"}.
 
-use texscope::fixtures::containers::{self as cx, TocOptions};
+use texscope::fixtures::containers as cx;
 use texscope::fixtures::unreal::{self as ue, Rng};
 use texscope::PixelFormat;
 
-const SIDE: u32 = 512;
-const SMALL: usize = 200;
+const SIDE: u32 = cx::FAR_SIDE;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,34 +36,13 @@ fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
     use std::io::{Seek, SeekFrom, Write};
     std::fs::create_dir_all(dir)?;
     let mut rng = Rng(0x5EC);
-    // Another class's package: a texture package whose class index is made SoundWave's (as
-    // examples/bench_containers.rs does), so the catalog lists only the two textures.
-    let (small, _) = ue::classic_texture("P_Prop", PixelFormat::BC1, 8, 8, 1, 0, &mut rng);
-    let mut other = small.uzenasset.clone();
-    let tex = cx::script_class("Texture2D").to_le_bytes();
-    let at = other
-        .windows(8)
-        .position(|w| w == tex)
-        .expect("class index");
-    other[at..at + 8].copy_from_slice(&cx::script_class("SoundWave").to_le_bytes());
-    let (first, _) = ue::classic_texture("T_First", PixelFormat::BGRA8, 64, 64, 7, 0, &mut rng);
-    let (far, mips) = ue::classic_texture("T_Far", PixelFormat::BGRA8, SIDE, SIDE, 10, 1, &mut rng);
-
-    let mut files: Vec<(String, Vec<u8>)> = vec![("Near/T_First.uasset".into(), first.uzenasset)];
-    files.extend((0..SMALL).map(|i| (format!("Props/P_Prop{i:04}.uasset"), other.clone())));
-    let k = files.len();
-    files.push(("Far/T_Far.uasset".into(), far.uzenasset));
-    files.push(("Far/T_Far.ubulk".into(), far.ubulk));
     // The far files' blocks (a few MiB) end well before LEN; the hole is placed so they do.
     let far_at = len.saturating_sub(16 << 20);
-    let toc = cx::iostore(
-        &files,
-        &TocOptions {
-            zlib: true,
-            gap: Some((k, far_at)),
-            ..Default::default()
-        },
-    );
+    let cx::FarContainer {
+        toc,
+        far_mips: mips,
+        ..
+    } = cx::far_container(far_at, &mut rng);
     std::fs::write(dir.join("Remote.utoc"), &toc.utoc)?;
     let mut f = std::fs::File::create(dir.join("Remote.ucas"))?;
     let mut end = 0;
