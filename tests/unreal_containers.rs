@@ -1213,8 +1213,29 @@ fn partial_drops_say_one_thing_per_container() {
 /// .ucas before `far_at`"; T_Far's pixels are the writer's input (B, G, R, A per texel).
 #[test]
 fn only_opens_the_named_package_and_reads_nothing_of_the_others() {
-    use texscope::fixtures::containers::{far_container, FAR_SIDE};
-    let fx = far_container(1 << 20, &mut texscope::fixtures::unreal::Rng(7));
+    use texscope::fixtures::containers::{far_container, Props};
+    only_opens_the_named_package(far_container(
+        1 << 20,
+        &Props::PACKED,
+        &mut texscope::fixtures::unreal::Rng(7),
+    ));
+    // The other packages are 128x128 textures with a hole before each: the full open reads each
+    // one's first block.
+    let spread = Props {
+        format: texscope::PixelFormat::BGRA8,
+        side: 128,
+        mips: 8,
+        spread: 100_000,
+    };
+    only_opens_the_named_package(far_container(
+        0,
+        &spread,
+        &mut texscope::fixtures::unreal::Rng(8),
+    ));
+}
+
+fn only_opens_the_named_package(fx: texscope::fixtures::containers::FarContainer) {
+    use texscope::fixtures::containers::FAR_SIDE;
     let end = fx
         .toc
         .pieces
@@ -1247,6 +1268,8 @@ fn only_opens_the_named_package_and_reads_nothing_of_the_others() {
     assert_eq!(names, ["T_Far", "T_First"]);
     assert!(!full.narrowed);
     assert!(before_far(&full_log) > 0);
+    // At least the first block of every package before T_Far (the writer's sum).
+    assert!(read(&full_log) >= fx.header_blocks);
 
     // By texture name (what old share links carry), by path inside the container (what new ones
     // carry: census `path`, the mount point's ../../../ dropped), with or without extension.
