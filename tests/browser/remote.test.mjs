@@ -343,13 +343,20 @@ test('a Paks folder given as several .pak URLs opens as one, the linked texture 
   ranges.reset();
   const { page, problems } = await openPage(t, srcQuery([`${ranges.origin}/r/A.pak`, `${ranges.origin}/r/B.pak`], '#v=1&tex=T_PakA&mip=0'));
   await page.waitForFunction(() => window.texscope.view()?.texture === 'T_PakA' && document.body.dataset.state === 'ready', null, { timeout: 60000 });
-  const names = await page.evaluate(() => window.texscope.textures().map((x) => x.name));
-  assert.deepEqual([...names].sort(), ['T_PakA', 'T_PakB']);
+  // The link names T_PakA, so its package alone is opened (B.pak's index is read, T_PakB's
+  // package is not), and the note says so.
+  assert.deepEqual(await page.evaluate(() => window.texscope.textures().map((x) => x.name)), ['T_PakA']);
+  assert.match(await page.textContent('#src-note'), /Only T_PakA was read from the containers/);
   const mip0 = readFileSync(join(tmp, 'T_PakA.mip0'));
   for (const [x, y] of [[0, 0], [63, 63], [5, 40]]) {
     const at = (y * 64 + x) * 4;
     assert.deepEqual(await page.evaluate(([x, y]) => window.texscope.pixel(x, y), [x, y]), [mip0[at + 2], mip0[at + 1], mip0[at], mip0[at + 3]], `texel ${x},${y}`);
   }
+  assert.equal(sent(ranges, '/r/').requests, 2);
+  // Every package on request: both textures, still no request (each .pak came whole at first).
+  await page.click('[data-testid=src-widen]');
+  await page.waitForFunction(() => window.texscope.textures().length === 2, null, { timeout: 60000 });
+  assert.deepEqual(await page.evaluate(() => window.texscope.textures().map((x) => x.name).sort()), ['T_PakA', 'T_PakB']);
   assert.equal(sent(ranges, '/r/').requests, 2);
   assert.deepEqual(besidesServers(problems), []);
 });

@@ -254,11 +254,11 @@ export function createSources(app) {
     const asked = readQuery(location.search).values.texture;
     const name = view?.texture ?? asked;
     const only = view?.path ?? name;
-    const containers = opened.some((o) => /\.(utoc|pak)$/i.test(o.file.name));
+    const containers = opened.filter((o) => /\.(utoc|pak)$/i.test(o.file.name)).length;
     actions.setOnly(containers && only !== undefined ? only : undefined);
     // (No URL was accepted: openFiles opens nothing.)
     await app.opener.openFiles(opened.map((o) => o.file));
-    if (store.state.only !== undefined) await afterNarrowed(store.state.only, name, view);
+    if (store.state.only !== undefined) await afterNarrowed(store.state.only, name, view, containers);
     // The files that could not be read are named once the others are open (the open clears the error bar).
     if (failures.length) actions.setError(failures.join('\n'));
     actions.setSources({ urls, rejected, done: true });
@@ -270,13 +270,14 @@ export function createSources(app) {
    * names is not among what it opened, opens every package (once more, if only that package was
    * read) and says why.
    * @param {string} only @param {string | undefined} name @param {import('../types').ShareView | null} view
+   * @param {number} containers how many of the files are containers
    */
-  async function afterNarrowed(only, name, view) {
+  async function afterNarrowed(only, name, view, containers) {
     const s = store.state;
     const found = name === undefined || s.textures.some((t) => t.census.name === name);
     const note = (/** @type {string} */ text) => actions.setSrcNote(`${s.srcNote ?? ''} ${text}`);
     if (s.narrowed && found) {
-      note(`Only ${only} was read from the container${s.textures.length === 1 ? '' : 's'}: the link names it, and the other packages were left unread.`);
+      note(`Only ${only} was read from the container${containers === 1 ? '' : 's'}: the link names it, and the other packages were left unread.`);
       return;
     }
     const what = `The link's ${name === only ? 'texture' : 'package'} ${only}`;
