@@ -405,6 +405,13 @@ test('a link to a texture inside a remote container reads the index and that pac
       assert.equal(await page.evaluate(() => window.texscope.view()?.texture), 'T_Far');
       assert.ok(sent(ranges, '/r/Spread').bytes >= fx.spread_header_blocks);
       assert.equal(await page.locator('[data-testid=src-widen]').count(), 0);
+    } else {
+      // Files given later open with every package, the link's container's too (a drop of the two
+      // .pak files, whose paths differ from Spread's).
+      await page.setInputFiles('[data-testid=file-input]', [join(tmp, 'A.pak'), join(tmp, 'B.pak')]);
+      await page.waitForFunction(() => window.texscope.textures().length === 4 && document.body.dataset.state === 'ready', null, { timeout: 120000 });
+      assert.deepEqual(await page.evaluate(() => window.texscope.textures().map((x) => `${x.file} ${x.name}`).sort()),
+        ['A.pak T_PakA', 'B.pak T_PakB', 'Spread.utoc T_Far', 'Spread.utoc T_First']);
     }
   }
 

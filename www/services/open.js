@@ -104,10 +104,13 @@ export function createOpener(app) {
       // Files of a folder drop are named by their path in it, so same-named files of two folders
       // stay apart and exports mirror the folders.
       const paths = files.map(openPath);
+      // Files given after a link's one-package open (services/sources.js) are opened with every
+      // package of every container, the link's ones too: "" tells the worker so.
+      if (store.state.files.length) actions.setOnly(undefined);
       // The open is one wasm call no message can interrupt: Cancel ends the worker.
       task.onCancel = () => client.cancel();
       const { textures, problems, needsKey, narrowed } = await client.call(
-        { op: 'add', files, paths, only: store.state.only, slow: probe.openDelay || undefined },
+        { op: 'add', files, paths, only: store.state.only ?? '', slow: probe.openDelay || undefined },
         // Files probed (every file's first bytes, shared by the engines' probes), then the engines'
         // passes; the files counted are all the open ones (a drop reopens the earlier files too).
         (done, total, stage) => task.step(done, total, openStepText('Opening', done, total, stage)),
