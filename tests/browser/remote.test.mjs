@@ -375,8 +375,9 @@ test('a link to a texture inside a remote container reads the index and that pac
   const intoOthers = () => (ranges.stats.get('/r/Spread.ucas')?.ranges ?? [])
     .map((r) => r.split('-').map(Number)).filter(([a]) => a > 0 && a < fx.spread_far_at);
 
-  // The link as the page writes it now (tex and pkg), then an older one (tex alone): the same reads.
-  for (const hash of [`#v=1&tex=T_Far&pkg=${encodeURIComponent(pkg)}&mip=0`, '#v=1&tex=T_Far&mip=0']) {
+  // The link as the page writes it now (tex and pkg), then an older one (tex alone), then the
+  // address's ?texture=: the same reads.
+  for (const hash of [`#v=1&tex=T_Far&pkg=${encodeURIComponent(pkg)}&mip=0`, '#v=1&tex=T_Far&mip=0', '&texture=T_Far']) {
     ranges.reset();
     const { page, problems } = await openPage(t, srcQuery(urls, hash));
     await seeFar(page);
@@ -405,7 +406,7 @@ test('a link to a texture inside a remote container reads the index and that pac
       assert.equal(await page.evaluate(() => window.texscope.view()?.texture), 'T_Far');
       assert.ok(sent(ranges, '/r/Spread').bytes >= fx.spread_header_blocks);
       assert.equal(await page.locator('[data-testid=src-widen]').count(), 0);
-    } else {
+    } else if (hash.startsWith('#')) {
       // Files given later open with every package, the link's container's too (a drop of the two
       // .pak files, whose paths differ from Spread's).
       await page.setInputFiles('[data-testid=file-input]', [join(tmp, 'A.pak'), join(tmp, 'B.pak')]);
