@@ -8,15 +8,19 @@
 //! no disk). `DIR/T_Far.mip0` holds T_Far's mip 0 as stored (B, G, R, A per texel, rows top
 //! first): the expected pixels, from the writer's own input rather than from a decoder. Also
 //! `A.pak` (T_PakA, 64x64, `T_PakA.mip0` as for T_Far) and `B.pak` (T_PakB), zlib: a Paks folder
-//! given as several URLs.
-//! Prints one JSON line: {"utoc_len", "ucas_len", "far_at", "side", "mip_bytes"}.
+//! given as several URLs. `DIR/Spread.utoc` + `DIR/Spread.ucas` (LEN bytes, sparse) hold the same
+//! names, but the 200 other packages are 128x128 textures (87 KiB each, random texels) spread
+//! through the file with holes between them, as a game's packages lie among their bulk data:
+//! an open that looks at every package reads each one's first block (`header_blocks`, the sum
+//! the writer stored); `DIR/Spread_T_Far.mip0` holds that container's T_Far mip 0.
+//! Prints one JSON line: {"utoc_len", "ucas_len", "far_at", "side", "mip_bytes",
+//! "header_blocks", "spread_far_at", "spread_header_blocks"}.
 
-use texscope::fixtures::containers::{self as cx, TocOptions};
+use texscope::fixtures::containers as cx;
 use texscope::fixtures::unreal::{self as ue, Rng};
 use texscope::PixelFormat;
 
-const SIDE: u32 = 512;
-const SMALL: usize = 200;
+const SIDE: u32 = cx::FAR_SIDE;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,52 +38,13 @@ fn main() {
 }
 
 fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
-    use std::io::{Seek, SeekFrom, Write};
     std::fs::create_dir_all(dir)?;
     let mut rng = Rng(0x5EC);
-    // Another class's package: a texture package whose class index is made SoundWave's (as
-    // examples/bench_containers.rs does), so the catalog lists only the two textures.
-    let (small, _) = ue::classic_texture("P_Prop", PixelFormat::BC1, 8, 8, 1, 0, &mut rng);
-    let mut other = small.uzenasset.clone();
-    let tex = cx::script_class("Texture2D").to_le_bytes();
-    let at = other
-        .windows(8)
-        .position(|w| w == tex)
-        .expect("class index");
-    other[at..at + 8].copy_from_slice(&cx::script_class("SoundWave").to_le_bytes());
-    let (first, _) = ue::classic_texture("T_First", PixelFormat::BGRA8, 64, 64, 7, 0, &mut rng);
-    let (far, mips) = ue::classic_texture("T_Far", PixelFormat::BGRA8, SIDE, SIDE, 10, 1, &mut rng);
-
-    let mut files: Vec<(String, Vec<u8>)> = vec![("Near/T_First.uasset".into(), first.uzenasset)];
-    files.extend((0..SMALL).map(|i| (format!("Props/P_Prop{i:04}.uasset"), other.clone())));
-    let k = files.len();
-    files.push(("Far/T_Far.uasset".into(), far.uzenasset));
-    files.push(("Far/T_Far.ubulk".into(), far.ubulk));
     // The far files' blocks (a few MiB) end well before LEN; the hole is placed so they do.
     let far_at = len.saturating_sub(16 << 20);
-    let toc = cx::iostore(
-        &files,
-        &TocOptions {
-            zlib: true,
-            gap: Some((k, far_at)),
-            ..Default::default()
-        },
-    );
-    std::fs::write(dir.join("Remote.utoc"), &toc.utoc)?;
-    let mut f = std::fs::File::create(dir.join("Remote.ucas"))?;
-    let mut end = 0;
-    for (part, at, bytes) in &toc.pieces {
-        assert_eq!(*part, 0, "one partition");
-        f.seek(SeekFrom::Start(*at))?;
-        f.write_all(bytes)?;
-        end = end.max(at + bytes.len() as u64);
-    }
-    assert!(
-        end <= len,
-        "the container's blocks end at {end}, past {len}"
-    );
-    f.set_len(len)?;
-    std::fs::write(dir.join("T_Far.mip0"), &mips[0])?;
+    let remote = cx::far_container(far_at, &cx::Props::PACKED, &mut rng);
+    write_toc(dir, "Remote", &remote.toc, len)?;
+    std::fs::write(dir.join("T_Far.mip0"), &remote.far_mips[0])?;
 
     // Two .pak files, as a game's Paks folder given as several URLs: `A.pak` holds T_PakA
     // (B8G8R8A8 64x64, mip 0 in its .ubulk; `T_PakA.mip0` its mip 0 as stored), `B.pak` T_PakB.
@@ -109,10 +74,50 @@ fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
         cx::pak(&legacy("B", "T_PakB", &b), &zlib),
     )?;
     std::fs::write(dir.join("T_PakA.mip0"), &a_mips[0])?;
+
+    // Spread: the other packages are 128x128 textures (8 mips inline, 87 KiB of random texels),
+    // one every (LEN - 48 MiB) / 220 bytes, as a game's packages lie among their bulk data, so
+    // looking at each one's header costs a read of its own first block.
+    let spread = cx::Props {
+        format: PixelFormat::BGRA8,
+        side: 128,
+        mips: 8,
+        spread: len.saturating_sub(48 << 20) / 220,
+    };
+    let far = cx::far_container(0, &spread, &mut Rng(0x5EC2));
+    write_toc(dir, "Spread", &far.toc, len)?;
+    std::fs::write(dir.join("Spread_T_Far.mip0"), &far.far_mips[0])?;
     println!(
-        "{{\"utoc_len\": {}, \"ucas_len\": {len}, \"far_at\": {far_at}, \"side\": {SIDE}, \"mip_bytes\": {}}}",
-        toc.utoc.len(),
-        mips[0].len()
+        "{{\"utoc_len\": {}, \"ucas_len\": {len}, \"far_at\": {far_at}, \"side\": {SIDE}, \"mip_bytes\": {}, \"header_blocks\": {}, \"spread_far_at\": {}, \"spread_header_blocks\": {}}}",
+        remote.toc.utoc.len(),
+        remote.far_mips[0].len(),
+        remote.header_blocks,
+        far.far_at,
+        far.header_blocks,
     );
     Ok(())
+}
+
+/// `DIR/STEM.utoc` and a sparse `DIR/STEM.ucas` of `len` bytes.
+fn write_toc(
+    dir: &std::path::Path,
+    stem: &str,
+    toc: &cx::TocFiles,
+    len: u64,
+) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    std::fs::write(dir.join(format!("{stem}.utoc")), &toc.utoc)?;
+    let mut f = std::fs::File::create(dir.join(format!("{stem}.ucas")))?;
+    let mut end = 0;
+    for (part, at, bytes) in &toc.pieces {
+        assert_eq!(*part, 0, "one partition");
+        f.seek(SeekFrom::Start(*at))?;
+        f.write_all(bytes)?;
+        end = end.max(at + bytes.len() as u64);
+    }
+    assert!(
+        end <= len,
+        "the container's blocks end at {end}, past {len}"
+    );
+    f.set_len(len)
 }

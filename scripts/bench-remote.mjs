@@ -4,12 +4,17 @@
 //
 //   bash scripts/build-wasm.sh && node_modules/.bin/vite build --logLevel warn
 //   node scripts/bench-remote.mjs [DIR] [--rounds N] [--len BYTES] [--delay MS] [--dist DIR]
+//                                 [--container Remote|Spread] [--link tex|pkg]
 //
 // DIR (default /tmp/texscope-bench-remote) receives Remote.utoc + a sparse Remote.ucas of --len
 // bytes (default 3 GiB) from examples/remote_fixture.rs (the project's fixture writers): 200
 // small packages and T_First at the start, T_Far (B8G8R8A8 512x512, mip 0 in its .ubulk) in the
-// last 16 MiB. Both opens go through a share link naming T_Far (#...&tex=T_Far), so neither
-// decodes another texture first. Each round, in a fresh headless Chromium:
+// last 16 MiB; --container Spread opens Spread.utoc/.ucas instead, where the 200 other packages
+// are 87 KiB textures spread through the file (each one's header a read of its own). Both opens
+// go through a share link naming T_Far (#...&tex=T_Far; --link pkg adds its path inside the
+// container, &pkg=Game/Content/Far/T_Far.uasset, as the page's links now do), so neither decodes
+// another texture first, and the remote one opens T_Far's package alone (OpenOptions::only).
+// Each round, in a fresh headless Chromium:
 // - remote: the page loaded with ?src=<utoc>&src=<ucas>#v=1&tex=T_Far; the range server
 //   (tests/browser/range-server.mjs, 127.0.0.1, another port) counts the body bytes and requests
 //   it answered (CORS preflights apart; --delay holds each range answer back MS ms, as a distant
@@ -18,7 +23,9 @@
 //   start;
 // - local: the page loaded with #v=1&file=Remote.utoc&file=Remote.ucas&tex=T_Far, the files
 //   given to the file input by path; bytes and reads as the worker read them (texscope.readStats);
-//   time to first paint after the files were given (probe.openedAt).
+//   time to first paint after the files were given (probe.openedAt);
+// - every package: the page loaded with the ?src= URLs and no texture named, so every package's
+//   header is read and the first texture (T_First) shown: bytes and requests until it paints.
 // Prints each round as a JSON line on stderr and a Markdown table (medians) on stdout.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -34,13 +41,17 @@ const rounds = Number(opt('--rounds', '3'));
 const len = Number(opt('--len', String(3 * 2 ** 30)));
 const delay = Number(opt('--delay', '0'));
 const dist = resolve(opt('--dist', join(root, 'dist')));
+const stem = opt('--container', 'Remote');
+const link = opt('--link', 'tex');
+if (!['Remote', 'Spread'].includes(stem) || !['tex', 'pkg'].includes(link)) throw new Error('--container is Remote or Spread, --link tex or pkg');
 const dir = resolve(args[0] ?? '/tmp/texscope-bench-remote');
 if (!existsSync(join(dist, 'index.html'))) throw new Error(`${dist} has no index.html: build the page first (see the top of this file)`);
-if (!existsSync(join(dir, 'Remote.ucas')) || statSync(join(dir, 'Remote.ucas')).size !== len) {
+if (!existsSync(join(dir, `${stem}.ucas`)) || statSync(join(dir, `${stem}.ucas`)).size !== len) {
   execFileSync('cargo', ['run', '--release', '--quiet', '--example', 'remote_fixture', '--', dir, String(len)], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
-const utoc = join(dir, 'Remote.utoc');
-const ucas = join(dir, 'Remote.ucas');
+const utoc = join(dir, `${stem}.utoc`);
+const ucas = join(dir, `${stem}.ucas`);
+const view = `#v=1&tex=T_Far${link === 'pkg' ? '&pkg=Game%2FContent%2FFar%2FT_Far.uasset' : ''}&mip=0`;
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
 
@@ -64,17 +75,18 @@ async function round(pageServer, files) {
       && window.texscope.paints().events.some((e) => e.mip === 0 && e.kind === 'full'), null, { timeout: 300000 });
     // Remote.
     files.reset();
-    const urls = [`${files.origin}/r/Remote.utoc`, `${files.origin}/r/Remote.ucas`];
+    const urls = [`${files.origin}/r/${stem}.utoc`, `${files.origin}/r/${stem}.ucas`];
+    const query = `?${urls.map((u) => `src=${encodeURIComponent(u)}`).join('&')}`;
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    await page.goto(`${pageServer.url}?${urls.map((u) => `src=${encodeURIComponent(u)}`).join('&')}#v=1&tex=T_Far&mip=0`);
+    await page.goto(`${pageServer.url}${query}${view}`);
     await seeTFar(page);
     const rp = await firstPaint(page);
-    const net = sent(files, '/r/Remote');
+    const net = sent(files, `/r/${stem}`);
     const remote = { bytes: net.bytes, requests: net.requests, preflights: net.preflights, ttfp: rp.first - rp.sourcesAt, full: rp.full - rp.sourcesAt, fromLoad: rp.first };
     await page.close();
     // Local.
     const lp = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    await lp.goto(`${pageServer.url}#v=1&file=Remote.utoc&file=Remote.ucas&tex=T_Far&mip=0`);
+    await lp.goto(`${pageServer.url}#v=1&file=${stem}.utoc&file=${stem}.ucas&tex=T_Far&mip=0`);
     await lp.waitForFunction(() => window.texscope && document.querySelector('[data-testid=file-input]'));
     const [b0, r0] = await lp.evaluate(() => window.texscope.readStats());
     await lp.setInputFiles('[data-testid=file-input]', [utoc, ucas]);
@@ -83,14 +95,24 @@ async function round(pageServer, files) {
     const p = await firstPaint(lp);
     const local = { bytes: b1 - b0, reads: r1 - r0, ttfp: p.first - p.openedAt, full: p.full - p.openedAt };
     await lp.close();
-    return { remote, local };
+    // Every package (no texture named): until the first texture shown paints in full.
+    files.reset();
+    const ap = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await ap.goto(`${pageServer.url}${query}`);
+    await ap.waitForFunction(() => document.body.dataset.state === 'ready' && window.texscope.view()
+      && window.texscope.paints().events.some((e) => e.kind === 'full'), null, { timeout: 300000 });
+    const allNet = sent(files, `/r/${stem}`);
+    const aq = await firstPaint(ap);
+    const all = { bytes: allNet.bytes, requests: allNet.requests, ttfp: aq.first - aq.sourcesAt, full: aq.full === null ? aq.first - aq.sourcesAt : aq.full - aq.sourcesAt };
+    await ap.close();
+    return { remote, local, all };
   } finally {
     await browser.close();
   }
 }
 
 const pageServer = await serve(dist);
-const files = await rangeServer({ 'Remote.utoc': utoc, 'Remote.ucas': ucas }, { delay });
+const files = await rangeServer({ [`${stem}.utoc`]: utoc, [`${stem}.ucas`]: ucas }, { delay });
 const all = [];
 try {
   for (let i = 0; i < rounds; i++) {
@@ -105,7 +127,8 @@ try {
 const m = (f) => median(all.map(f));
 const kib = (b) => `${(b / 1024).toFixed(0)} KiB`;
 const ms = (v) => `${v.toFixed(0)} ms`;
-console.log(`| open of T_Far in a ${(len / 2 ** 30).toFixed(0)} GiB .utoc/.ucas (median of ${rounds}${delay ? `, ${delay} ms a range answer` : ''}) | bytes | requests / reads | first paint | mip 0 in full |`);
+console.log(`| open of T_Far in a ${(len / 2 ** 30).toFixed(0)} GiB ${stem}.utoc/.ucas (median of ${rounds}${delay ? `, ${delay} ms a range answer` : ''}; link: ${link}) | bytes | requests / reads | first paint | mip 0 in full |`);
 console.log('|---|---:|---:|---:|---:|');
 console.log(`| share link, ?src= on a range server (another origin), from the first request | ${kib(m((r) => r.remote.bytes))} sent | ${m((r) => r.remote.requests)} requests (+${m((r) => r.remote.preflights)} CORS preflights) | ${ms(m((r) => r.remote.ttfp))} (${ms(m((r) => r.remote.fromLoad))} after navigation) | ${ms(m((r) => r.remote.full))} |`);
 console.log(`| the same files dropped, from the drop | ${kib(m((r) => r.local.bytes))} read | ${m((r) => r.local.reads)} reads | ${ms(m((r) => r.local.ttfp))} | ${ms(m((r) => r.local.full))} |`);
+console.log(`| ?src= without a texture named: every package's header read, the first texture (T_First) shown | ${kib(m((r) => r.all.bytes))} sent | ${m((r) => r.all.requests)} requests | ${ms(m((r) => r.all.ttfp))} | ${ms(m((r) => r.all.full))} |`);

@@ -46,6 +46,16 @@ pub struct OpenOptions {
     /// AES keys for encrypted Unreal containers (.pak, .utoc): kept in memory only, never printed.
     #[cfg(feature = "containers")]
     pub aes_keys: io::aes::Keys,
+    /// Opens only the packages of .pak / IoStore containers that this names (a share link to one
+    /// texture inside a large remote container, the CLI's `--only`): a package path inside the
+    /// container as `Texture::path` gives it, that path without its extension, or a package's
+    /// file name without extension, which is its texture's name in cooked games
+    /// (`unreal::container::names_package`). The containers' indexes are read as always; the
+    /// other packages' headers are not. When no package of any container matches, every package
+    /// is opened as without it ([`Catalog::narrowed`] says which happened). Loose files and other
+    /// engines' files are opened as always.
+    #[cfg(feature = "containers")]
+    pub only: Option<String>,
 }
 
 /// A file that yielded no texture, or failed to open, with the reason.
@@ -101,6 +111,9 @@ pub struct Catalog {
     pub thumbnails: Vec<model::Thumbnail>,
     options: OpenOptions,
     memo: Memo,
+    /// Whether [`OpenOptions::only`] matched packages of a container and its other packages were
+    /// left unopened (false: no `only`, or it matched none and every package was opened).
+    pub narrowed: bool,
 }
 
 /// Containers read and streams decompressed while a catalog was built, by the source they came
@@ -128,6 +141,11 @@ pub struct OpenContext<'p> {
     /// [`OpenOptions::aes_keys`].
     #[cfg(feature = "containers")]
     pub aes_keys: io::aes::Keys,
+    /// [`OpenOptions::only`].
+    #[cfg(feature = "containers")]
+    pub only: Option<String>,
+    /// Whether `only` left packages of a container unopened ([`Catalog::narrowed`]).
+    pub narrowed: bool,
     /// The first bytes of each user file, read once and shared by every engine's probe.
     heads: Vec<Option<Vec<u8>>>,
     /// How many of `heads` have been read: the first stage of [`OpenProgress`].
@@ -327,6 +345,9 @@ fn open_with(
         platform: options.platform,
         #[cfg(feature = "containers")]
         aes_keys: options.aes_keys.clone(),
+        #[cfg(feature = "containers")]
+        only: options.only.clone(),
+        narrowed: false,
         heads: vec![None; n],
         probed: 0,
         progress,
@@ -357,6 +378,7 @@ fn open_with(
         thumbnails: ctx.thumbnails,
         options: options.clone(),
         memo: ctx.memo,
+        narrowed: ctx.narrowed,
     }
 }
 

@@ -2146,3 +2146,52 @@ fn export_writes_every_udim_block_of_an_editor_source() {
     assert_eq!(blue, [0u8, 0, 255, 255].repeat(16));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--only NAME` opens only the container packages NAME names (OpenOptions::only; the reads it
+/// saves are counted in tests/unreal_containers.rs): a container of T_First, 200 packages of
+/// another class and T_Far (src/fixtures/containers.rs `far_container`) lists T_Far alone by
+/// name or by its path inside the container (census `path`), and everything, with a sentence on
+/// stderr, for a name no package has.
+#[test]
+fn only_opens_the_named_package() {
+    use texscope::fixtures::containers::{far_container, Props};
+    let fx = far_container(
+        1 << 16,
+        &Props::PACKED,
+        &mut texscope::fixtures::unreal::Rng(3),
+    );
+    let d = temp_dir("only");
+    std::fs::write(d.join("Remote.utoc"), &fx.toc.utoc).unwrap();
+    let mut ucas = Vec::new();
+    for (_, at, b) in &fx.toc.pieces {
+        ucas.resize(*at as usize, 0);
+        ucas.extend_from_slice(b);
+    }
+    std::fs::write(d.join("Remote.ucas"), &ucas).unwrap();
+    let dir = d.to_str().unwrap();
+    for only in ["T_Far", "Game/Content/Far/T_Far.uasset"] {
+        let got = census(&[dir, "--only", only]);
+        let names: Vec<&str> = got.iter().filter_map(|r| r["name"].as_str()).collect();
+        assert_eq!(names, ["T_Far"], "{only}");
+        assert_eq!(got[0]["path"], "Game/Content/Far/T_Far.uasset");
+    }
+    let out = run(&["census", dir, "--only", "T_Nowhere"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--only T_Nowhere names no package"),
+        "{stderr}"
+    );
+    let mut names: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).ok()?["name"]
+                .as_str()
+                .map(String::from)
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["T_Far", "T_First"]);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -3,17 +3,14 @@
 //! decode is compared with the image the fixture's bytes were made from.
 
 mod common;
-use common::samples;
-use std::sync::{Arc, Mutex};
+use common::{samples, Counting};
 use texscope::fixtures::frostbite::{self as fixture, Fixture, Packing, Spec};
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
 use texscope::frostbite::render_format;
 use texscope::frostbite::texture::{name_hash, HeaderLayout};
 use texscope::io::BytesSource;
 use texscope::model::{ColorSpace, Storage};
-use texscope::{
-    open, Catalog, ErrorKind, OpenOptions, PixelFormat, Source, SourceRef, TextureKind,
-};
+use texscope::{open, Catalog, ErrorKind, OpenOptions, PixelFormat, SourceRef, TextureKind};
 
 fn src(name: &str, bytes: Vec<u8>) -> SourceRef {
     BytesSource::shared(name, bytes)
@@ -277,35 +274,6 @@ fn first_mip_tail_lists_present_mips_and_points_at_the_toc() {
     spec.tail_only = false;
     let fx = fixture::build(&spec).unwrap();
     assert_eq!(assert_decodes(&open_fixture(&fx), &fx), 7);
-}
-
-/// Counts the bytes read from a source, and logs each read as (offset, length).
-struct Counting {
-    inner: BytesSource,
-    read: Mutex<u64>,
-    log: Mutex<Vec<(u64, u64)>>,
-}
-impl Counting {
-    fn new(name: &str, bytes: Vec<u8>) -> Arc<Counting> {
-        Arc::new(Counting {
-            inner: BytesSource::new(name, bytes),
-            read: Mutex::new(0),
-            log: Mutex::new(Vec::new()),
-        })
-    }
-}
-impl Source for Counting {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
-        *self.read.lock().unwrap() += buf.len() as u64;
-        self.log.lock().unwrap().push((offset, buf.len() as u64));
-        self.inner.read_exact_at(offset, buf)
-    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! its own `level0.resS`.
 
 mod common;
-use common::{samples, unitypy_pixels};
+use common::{samples, unitypy_pixels, Counting};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -769,25 +769,6 @@ fn gzip_and_brotli_wrapped_webgl_data_list_and_decode_like_the_plain_file() {
     assert_eq!(cat.problems[0].engine, None);
 }
 
-/// A source that counts the bytes read through it.
-struct Counting {
-    inner: SourceRef,
-    read: std::cell::Cell<u64>,
-}
-
-impl texscope::Source for Counting {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
-        self.read.set(self.read.get() + buf.len() as u64);
-        self.inner.read_exact_at(offset, buf)
-    }
-}
-
 /// Issue 4: "Dropping the .resS later completes the textures that were waiting for it without
 /// reloading the rest." A drop of level0 (its Cubemap waits for level0.resS), an LZMA UnityFS
 /// bundle and a gzip-compressed WebGL .data; then level0.resS alone. The cube completes and
@@ -799,14 +780,7 @@ fn dropping_the_ress_later_reuses_what_is_open() {
     use std::io::Write;
     let root = samples().join("unity");
     let dir = root.join("liuruihhh_unityrenderer/Build/UnityRenderer_Data");
-    // Sources are used on one thread (the core's SourceRef is not Send either).
-    #[allow(clippy::arc_with_non_send_sync)]
-    let counted = |src: SourceRef| {
-        Arc::new(Counting {
-            inner: src,
-            read: std::cell::Cell::new(0),
-        })
-    };
+    let counted = Counting::over;
     let lzma = counted(Arc::new(
         FileSource::open(&root.join("Valheim-Modding_Jotunn/JotunnLib/Unity/AssetBundles/jotunn"))
             .unwrap(),
@@ -840,8 +814,8 @@ fn dropping_the_ress_later_reuses_what_is_open() {
         .unwrap();
     cat.decode(in_lzma, 0, 0, DecodeOptions::default()).unwrap();
     // Everything was read at least once: the whole .data.gz to decompress it.
-    assert!(gz.read.get() >= gz.inner.len());
-    let before = (lzma.read.get(), gz.read.get());
+    assert!(gz.bytes() >= gz.inner.len());
+    let before = (lzma.bytes(), gz.bytes());
 
     let ress: SourceRef = Arc::new(FileSource::open(&dir.join("level0.resS")).unwrap());
     let cat2 = cat.add(vec![ress]);
@@ -851,7 +825,7 @@ fn dropping_the_ress_later_reuses_what_is_open() {
     assert_eq!((img.width, img.height), (128, 128));
     cat2.decode(in_lzma, 0, 0, DecodeOptions::default())
         .unwrap();
-    let again = (lzma.read.get() - before.0, gz.read.get() - before.1);
+    let again = (lzma.bytes() - before.0, gz.bytes() - before.1);
     assert!(
         again.0 <= texscope::HEAD_LEN && again.1 <= texscope::HEAD_LEN,
         "read again after the drop: bundle {} bytes, .data.gz {} bytes",

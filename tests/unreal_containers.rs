@@ -6,7 +6,7 @@
 #![cfg(feature = "containers")]
 
 mod common;
-use common::samples;
+use common::{samples, Counting};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -1203,5 +1203,124 @@ fn partial_drops_say_one_thing_per_container() {
         let p = root(set).join("Patch/Pak/CUE4ParseFixtures-PatchBase_0_P.pak");
         let pak = pak::open(&file(&p), &Keys::default(), &Limits::default()).unwrap();
         assert_eq!(pak.entries.len(), 2, "{set}");
+    }
+}
+
+/// `OpenOptions::only` (a share link to one texture inside a container, the CLI's --only): the
+/// container's index is read, then only the named package, never the 201 packages before it.
+/// The fixture (src/fixtures/containers.rs `far_container`) puts every other package before a
+/// hole and T_Far after it, so "read nothing of the other packages" is "read no byte of the
+/// .ucas before `far_at`"; T_Far's pixels are the writer's input (B, G, R, A per texel).
+#[test]
+fn only_opens_the_named_package_and_reads_nothing_of_the_others() {
+    use texscope::fixtures::containers::{far_container, Props};
+    only_opens_the_named_package(far_container(
+        1 << 20,
+        &Props::PACKED,
+        &mut texscope::fixtures::unreal::Rng(7),
+    ));
+    // The other packages are 128x128 textures with a hole before each: the full open reads each
+    // one's first block.
+    let spread = Props {
+        format: texscope::PixelFormat::BGRA8,
+        side: 128,
+        mips: 8,
+        spread: 100_000,
+    };
+    only_opens_the_named_package(far_container(
+        0,
+        &spread,
+        &mut texscope::fixtures::unreal::Rng(8),
+    ));
+}
+
+fn only_opens_the_named_package(fx: texscope::fixtures::containers::FarContainer) {
+    use texscope::fixtures::containers::FAR_SIDE;
+    let end = fx
+        .toc
+        .pieces
+        .iter()
+        .map(|(_, at, b)| at + b.len() as u64)
+        .max()
+        .unwrap();
+    let mut ucas = vec![0u8; end as usize];
+    for (_, at, b) in &fx.toc.pieces {
+        ucas[*at as usize..*at as usize + b.len()].copy_from_slice(b);
+    }
+    let utoc = Counting::new("Remote.utoc", fx.toc.utoc.clone());
+    let cas = Counting::new("Remote.ucas", ucas);
+    let sources = || vec![utoc.clone() as SourceRef, cas.clone() as SourceRef];
+    // Every user file's first bytes are read once to tell what it is (`texscope::HEAD_LEN`, the
+    // engines' shared probe); past those, the .ucas reads tell which packages were looked at.
+    let before_far = |log: &[(u64, u64)]| {
+        log.iter()
+            .filter(|&&(at, n)| at < fx.far_at && (at, n) != (0, texscope::HEAD_LEN))
+            .count()
+    };
+    let read = |log: &[(u64, u64)]| log.iter().map(|(_, n)| n).sum::<u64>();
+
+    // The full open reads every package's header (all before the hole).
+    let full = texscope::open(sources(), &Default::default());
+    let full_log = cas.take();
+    utoc.take();
+    let mut names: Vec<&str> = full.textures.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["T_Far", "T_First"]);
+    assert!(!full.narrowed);
+    assert!(before_far(&full_log) > 0);
+    // At least the first block of every package before T_Far (the writer's sum).
+    assert!(read(&full_log) >= fx.header_blocks);
+
+    // By texture name (what old share links carry), by path inside the container (what new ones
+    // carry: census `path`, the mount point's ../../../ dropped), with or without extension.
+    for only in [
+        "T_Far",
+        "t_far",
+        "Game/Content/Far/T_Far.uasset",
+        "Far/T_Far",
+        "../../../Game/Content/Far/T_Far.uasset",
+    ] {
+        let o = texscope::OpenOptions {
+            only: Some(only.into()),
+            ..Default::default()
+        };
+        let cat = texscope::open(sources(), &o);
+        let log = cas.take();
+        let toc_read = read(&utoc.take());
+        assert!(cat.narrowed, "{only}");
+        assert!(cat.problems.is_empty(), "{only}: {:?}", cat.problems);
+        let names: Vec<&str> = cat.textures.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["T_Far"], "{only}");
+        assert_eq!(
+            cat.textures[0].path.as_deref(),
+            Some("Game/Content/Far/T_Far.uasset")
+        );
+        assert_eq!(before_far(&log), 0, "{only}: {log:?}");
+        // The index: the .utoc once (it is a few KiB), read whole by the TOC reader.
+        assert!(toc_read <= fx.toc.utoc.len() as u64, "{only}: {toc_read}");
+        assert!(read(&log) < read(&full_log), "{only}");
+        let img = cat.decode(0, 0, 0, Default::default()).unwrap();
+        let texscope::Pixels::Rgba8(px) = img.pixels else {
+            panic!("RGBA8 expected")
+        };
+        let want = &fx.far_mips[0];
+        assert_eq!(want.len(), (FAR_SIDE * FAR_SIDE * 4) as usize);
+        for (got, bgra) in px.chunks_exact(4).zip(want.chunks_exact(4)) {
+            assert_eq!(got, [bgra[2], bgra[1], bgra[0], bgra[3]]);
+        }
+        cas.take();
+    }
+
+    // Nothing matches ("Far" is a folder, not a package; a name no package has): every package
+    // is opened, as without the option, and the catalog says it was not narrowed.
+    for only in ["Far", "T_Nowhere", "Far/T_Far.ubulk", ""] {
+        let o = texscope::OpenOptions {
+            only: Some(only.into()),
+            ..Default::default()
+        };
+        let cat = texscope::open(sources(), &o);
+        assert!(!cat.narrowed, "{only}");
+        assert_eq!(cat.textures.len(), 2, "{only}");
+        cas.take();
     }
 }

@@ -62,6 +62,10 @@ export function createActions(store) {
     setUnityVersion: (unityVersion) => commit('setUnityVersion', { unityVersion }),
     /** @param {string | undefined} platform */
     setPlatform: (platform) => commit('setPlatform', { platform }),
+    /** A link's container package opened alone (undefined: every package). @param {string | undefined} only */
+    setOnly: (only) => commit('setOnly', { only }),
+    /** Whether the last open read only that package. @param {boolean} narrowed */
+    setNarrowed: (narrowed) => commit('setNarrowed', { narrowed }),
     /** @param {string | null} demo */
     setDemo: (demo) => commit('setDemo', { demo }),
     /** @param {import('./types').ShareView | null} restore */

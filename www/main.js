@@ -50,6 +50,7 @@ const opened = () => ({
   profile: store.state.profile,
   unityVersion: store.state.unityVersion,
   platform: store.state.platform,
+  only: store.state.only,
   keys: app.keys?.keys(),
 });
 

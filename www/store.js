@@ -111,6 +111,8 @@ export function initialState() {
     profile: undefined,
     unityVersion: undefined,
     platform: undefined,
+    only: undefined,
+    narrowed: false,
     textures: [],
     problems: [],
     filters: { name: '', engine: '', format: '', minSize: 0, sort: '' },

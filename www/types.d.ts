@@ -208,6 +208,8 @@ export interface CatalogReply {
   problems: Problem[];
   /** Dropped containers that no AES key given so far opens (the full module's Session.needsKey). */
   needsKey?: string[];
+  /** Whether the open read only the container packages a link names (Session.narrowed). */
+  narrowed?: boolean;
 }
 
 /** What the AES key bar says (views/keys.js); never holds the key. */
@@ -228,13 +230,17 @@ export interface OpenedFiles {
   platform?: string;
   /** The AES keys that opened a container (services/keys.js), given before the files. */
   keys?: string[];
+  /** The container package a share link names: only it is opened (src/lib.rs OpenOptions::only). */
+  only?: string;
 }
 
 /** A request to www/worker.js and the value it answers with. */
 export interface WorkerCalls {
   /** `paths`: each file's path in its folder drop (lib/walk.js pathOf), NUL-joined for Session.add. `keys`: AES keys to add first (a restarted or pool worker). */
   /** `slow`: a test hook (probe.openDelay), ms the worker holds each step of the open. */
-  add: { req: { files: OpenFile[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; slow?: number }; res: CatalogReply };
+  add: { req: { files: OpenFile[]; paths?: string[]; profile?: string; unityVersion?: string; platform?: string; keys?: string[]; only?: string; slow?: number }; res: CatalogReply };
+  /** Opens only the container package `only` names ("" = every package): every file is reopened. */
+  only: { req: { only: string; slow?: number }; res: CatalogReply };
   /** An AES key (or key file's text): every file is reopened with it (services/keys.js). */
   /** These four reopen every file; `slow` as for `add` (the reopening's steps are posted as an add's). */
   aesKey: { req: { key: string; slow?: number }; res: CatalogReply };
@@ -340,6 +346,8 @@ export interface ShareView {
   files?: string[];
   fileMeta?: FileMeta[];
   texture?: string;
+  /** The texture's package inside its container (census path): a link to a server's container opens it alone. */
+  path?: string;
   mip?: number;
   slice?: number;
   channels?: Channels;
@@ -441,6 +449,10 @@ export interface State {
   unityVersion: string | undefined;
   /** The console platform the user chose (undefined: as the files say). */
   platform: string | undefined;
+  /** The container package a share link names, opened alone (undefined: every package). */
+  only: string | undefined;
+  /** Whether the open read only that package (the worker's CatalogReply.narrowed). */
+  narrowed: boolean;
   textures: TextureRecord[];
   problems: Problem[];
   filters: Filters;

@@ -110,9 +110,9 @@ export class WorkerClient {
     // A fresh worker after a crash has lost the files: reopen them first. Requests made meanwhile
     // wait too: the reopening may await the full module (AES keys, containers), and the worker
     // would answer them from an empty catalog.
-    const { files, paths, profile, unityVersion, platform, keys } = this.#source();
+    const { files, paths, profile, unityVersion, platform, keys, only } = this.#source();
     if (fresh && files.length) {
-      const reopen = send({ op: 'add', files, paths, profile, unityVersion, platform, keys });
+      const reopen = send({ op: 'add', files, paths, profile, unityVersion, platform, keys, only });
       this.#reopened = reopen.then(() => undefined, () => undefined);
       return reopen.then(() => send(req, onProgress));
     }

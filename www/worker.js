@@ -73,6 +73,10 @@ let profile;
 let unityVersion;
 /** @type {string | undefined} */
 let platform;
+// The container package a share link names (src/lib.rs OpenOptions::only): only the full module
+// reads containers, so the core module's session never hears it.
+/** @type {string | undefined} */
+let only;
 // After a panic the wasm instance is unusable; the page starts a fresh worker.
 let broken = false;
 
@@ -127,6 +131,7 @@ async function switchToFull(step) {
   if (profile !== undefined) next.setFrostbiteProfile(profile);
   if (unityVersion !== undefined) next.setUnityVersion(unityVersion);
   if (platform !== undefined) next.setPlatform(platform);
+  if (only !== undefined) next.setOnly(only);
   for (const { files, paths } of opened) next.add(files, paths?.join('\0'), step);
   session?.free();
   session = next;
@@ -185,7 +190,8 @@ async function catalog(step) {
   if (!full && live().needsFull()) await switchToFull(step);
   const s = live();
   const needsKey = full ? (await needFull()).session.needsKey() : [];
-  return { value: { textures: s.textures(), problems: s.problems(), needsKey } };
+  const narrowed = full ? (await needFull()).session.narrowed() : false;
+  return { value: { textures: s.textures(), problems: s.problems(), needsKey, narrowed } };
 }
 
 // AES keys (issue 17) live in the Session's options, in this worker's memory only: never posted
@@ -228,6 +234,10 @@ async function run(req, step) {
       if (req.unityVersion !== undefined) session.setUnityVersion(unityVersion = req.unityVersion);
       if (req.platform !== undefined) session.setPlatform(platform = req.platform);
       await addKeys(req.keys);
+      if (req.only !== undefined && (req.only || undefined) !== only) {
+        only = req.only || undefined;
+        if (full) (await needFull()).session.setOnly(only);
+      }
       // (live(): the keys may have moved the session to the full module.)
       {
         const files = sources(req.files);
@@ -246,6 +256,11 @@ async function run(req, step) {
     case 'platform':
       session.setPlatform(req.platform, step);
       platform = req.platform;
+      return catalog(step);
+    case 'only':
+      // A link's narrowed open widened to every package ("" = all), or narrowed again.
+      only = req.only || undefined;
+      (await needFull()).session.setOnly(only, step);
       return catalog(step);
     case 'aesKey':
       // Reopens every file with the key (in the full module: loading it reopens them there first);

@@ -78,6 +78,11 @@ folders are listed; --quiet (-q) leaves both out. Piped or redirected stderr nev
                                    0x + 64 hex digits, or base64, or a JSON file of keys by
                                    container GUID ({\"GUID\": \"0x…\"} or FModel's mainKey /
                                    dynamicKeys); repeatable. Keys are never printed.
+  any command: --only NAME         open only the packages of .pak / IoStore containers that NAME
+                                   names (a path inside the container as census `path` gives it,
+                                   with or without its extension, or a package's name, e.g.
+                                   T_Rock): the indexes are read, the other packages are not.
+                                   When it names none, every package is opened (and it says so)
 PATH is a file or a folder (walked recursively); the files of one folder are opened together so
 siblings (.uasset/.uexp/.ubulk, .assets/.resS, ...) pair up.";
 
@@ -146,6 +151,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
     let mut unity_version: Option<String> = None;
     let mut platform = None;
     let mut keys = texscope::io::aes::Keys::default();
+    let mut only: Option<String> = None;
     let mut out = None;
     let mut mip = None;
     let mut slice = None;
@@ -235,6 +241,15 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
                         format!("--platform is switch, ps4, ps5 or pc, not '{v}'")
                     })?);
             }
+            "--only" => {
+                let v = it
+                    .next()
+                    .filter(|v| !v.trim().is_empty())
+                    .ok_or("--only needs a package path or texture name, e.g. Game/T_Rock.uasset or T_Rock")?;
+                if only.replace(v.clone()).is_some() {
+                    return Err("--only given twice".into());
+                }
+            }
             "--aes-key" => {
                 let k = it
                     .next()
@@ -304,6 +319,7 @@ fn parse_args(args: &[String]) -> std::result::Result<Request, String> {
         unity_version,
         platform,
         aes_keys: keys,
+        only,
         ..OpenOptions::default()
     };
     Ok(Request {
@@ -823,6 +839,7 @@ fn main() -> ExitCode {
     let show = progress::wanted(quiet);
     let bar = progress::Progress::new(show, files, "textures");
     let mut result = Ok(());
+    let narrowed = std::sync::atomic::AtomicBool::new(false);
     let mut sink = |g: GroupOutput| {
         bar.eprint(&g.stderr);
         // With a bar, stdout may be the same terminal: the lines go out while it is off screen.
@@ -839,6 +856,9 @@ fn main() -> ExitCode {
             |i| {
                 let (dir, files) = groups[i];
                 let (mut cat, errors) = open_group(files, &options, &bar);
+                if cat.narrowed {
+                    narrowed.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 bar.add(files.len() as u64, cat.textures.len() as u64);
                 // Each folder of packages is opened with every .usmap of the run (`collect`), so
                 // what is said of a .usmap (ignored, unreadable) is said once, by its own folder's
@@ -856,6 +876,11 @@ fn main() -> ExitCode {
         );
     }
     bar.finish();
+    if let Some(only) = &options.only {
+        if !narrowed.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("texscope: --only {only} names no package of a .pak or IoStore container here; every package was opened");
+        }
+    }
     let result = result.and_then(|_| out.flush());
     stats::report();
     exit_code(result)

@@ -131,6 +131,31 @@ impl Opened {
     }
 }
 
+/// Whether `only` (`OpenOptions::only`) names the package at container path `path`: the path
+/// itself (`Game/Far/T_Far.uasset`, as `Texture::path` and census `path` give it), the path
+/// without its extension, or the file name without its extension (`T_Far`: a cooked texture's
+/// object is named as its package, which is what a share link's texture name holds), all
+/// ASCII-case-insensitively as the engine's paths are. A path `only` matches at its end too, so
+/// a path written with the engine's `../../../` or with the project folder dropped still finds
+/// the package.
+pub fn names_package(only: &str, path: &str) -> bool {
+    let only = only
+        .trim()
+        .trim_start_matches("../")
+        .trim_start_matches('/');
+    if only.is_empty() {
+        return false;
+    }
+    let stem = &path[..path.len() - ext_lower(path).len()];
+    let ends = |whole: &str| {
+        whole.len() >= only.len()
+            && whole.is_char_boundary(whole.len() - only.len())
+            && whole[whole.len() - only.len()..].eq_ignore_ascii_case(only)
+            && (whole.len() == only.len() || whole.as_bytes()[whole.len() - only.len() - 1] == b'/')
+    };
+    ends(path) || ends(stem)
+}
+
 /// The engine's mount priority of a container file (FPakPlatformFile: a name ending `_P` is a
 /// patch, ranked above the base by 100 x (its chunk version + 1), the version being the number
 /// before `_P`, as in `Game_0_P.pak`). Higher wins when two containers hold the same path.
@@ -370,6 +395,20 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
     let mut mains: Vec<usize> = (0..table.len())
         .filter(|&k| matches!(ext_lower(&table[k].2).as_str(), ".uasset" | ".umap"))
         .collect();
+    // A link to one texture: only the packages it names are read (their names come from the
+    // index, already read); none named, every package as usual.
+    let narrowed = ctx.only.as_deref().and_then(|only| {
+        let named: Vec<usize> = mains
+            .iter()
+            .copied()
+            .filter(|&k| names_package(only, &table[k].2))
+            .collect();
+        (!named.is_empty()).then_some(named)
+    });
+    if let Some(named) = narrowed {
+        mains = named;
+        ctx.narrowed = true;
+    }
     mains.sort_by_key(|&k| (table[k].0, list[table[k].0].opened.offset(table[k].1)));
     // Per table row: the package's source when it may hold a texture, or why it has none.
     let mut kept: Vec<Option<Result<SourceRef>>> = (0..table.len()).map(|_| None).collect();
@@ -437,7 +476,8 @@ pub(crate) fn open(ctx: &mut OpenContext, forced: Option<&super::package::Forced
         found[*ci].1 += ctx.problems.len() - p0;
     }
     for (ci, m) in list.iter().enumerate() {
-        if found[ci] == (0, 0) {
+        // A narrowed open says nothing of the containers whose packages it did not look at.
+        if found[ci] == (0, 0) && !ctx.narrowed {
             let n = m.opened.files().len();
             let e = Error::not_recognised(format!(
                 "an Unreal container with {n} file(s) and no texture package among them"

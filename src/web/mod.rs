@@ -735,6 +735,26 @@ impl Session {
         Ok(())
     }
 
+    /// Opens only the container packages `only` names (`OpenOptions::only`: a share link's
+    /// package path or texture name; `None` or "" = every package), reopening the files open so
+    /// far. The worker calls it before a link's files are added, and with `None` when the page
+    /// asks for the rest of the containers. `progress` hears the reopening as [`Session::add`]'s.
+    /// The core module reads no container, so it has no such method.
+    #[cfg(feature = "containers")]
+    #[wasm_bindgen(js_name = setOnly)]
+    pub fn set_only(&mut self, only: Option<String>, progress: Option<js_sys::Function>) {
+        let mut options = self.catalog.options().clone();
+        options.only = only.filter(|o| !o.trim().is_empty());
+        self.reopen(&options, progress);
+    }
+
+    /// Whether [`Session::set_only`]'s name matched packages and the others were left unopened
+    /// (`Catalog::narrowed`; false: no name, or it matched none and every package was opened).
+    #[cfg(feature = "containers")]
+    pub fn narrowed(&self) -> bool {
+        self.catalog.narrowed
+    }
+
     /// The dropped containers that no given key opens (`NeedsKey` problems): the page asks for a
     /// key for these, by name. The core module has no containers, so it has no such method.
     #[cfg(feature = "containers")]

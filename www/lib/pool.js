@@ -97,13 +97,14 @@ export class WorkerPool {
   }
 
   pump() {
-    const { files, paths, profile, unityVersion, platform, keys = [] } = this.source();
+    const { files, paths, profile, unityVersion, platform, only, keys = [] } = this.source();
     // The keys only ever grow (services/keys.js), so their count tells a new one (and the key
     // itself is kept out of this string).
-    const options = JSON.stringify([profile ?? null, unityVersion ?? null, platform ?? null, keys.length]);
+    const options = JSON.stringify([profile ?? null, unityVersion ?? null, platform ?? null, only ?? null, keys.length]);
     const changed = this.options !== null && options !== this.options;
     this.options = options;
-    // The files were re-opened with another profile, Unity version, platform or AES key: start over.
+    // The files were re-opened with another profile, Unity version, platform, AES key or a link's
+    // package widened to every package: start over.
     if (changed) for (const s of [...this.workers]) this.drop(s, 'the files were re-opened');
     while (this.queue.length) {
       let slot = this.workers.find((s) => !s.busy);
@@ -114,7 +115,7 @@ export class WorkerPool {
       // The catalog is rebuilt from all files in the same order as the main worker's (Catalog::add
       // re-opens every file together), so texture indices agree.
       const catchUp = slot.sent < files.length
-        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), paths: paths?.slice(slot.sent), profile, unityVersion, platform, keys: slot.sent ? [] : keys }).then(() => { slot.sent = files.length; })
+        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), paths: paths?.slice(slot.sent), profile, unityVersion, platform, only, keys: slot.sent ? [] : keys }).then(() => { slot.sent = files.length; })
         : Promise.resolve();
       catchUp.then(() => this.send(slot, job.req)).then(job.resolve, job.reject).finally(() => {
         slot.busy = null;

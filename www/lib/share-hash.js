@@ -15,6 +15,8 @@ const NORMALS = ['off', 'rg', 'ag', 'ra'];
 const NAME = /^[^\u0000-\u001f\u007f]{1,200}$/; // any printable text, bounded
 // eslint-disable-next-line no-control-regex -- as NAME: a builds' pair's path, possibly empty
 const PAIR_PATH = /^[^\u0000-\u001f\u007f]{0,400}$/;
+// eslint-disable-next-line no-control-regex -- as NAME: a package's path inside its container
+const PACKAGE_PATH = /^[^\u0000-\u001f\u007f]{1,400}$/;
 const MAX_FILES = 64;
 
 /** @param {string | null | undefined} v @param {number} lo @param {number} hi */
@@ -53,6 +55,10 @@ export function parseShare(hash) {
   if (files.length) out.files = files;
   const tex = p.get('tex');
   if (tex !== null && NAME.test(tex)) out.texture = tex;
+  // pkg=<path>: the texture's package inside its container (census path), so a link to a file on
+  // a server opens that package alone (services/sources.js); links without it open by tex.
+  const pkg = p.get('pkg');
+  if (pkg !== null && PACKAGE_PATH.test(pkg)) out.path = pkg;
   set('mip', int(p.get('mip'), 0, 31));
   set('slice', int(p.get('slice'), 0, 65535));
   const ch = p.get('ch');
@@ -113,6 +119,7 @@ export function formatShare(s) {
   else if (s.fileMeta?.length) for (const f of s.fileMeta) p.append('f', `${f.size}~${f.hash}~${f.name}`);
   else for (const f of s.files ?? []) p.append('file', f);
   if (s.texture !== undefined) p.set('tex', s.texture);
+  if (s.path !== undefined) p.set('pkg', s.path);
   p.set('mip', String(s.mip ?? 0));
   p.set('slice', String(s.slice ?? 0));
   /** @type {Partial<import('../types').Channels>} */

@@ -104,10 +104,13 @@ export function createOpener(app) {
       // Files of a folder drop are named by their path in it, so same-named files of two folders
       // stay apart and exports mirror the folders.
       const paths = files.map(openPath);
+      // Files given after a link's one-package open (services/sources.js) are opened with every
+      // package of every container, the link's ones too: "" tells the worker so.
+      if (store.state.files.length) actions.setOnly(undefined);
       // The open is one wasm call no message can interrupt: Cancel ends the worker.
       task.onCancel = () => client.cancel();
-      const { textures, problems, needsKey } = await client.call(
-        { op: 'add', files, paths, slow: probe.openDelay || undefined },
+      const { textures, problems, needsKey, narrowed } = await client.call(
+        { op: 'add', files, paths, only: store.state.only ?? '', slow: probe.openDelay || undefined },
         // Files probed (every file's first bytes, shared by the engines' probes), then the engines'
         // passes; the files counted are all the open ones (a drop reopens the earlier files too).
         (done, total, stage) => task.step(done, total, openStepText('Opening', done, total, stage)),
@@ -117,6 +120,7 @@ export function createOpener(app) {
       probe.stage('catalog');
       probe.keepStages = true;
       actions.filesAdded(files);
+      actions.setNarrowed(!!narrowed);
       actions.setDemo(null); // demos.open sets it back when the files are a demo's
       app.keys.opened(needsKey);
       await showCatalog(textures, problems);
@@ -132,7 +136,7 @@ export function createOpener(app) {
    * ends the worker; the next request's fresh worker reopens the files with what the store holds,
    * the options and keys from before this change, which the caller shows again. Resolves with
    * the worker's reply, or null when cancelled; rejects when the worker refuses `req`.
-   * @param {{ op: 'profile', profile: string } | { op: 'unityVersion', version: string } | { op: 'platform', platform: string } | { op: 'aesKey', key: string }} req
+   * @param {{ op: 'profile', profile: string } | { op: 'unityVersion', version: string } | { op: 'platform', platform: string } | { op: 'aesKey', key: string } | { op: 'only', only: string }} req
    * @returns {Promise<import('../types').CatalogReply | null>}
    */
   async function reopenTask(req) {
@@ -303,7 +307,27 @@ export function createOpener(app) {
     openTask((task) => droppedFiles(dt, walkWatch(task))).catch((err) => actions.fail(err.message));
   });
 
-  return { openFiles, openEntries, showCatalog, reopenTask, setProfile, findProfile, profilesReady };
+  /**
+   * A share link's container package was opened alone (services/sources.js): reopens the files
+   * with every package of their containers, keeping the view. Resolves with whether it did (not
+   * when cancelled or refused: the link's package stays the only one open).
+   */
+  async function widen() {
+    let reply;
+    try {
+      reply = await reopenTask({ op: 'only', only: '' });
+    } catch (e) {
+      actions.fail(/** @type {Error} */ (e).message);
+      return false;
+    }
+    if (!reply) return false;
+    actions.setOnly(undefined);
+    actions.setNarrowed(false);
+    await showCatalog(reply.textures, reply.problems);
+    return true;
+  }
+
+  return { openFiles, openEntries, showCatalog, reopenTask, widen, setProfile, findProfile, profilesReady };
 }
 
 /** @typedef {ReturnType<typeof createOpener>} Opener */

@@ -64,7 +64,7 @@ export function createShare(app) {
       demo: s.demo ?? undefined,
       fileMeta,
       files: s.demo || s.sources ? undefined : [...new Set(s.files.map((f) => f.name))],
-      texture: a?.texture ?? t?.census.name, mip: a?.mip ?? c?.mip ?? 0, slice: a?.slice ?? c?.slice ?? 0, channels: { ...s.channels },
+      texture: a?.texture ?? t?.census.name, path: a ? undefined : t?.census.path ?? undefined, mip: a?.mip ?? c?.mip ?? 0, slice: a?.slice ?? c?.slice ?? 0, channels: { ...s.channels },
       exposure: s.exposure, tonemap: s.tonemap, colour: s.colour, normal: s.normal,
       flipGreen: s.flipGreen, flipY: s.flipY, badOverlay: s.badOverlay, tiles: s.tiles,
       cross: s.cross, zoom: s.fit ? 'fit' : s.zoom, center: s.center, pin: s.pin ?? undefined, compare,

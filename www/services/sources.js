@@ -10,7 +10,7 @@
 // the file read whole once, streamed, capped in size, with a progress bar, and the page says why.
 // The bar and the Info panel count the bytes and requests of every file.
 import { parseSources, urlFileName } from '../lib/share-hash.js';
-import { sourceOrigins } from '../lib/safety.js';
+import { readQuery, sourceOrigins } from '../lib/safety.js';
 import { parseContentRange } from '../lib/remote.js';
 import { isCancel } from './tasks.js';
 import { probe } from '../probe.js';
@@ -247,12 +247,48 @@ export function createSources(app) {
     if (urls.length && !opened.length) throw new Error(failures.join('\n'));
     const wholeNotes = opened.filter((o) => o.read.whole).map((o) => `${o.read.url} was read whole (${fmtBytes(o.read.bytes)}): ${o.read.whole}.`);
     if (wholeNotes.length) actions.setSrcNote(`${store.state.srcNote ?? ''} ${wholeNotes.join(' ')}`);
+    // A link to one texture inside a container (#…&pkg=PATH&tex=NAME, or ?texture=NAME) opens
+    // that package alone: the containers' indexes are read, the other packages' headers are not
+    // (src/lib.rs OpenOptions::only).
+    const view = store.state.restore;
+    const asked = readQuery(location.search).values.texture;
+    const name = view?.texture ?? asked;
+    const only = view?.path ?? name;
+    const containers = opened.filter((o) => /\.(utoc|pak)$/i.test(o.file.name)).length;
+    actions.setOnly(containers && only !== undefined ? only : undefined);
     // (No URL was accepted: openFiles opens nothing.)
     await app.opener.openFiles(opened.map((o) => o.file));
+    if (store.state.only !== undefined) await afterNarrowed(store.state.only, name, view, containers);
     // The files that could not be read are named once the others are open (the open clears the error bar).
     if (failures.length) actions.setError(failures.join('\n'));
     actions.setSources({ urls, rejected, done: true });
     actions.setSrcNote((store.state.srcNote ?? '').replace(/^Opening/, failures.length ? 'Opened some of' : 'Opened'));
+  }
+
+  /**
+   * After a link's open of package `only` alone: says so, or, when the texture `name` the link
+   * names is not among what it opened, opens every package (once more, if only that package was
+   * read) and says why.
+   * @param {string} only @param {string | undefined} name @param {import('../types').ShareView | null} view
+   * @param {number} containers how many of the files are containers
+   */
+  async function afterNarrowed(only, name, view, containers) {
+    const s = store.state;
+    const found = name === undefined || s.textures.some((t) => t.census.name === name);
+    const note = (/** @type {string} */ text) => actions.setSrcNote(`${s.srcNote ?? ''} ${text}`);
+    if (s.narrowed && found) {
+      note(`Only ${only} was read from the container${containers === 1 ? '' : 's'}: the link names it, and the other packages were left unread.`);
+      return;
+    }
+    const what = `The link's ${name === only ? 'texture' : 'package'} ${only}`;
+    if (!s.narrowed) {
+      // The core found no such package and opened every one.
+      actions.setOnly(undefined);
+      note(`${what} is not a package in the containers' indexes, so every package was read.`);
+      return;
+    }
+    note(`${what} does not hold the texture ${name}, so every package is read.`);
+    if ((await app.opener.widen()) && view) await app.share.apply(view).catch(() => {});
   }
 
   /** The ?src= fetch failed: says so where it said what it was opening. @param {Error} e */

@@ -62,8 +62,14 @@ export function createStatus(app) {
     el.shareNeed.dataset.missing = n?.missing.join('\n') ?? '';
     el.shareNeed.dataset.differ = n?.differ.join('\n') ?? '';
   });
-  store.subscribe(['srcNote'], (s) => {
+  // A link's container package opened alone (services/sources.js): the rest on request.
+  const widen = Object.assign(document.createElement('button'), { type: 'button', className: 'button', textContent: 'Open every package' });
+  widen.dataset.testid = 'src-widen';
+  widen.title = 'Read the headers of every package of the containers and list all their textures';
+  widen.addEventListener('click', () => { widen.disabled = true; app.opener.widen().finally(() => { widen.disabled = false; }); });
+  store.subscribe(['srcNote', 'narrowed', 'only'], (s) => {
     el.srcNote.hidden = s.srcNote === null;
     el.srcNote.textContent = s.srcNote ?? '';
+    if (s.narrowed && s.only !== undefined) el.srcNote.append(' ', widen);
   });
 }
