@@ -201,7 +201,9 @@ pub fn open(ctx: &mut OpenContext) {
         let ubulk = sibling(ctx, i, ".ubulk");
         let uptnl = sibling(ctx, i, ".uptnl");
         let mubulk = sibling(ctx, i, ".m.ubulk");
-        for j in [uexp, ubulk, uptnl, mubulk].into_iter().flatten() {
+        // An editor package's payload sidecar: the editor reader finds it again by name.
+        let upayload = sibling(ctx, i, ".upayload");
+        for j in [uexp, ubulk, uptnl, mubulk, upayload].into_iter().flatten() {
             ctx.claimed[j] = true;
         }
         let sources = PackageSources {
@@ -245,7 +247,11 @@ pub fn open(ctx: &mut OpenContext) {
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
         let ext = ext_of(&name);
-        if ext == ".uexp" || ext.ends_with(".ubulk") || ext.ends_with(".uptnl") {
+        if ext == ".uexp"
+            || ext.ends_with(".ubulk")
+            || ext.ends_with(".uptnl")
+            || ext == ".upayload"
+        {
             ctx.claimed[i] = true;
             let e = Error::missing_sibling(
                 &with_ext(base_name(&name), ".uasset"),
