@@ -201,9 +201,14 @@ pub fn open(ctx: &mut OpenContext) {
         let ubulk = sibling(ctx, i, ".ubulk");
         let uptnl = sibling(ctx, i, ".uptnl");
         let mubulk = sibling(ctx, i, ".m.ubulk");
-        // An editor package's payload sidecar: the editor reader finds it again by name.
-        let upayload = sibling(ctx, i, ".upayload");
-        for j in [uexp, ubulk, uptnl, mubulk, upayload].into_iter().flatten() {
+        for j in [uexp, ubulk, uptnl, mubulk].into_iter().flatten() {
+            ctx.claimed[j] = true;
+        }
+        // An editor package's payload sidecar: the editor reader finds it again by name. The core
+        // module has no editor reader (it reopens the whole drop in the full one), and claiming
+        // sidecars there measured 118 B more of it gzipped.
+        #[cfg(feature = "editor")]
+        if let Some(j) = sibling(ctx, i, ".upayload") {
             ctx.claimed[j] = true;
         }
         let sources = PackageSources {
@@ -247,11 +252,11 @@ pub fn open(ctx: &mut OpenContext) {
     for i in ctx.unclaimed() {
         let name = ctx.sources[i].name().to_string();
         let ext = ext_of(&name);
-        if ext == ".uexp"
-            || ext.ends_with(".ubulk")
-            || ext.ends_with(".uptnl")
-            || ext == ".upayload"
-        {
+        #[cfg(feature = "editor")]
+        let sidecar = ext == ".upayload";
+        #[cfg(not(feature = "editor"))]
+        let sidecar = false;
+        if ext == ".uexp" || ext.ends_with(".ubulk") || ext.ends_with(".uptnl") || sidecar {
             ctx.claimed[i] = true;
             let e = Error::missing_sibling(
                 &with_ext(base_name(&name), ".uasset"),
