@@ -861,8 +861,19 @@ fn a_source_in_a_payload_sidecar_decodes_from_it() {
     // The sidecar alone: it names the package it belongs to.
     let msgs = messages(&open_named(vec![("T.upayload", sidecar.clone())]));
     assert!(msgs.iter().any(|m| m.contains("T.uasset")), "{msgs:?}");
-    // Cut short (its footer gone), or listing another payload: errors naming the sidecar.
+    // Cut short (its footer gone), listing another payload, or a header whose payload length or
+    // count passes the file's end: errors naming the sidecar and the field.
+    let patched = |at: usize, v: &[u8]| {
+        let mut s = sidecar.clone();
+        s[at..at + v.len()].copy_from_slice(v);
+        s
+    };
     for (bad, field) in [
+        (
+            patched(16, &(1u64 << 40).to_le_bytes()),
+            "PayloadsDataLength",
+        ),
+        (patched(24, &(1i32 << 30).to_le_bytes()), "NumPayloads"),
         (sidecar[..sidecar.len() - 10].to_vec(), "Footer"),
         (sidecar[..100].to_vec(), "Footer"),
         (
