@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use texscope::io::FileSource;
-use texscope::{Catalog, Layout, Pixels};
+use texscope::{Catalog, Layout, Limits, Pixels};
 
 mod common;
 #[path = "../src/unreal/editor_manifest.rs"]
@@ -672,4 +672,225 @@ fn a_payload_short_of_its_blocks_names_the_block() {
         e.contains("2 blocks and 1 layers") && e.contains("CompressionFormat"),
         "{e}"
     );
+}
+
+/// A real package rewritten into the form the editor saves with a `.upayload` sidecar
+/// ([Core.System.Experimental] EnablePackageSidecarSaving), as UE's sources describe it
+/// (docs/unreal.md, "Editor payloads"): the FEditorBulkData flags lose StoredInPackageTrailer and
+/// gain HasPayloadSidecarFile, and the record gains its i64 OffsetInFile (EditorBulkData.cpp,
+/// FEditorBulkData::Serialize: written whenever the payload is not in the trailer). The 8 bytes
+/// are inserted after the record; the export's SerialSize, the summary's BulkDataStartOffset
+/// and PayloadTocOffset (and any later export's SerialOffset) move with them, each found in the
+/// header as its value's unique little-endian bytes.
+struct SidecarForm {
+    package: Vec<u8>,
+    /// Where OffsetInFile is in `package`.
+    offset_field: usize,
+    /// The engine-written FCompressedBuffer and the trailer entry's hash and raw size.
+    payload: Vec<u8>,
+    hash: [u8; 20],
+    raw_size: u64,
+}
+
+fn replace_unique(bytes: &mut [u8], within: usize, from: &[u8], to: &[u8], what: &str) {
+    let hits: Vec<usize> = (0..within.saturating_sub(from.len()))
+        .filter(|&p| &bytes[p..p + from.len()] == from)
+        .collect();
+    assert_eq!(
+        hits.len(),
+        1,
+        "{what}: {} places hold its value",
+        hits.len()
+    );
+    bytes[hits[0]..hits[0] + to.len()].copy_from_slice(to);
+}
+
+fn sidecar_form(original: &[u8]) -> SidecarForm {
+    use texscope::unreal::{package, trailer};
+    let src = texscope::io::BytesSource::new("T.uasset", original.to_vec());
+    let limits = Limits::default();
+    let pkg = package::parse_legacy(&src, &limits, None).unwrap();
+    let t = trailer::read_trailer(&src, Some(pkg.payload_toc_offset as u64), &limits)
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.entries().len(), 1, "one payload: the texture's source");
+    let e = &t.entries()[0];
+    let (at, n) = (
+        e.offset.unwrap() as usize,
+        e.compressed_size.unwrap() as usize,
+    );
+    let payload = original[at..at + n].to_vec();
+    // The record: u32 flags, 16-byte BulkDataId, the 20-byte hash, i64 PayloadSize; its hash
+    // is found first in the export data (the trailer's lookup table holds it again, later).
+    let first_export = pkg.exports.iter().map(|x| x.start).min().unwrap() as usize;
+    let h = (first_export..original.len() - 20)
+        .find(|&p| original[p..p + 20] == e.hash)
+        .unwrap();
+    let flags_at = h - 20;
+    let flags = u32::from_le_bytes(original[flags_at..flags_at + 4].try_into().unwrap());
+    assert_eq!(flags & (1 << 9), 1 << 9, "StoredInPackageTrailer, as saved");
+    let size = i64::from_le_bytes(original[h + 20..h + 28].try_into().unwrap());
+    assert_eq!(
+        size as u64, e.raw_size,
+        "PayloadSize is the trailer's raw size"
+    );
+    let end = h + 28;
+    let header = first_export;
+    let mut p = original[..end].to_vec();
+    p[flags_at..flags_at + 4].copy_from_slice(&((flags & !(1 << 9)) | (1 << 1)).to_le_bytes());
+    for x in &pkg.exports {
+        let (s, o) = (x.size as i64, x.start as i64);
+        let key = [s.to_le_bytes(), o.to_le_bytes()].concat();
+        if (x.start as usize) < end && end <= (x.start + x.size) as usize {
+            let to = [(s + 8).to_le_bytes(), o.to_le_bytes()].concat();
+            replace_unique(&mut p, header, &key, &to, "the export's SerialSize");
+        } else if x.start as usize >= end {
+            let to = [s.to_le_bytes(), (o + 8).to_le_bytes()].concat();
+            replace_unique(&mut p, header, &key, &to, "a later export's SerialOffset");
+        }
+    }
+    for (v, what) in [
+        (pkg.bulk_data_start, "BulkDataStartOffset"),
+        (pkg.payload_toc_offset, "PayloadTocOffset"),
+    ] {
+        replace_unique(
+            &mut p,
+            header.min(1024),
+            &v.to_le_bytes(),
+            &(v + 8).to_le_bytes(),
+            what,
+        );
+    }
+    // OffsetInFile names the package's own copy of the payload (SerializeToLegacyPath writes
+    // one beside the sidecar's): here the buffer still in the trailer, 8 bytes later.
+    let offset_field = p.len();
+    p.extend_from_slice(&((at + 8) as i64).to_le_bytes());
+    p.extend_from_slice(&original[end..]);
+    SidecarForm {
+        package: p,
+        offset_field,
+        payload,
+        hash: e.hash,
+        raw_size: e.raw_size,
+    }
+}
+
+/// The `.upayload` as CreatePayloadSidecarFile writes it since UE 5.1: an FPackageTrailer alone
+/// (FPackageTrailerBuilder::BuildAndAppendTrailer into an empty archive): header (tag, version 2,
+/// header length 28 + 49 per payload, payload bytes, count), one lookup entry (hash, offset 0
+/// from the payload data, compressed size, raw size, u16 flags 0, u16 filter flags 0, u8 access
+/// mode 0 = local), the FCompressedBuffer, and the 20-byte footer.
+fn sidecar_file(payload: &[u8], hash: &[u8; 20], raw_size: u64) -> Vec<u8> {
+    let n = payload.len() as u64;
+    let mut s = Vec::new();
+    s.extend_from_slice(&0xD1C4_3B2E_80A5_F697u64.to_le_bytes());
+    s.extend_from_slice(&2i32.to_le_bytes());
+    s.extend_from_slice(&77u32.to_le_bytes());
+    s.extend_from_slice(&n.to_le_bytes());
+    s.extend_from_slice(&1i32.to_le_bytes());
+    s.extend_from_slice(hash);
+    s.extend_from_slice(&0i64.to_le_bytes());
+    s.extend_from_slice(&n.to_le_bytes());
+    s.extend_from_slice(&raw_size.to_le_bytes());
+    s.extend_from_slice(&[0, 0, 0, 0, 0]);
+    assert_eq!(s.len(), 77);
+    s.extend_from_slice(payload);
+    s.extend_from_slice(&0x29BF_CA04_5138_DE76u64.to_le_bytes());
+    s.extend_from_slice(&(77 + n + 20).to_le_bytes());
+    s.extend_from_slice(&0x9E2A_83C1u32.to_le_bytes());
+    s
+}
+
+fn open_named(files: Vec<(&str, Vec<u8>)>) -> Catalog {
+    let sources: Vec<texscope::SourceRef> = files
+        .into_iter()
+        .map(|(n, b)| Arc::new(texscope::io::BytesSource::new(n, b)) as texscope::SourceRef)
+        .collect();
+    texscope::open(sources, &Default::default())
+}
+
+/// A source whose payload is in a `.upayload` sidecar decodes from it, to the pixels of the
+/// project's committed original PNG (the independent expectation, decoded by the `png` crate)
+/// and of the same package as the engine saved it (payload in the trailer). Without the sidecar
+/// the package's own copy at OffsetInFile is read, as the engine does by default; with no usable
+/// copy either, the error asks for the sidecar by name. A cut or foreign sidecar is an error
+/// naming the sidecar file and the trailer field.
+#[test]
+fn a_source_in_a_payload_sidecar_decodes_from_it() {
+    let r = rows()
+        .into_iter()
+        .find(|r| r.file.ends_with("Screenshot_2024-12-04_021134.uasset"))
+        .expect("the 5.6 screenshot package of the shared set");
+    let original = std::fs::read(&r.file).unwrap();
+    let (w, h, want) = original_rgba8(r.original.as_ref().unwrap());
+    let form = sidecar_form(&original);
+    let sidecar = sidecar_file(&form.payload, &form.hash, form.raw_size);
+    let pixels = |cat: &Catalog| {
+        assert!(cat.problems.is_empty(), "{:?}", cat.problems);
+        assert_eq!(cat.textures.len(), 1);
+        assert_eq!(cat.textures[0].error, None);
+        let img = cat.decode(0, 0, 0, Default::default()).unwrap();
+        assert_eq!((img.width, img.height), (w, h));
+        rgba8(&img)
+    };
+    let as_saved = pixels(&open_named(vec![("T.uasset", original.clone())]));
+    assert_eq!(compare(&as_saved, &want).0, 0, "the package as saved");
+
+    let both = open_named(vec![
+        ("Content/T.uasset", form.package.clone()),
+        ("Content/T.upayload", sidecar.clone()),
+    ]);
+    let storage = format!("{:?}", both.textures[0].metadata);
+    assert!(storage.contains("in the sidecar T.upayload"), "{storage}");
+    assert_eq!(pixels(&both), as_saved, "from the sidecar");
+
+    let alone = open_named(vec![("T.uasset", form.package.clone())]);
+    let storage = format!("{:?}", alone.textures[0].metadata);
+    assert!(storage.contains("the sidecar was not opened"), "{storage}");
+    assert_eq!(pixels(&alone), as_saved, "from the package's own copy");
+
+    // No package copy (OffsetInFile -1) and no sidecar: the sidecar is asked for by name.
+    let mut no_copy = form.package.clone();
+    no_copy[form.offset_field..form.offset_field + 8].copy_from_slice(&(-1i64).to_le_bytes());
+    let msgs = messages(&open_named(vec![("T.uasset", no_copy.clone())]));
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("drop T.upayload too") && m.contains("T.uasset")),
+        "{msgs:?}"
+    );
+    // The sidecar alone: it names the package it belongs to.
+    let msgs = messages(&open_named(vec![("T.upayload", sidecar.clone())]));
+    assert!(msgs.iter().any(|m| m.contains("T.uasset")), "{msgs:?}");
+    // Cut short (its footer gone), listing another payload, or a header whose payload length or
+    // count passes the file's end: errors naming the sidecar and the field.
+    let patched = |at: usize, v: &[u8]| {
+        let mut s = sidecar.clone();
+        s[at..at + v.len()].copy_from_slice(v);
+        s
+    };
+    for (bad, field) in [
+        (
+            patched(16, &(1u64 << 40).to_le_bytes()),
+            "PayloadsDataLength",
+        ),
+        (patched(24, &(1i32 << 30).to_le_bytes()), "NumPayloads"),
+        (sidecar[..sidecar.len() - 10].to_vec(), "Footer"),
+        (sidecar[..100].to_vec(), "Footer"),
+        (
+            {
+                let mut s = sidecar.clone();
+                s[28] ^= 0xff;
+                s
+            },
+            "PayloadLookupTable",
+        ),
+    ] {
+        let cat = open_named(vec![("T.uasset", no_copy.clone()), ("T.upayload", bad)]);
+        let msgs = messages(&cat);
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("T.upayload") && m.contains(field)),
+            "{field}: {msgs:?}"
+        );
+    }
 }

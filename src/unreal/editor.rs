@@ -1167,11 +1167,36 @@ fn ue5_storage(
              {what}) to a remote store, and no local file holds it"
         )));
     }
-    if flags & ebd::HAS_PAYLOAD_SIDECAR_FILE != 0 {
+    // A payload saved with HasPayloadSidecarFile (the editor's experimental
+    // [Core.System.Experimental] EnablePackageSidecarSaving) goes to two places: the `.upayload`
+    // beside the package and, by the legacy path, the package itself at OffsetInFile (UE's
+    // EditorBulkData.cpp: BuildFlagsForSerialization, ShouldUseLegacySerialization and
+    // SerializeToLegacyPath). The engine reads the sidecar only when asked to
+    // (Serialization.LoadFromSidecar, LoadFromSidecarFile), else the package copy: Texscope
+    // reads the sidecar when it was opened, else the package copy when OffsetInFile names one.
+    let sidecar = flags & ebd::HAS_PAYLOAD_SIDECAR_FILE != 0;
+    if sidecar {
         let file = super::with_ext(crate::base_name(main.name()), ".upayload");
-        return Err(Error::unsupported(format!(
-            "the source art is in the sidecar {file} ({what}), which Texscope does not read yet"
-        )));
+        if let Some(j) = super::sibling(ctx, main_id, ".upayload") {
+            let src = ctx.sources[j].clone();
+            let (at, len) = super::trailer::sidecar_lookup(src.as_ref(), hash, &ctx.limits)?;
+            return Ok((
+                Storage::Range {
+                    source: j,
+                    offset: at,
+                    length: len,
+                },
+                SourceWrap::CompressedBuffer,
+                raw_size,
+                format!("{what}, {len} bytes in the sidecar {file} at {at}"),
+            ));
+        }
+        if offset.is_none_or(|o| o < 0 || o as u64 >= main.len()) {
+            return Err(Error::missing_sibling(
+                &file,
+                format_args!("the source payload ({what})"),
+            ));
+        }
     }
     if flags & ebd::STORED_IN_PACKAGE_TRAILER != 0 {
         let (at, len) = trailer_lookup(main.as_ref(), pkg, hash, &ctx.limits)?;
@@ -1214,7 +1239,11 @@ fn ue5_storage(
         },
         SourceWrap::CompressedBuffer,
         raw_size,
-        format!("{what}, in the package at {at}"),
+        if sidecar {
+            format!("{what}, in the package at {at} (the copy the engine reads by default; the sidecar was not opened)")
+        } else {
+            format!("{what}, in the package at {at}")
+        },
     ))
 }
 

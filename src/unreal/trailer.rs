@@ -304,6 +304,55 @@ fn read_at(src: &dyn Source, offset: u64, has_footer: bool, limits: &Limits) -> 
     })
 }
 
+/// The stored range (absolute offset, length) of the payload with this FIoHash in a `.upayload`
+/// sidecar. In the UE 5.4 and 5.8 sources (izzy2lost/UnrealEngineUWP, unicorn2022/UE5.8.0) the
+/// editor writes a sidecar as a file that holds one `FPackageTrailer` and nothing else:
+/// `CreatePayloadSidecarFile` (SavePackageUtilities.cpp) gives every payload to an
+/// `FPackageTrailerBuilder`, whose `BuildAndAppendTrailer` writes header, payloads and footer
+/// into an empty archive; `FEditorBulkData::LoadFromSidecarFileInternal` (EditorBulkData.cpp)
+/// finds the trailer from its footer (`FPackageTrailer::TryLoadFromArchive`) and the payload by
+/// its FIoHash (`LoadLocalPayload`). UE 5.0-era sources (pjnull/Test_Lyra) wrote another layout
+/// (`u32` version 1, a table of contents, then the payloads; `FTocEntry`): it is named, not
+/// read. docs/unreal.md, "Editor payloads".
+pub fn sidecar_lookup(src: &dyn Source, hash: &[u8; 20], limits: &Limits) -> Result<(u64, u64)> {
+    lookup_in_sidecar(src, hash, limits).in_file(src.name())
+}
+
+fn lookup_in_sidecar(src: &dyn Source, hash: &[u8; 20], limits: &Limits) -> Result<(u64, u64)> {
+    let len = src.len();
+    let Some(trailer) = read_trailer(src, None, limits)? else {
+        let head = read_range(src, 0, len.min(4), limits)?;
+        if head == [1, 0, 0, 0] {
+            return Err(Error::unsupported(
+                "a payload sidecar in the first layout (UE 5.0-era: version 1, a table of contents \
+                 before the payloads), which Texscope does not read yet",
+            )
+            .at_field("upayload/Version"));
+        }
+        return Err(Error::malformed(format!(
+            "the sidecar ({len} bytes) does not end with a package trailer's footer (tag \
+             {FOOTER_TAG:#018x}): it is cut short, or not a payload sidecar"
+        ))
+        .at_field("FPackageTrailer/Footer/Tag"));
+    };
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let e = trailer.find(hash).ok_or_else(|| {
+        Error::malformed(format!(
+            "the sidecar lists no payload {hex} ({} other payload(s))",
+            trailer.entries().len()
+        ))
+        .at_field("FPackageTrailer/PayloadLookupTable")
+    })?;
+    match (e.access, e.offset, e.compressed_size) {
+        (Access::Local, Some(o), Some(n)) => Ok((o, n)),
+        (a, ..) => Err(Error::malformed(format!(
+            "the sidecar's entry for payload {hex} is not a stored payload ({})",
+            a.name()
+        ))
+        .at_field("FPackageTrailer/PayloadLookupTable")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
