@@ -2195,3 +2195,31 @@ fn only_opens_the_named_package() {
     assert_eq!(names, ["T_Far", "T_First"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A texture that lists with an error (a real UE 5.6 editor package from the shared set, cut
+/// short so its trailer passes the end of the file) is named once in the export's line: the
+/// file, the texture, then the error without the file again.
+#[test]
+fn an_export_line_names_the_file_once() {
+    let d = temp_dir("error-once");
+    let src = samples().join(
+        "unreal-editor/lukesorvik+BlasterGameUE5.6/Content/Movies/Screenshot_2024-12-04_021134.uasset",
+    );
+    let bytes = std::fs::read(src).unwrap();
+    let file = d.join("T_Cut.uasset");
+    std::fs::write(&file, &bytes[..300_000]).unwrap();
+    let out = run(&[
+        "export",
+        file.to_str().unwrap(),
+        "--out",
+        d.join("out").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.contains("not exported"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(line.matches("T_Cut.uasset").count(), 1, "{line}");
+    assert!(line.contains("FPackageTrailer"), "{line}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -446,6 +446,8 @@ fn plan_group(
                 });
             };
         if let Some(e) = &t.error {
+            // The line already starts with the file's name, as decode errors do (`strip`).
+            let e = e.strip_prefix(&format!("{}: ", t.file)).unwrap_or(e);
             plan.notes.push(format!("not exported: {e}"));
             plans.push(plan);
             continue;
