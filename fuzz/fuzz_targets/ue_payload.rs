@@ -28,7 +28,13 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         let w = data.first().copied().unwrap_or(1).max(1) as u32;
         let bpp = [1u32, 2, 4, 8, 16][data.len() % 5];
         let h = (raw.len() as u32 / (w * bpp)).max(1);
-        let fmt = ["TSF_G8", "TSF_G16", "TSF_BGRA8", "TSF_RGBA16", "TSF_RGBA32F"][data.len() % 5];
+        let fmt = [
+            "TSF_G8",
+            "TSF_G16",
+            "TSF_BGRA8",
+            "TSF_RGBA16",
+            "TSF_RGBA32F",
+        ][data.len() % 5];
         if let Some(p) = uedelta::Plane::for_format(fmt, w, h, 1) {
             let _ = uedelta::undelta(&mut raw, &[p]);
         }

@@ -70,7 +70,10 @@ pub fn run(default_names: &[&str], data: &[u8]) {
 /// with it), so mutations reach past the key check into the decrypted index.
 pub fn run_keyed(default_names: &[&str], data: &[u8]) {
     let mut keys = texscope::io::aes::Keys::default();
-    keys.push(None, texscope::io::aes::AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789"));
+    keys.push(
+        None,
+        texscope::io::aes::AesKey::from_bytes(*b"CUE4ParseFixtureAESKey0123456789"),
+    );
     run_with(
         default_names,
         data,
