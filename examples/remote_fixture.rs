@@ -8,7 +8,8 @@
 //! no disk). `DIR/T_Far.mip0` holds T_Far's mip 0 as stored (B, G, R, A per texel, rows top
 //! first): the expected pixels, from the writer's own input rather than from a decoder. Also
 //! `A.pak` (T_PakA, 64x64, `T_PakA.mip0` as for T_Far) and `B.pak` (T_PakB), zlib: a Paks folder
-//! given as several URLs. `DIR/Spread.utoc` + `DIR/Spread.ucas` (LEN bytes, sparse) hold the same
+//! given as several URLs. `Vt.pak`: T_VtPak, a 2048 x 2048 virtual texture whose tiles stream.
+//! `DIR/Spread.utoc` + `DIR/Spread.ucas` (LEN bytes, sparse) hold the same
 //! names, but the 200 other packages are 128x128 textures (87 KiB each, random texels) spread
 //! through the file with holes between them, as a game's packages lie among their bulk data:
 //! an open that looks at every package reads each one's first block (`header_blocks`, the sum
@@ -74,6 +75,29 @@ fn write(dir: &std::path::Path, len: u64) -> std::io::Result<()> {
         cx::pak(&legacy("B", "T_PakB", &b), &zlib),
     )?;
     std::fs::write(dir.join("T_PakA.mip0"), &a_mips[0])?;
+
+    // `Vt.pak`: T_VtPak, a UE5 virtual texture of 2048 x 2048 (BC1, 16 x 16 tiles of 128 px, 5
+    // mips), large enough that the page streams its tiles through the decode pool, whose workers
+    // open the .pak too. Stored (not zlib) so that its index lies past the page's first 64 KiB.
+    let vt = ue::virtual_texture(
+        "T_VtPak",
+        &ue::VtSpec {
+            layers: vec![PixelFormat::BC1],
+            fallback: vec![[1.0, 0.0, 1.0, 1.0]],
+            tile_size: 128,
+            border: 4,
+            width_tiles: 16,
+            height_tiles: 16,
+            mips: 5,
+            chunk_of_mip: vec![0; 5],
+            holes: Vec::new(),
+        },
+        &mut rng,
+    );
+    std::fs::write(
+        dir.join("Vt.pak"),
+        cx::pak(&legacy("V", "T_VtPak", &vt.files), &Default::default()),
+    )?;
 
     // Spread: the other packages are 128x128 textures (8 mips inline, 87 KiB of random texels),
     // one every (LEN - 48 MiB) / 220 bytes, as a game's packages lie among their bulk data, so

@@ -250,6 +250,8 @@ export interface WorkerCalls {
   platform: { req: { platform: string; slow?: number }; res: CatalogReply };
   profiles: { req: object; res: ProfileInfo[] };
   readStats: { req: object; res: number[] };
+  /** The ranges of each remote file this worker has kept, by URL (lib/pool.js seeds its workers). */
+  remoteKept: { req: object; res: [string, { at: number; bytes: Uint8Array }[]][] };
   panic: { req: object; res: null };
   decode: { req: { texture: number; mip: number; slice: number; stored?: boolean }; res: DecodedImage };
   /** With `thumbnail`, that editor thumbnail (Catalog::thumbnails) instead of mip `mip`; `max`: the longer side (default THUMB_MAX). */
@@ -406,6 +408,8 @@ export interface RemoteDescriptor {
   etag: string | null;
   lastModified: string | null;
   head: Uint8Array;
+  /** Ranges of it another worker fetched already (lib/pool.js gives them to its workers). */
+  kept?: { at: number; bytes: Uint8Array }[];
 }
 
 /** A file given to the worker: dropped or picked, or on a web server. */

@@ -269,6 +269,16 @@ async function run(req, step) {
       return catalog(step);
     case 'profiles':
       return { value: wasm.frostbiteProfiles() };
+    case 'remoteKept': {
+      // What this worker fetched of each remote file (the same file version: every answer was
+      // checked against its first request's validators), for the pool's workers to start from.
+      /** @type {Map<string, { at: number, bytes: Uint8Array }[]>} */
+      const byUrl = new Map();
+      for (const o of opened) {
+        for (const f of o.files) if (f instanceof RemoteFile) byUrl.set(f.url, [...(byUrl.get(f.url) ?? []), ...f.kept]);
+      }
+      return { value: [...byUrl] };
+    }
     case 'readStats': // [bytes, reads, wasm memory bytes] (tests/browser/ranges.test.mjs)
       return { value: [...wasm.readStats(), /** @type {WebAssembly.Memory} */ (memory).buffer.byteLength] };
     case 'panic':

@@ -16,6 +16,8 @@
 //   /changing/ from the second request on, another ETag and Last-Modified (the file was replaced)
 //   /flaky/    every other request answers 503 (the page retries)
 //   /slow/     as /r/, but from the second request on each answer waits 1.5 s (to cancel one)
+//   /nostore/  as /r/, with Cache-Control: no-store (the browser's cache keeps no answer for a
+//              second worker asking the same range)
 import { createServer } from 'node:http';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
@@ -61,6 +63,7 @@ export async function rangeServer(files, { elsewhere = '', delay = 0 } = {}) {
     const etag = mode === 'changing' && later ? '"v2"' : '"v1"';
     const modified = mode === 'changing' && later ? 'Tue, 08 Dec 2026 10:00:00 GMT' : 'Mon, 07 Dec 2026 10:00:00 GMT';
     const base = { ...cors, ...(mode === 'noexpose' ? {} : expose), 'content-type': 'application/octet-stream', etag, 'last-modified': modified, 'accept-ranges': 'bytes' };
+    if (mode === 'nostore') base['cache-control'] = 'no-store';
     if (req.method === 'HEAD') {
       count(url.pathname, 0, 'HEAD');
       if (mode === 'headless') res.writeHead(405, cors).end();

@@ -119,7 +119,7 @@ before(async () => {
   ranges = await rangeServer({
     'Remote.utoc': join(tmp, 'Remote.utoc'), 'Remote.ucas': join(tmp, 'Remote.ucas'),
     'Spread.utoc': join(tmp, 'Spread.utoc'), 'Spread.ucas': join(tmp, 'Spread.ucas'),
-    'big.dds': bigDds, 'small.dds': smallDds, 'A.pak': join(tmp, 'A.pak'), 'B.pak': join(tmp, 'B.pak'),
+    'big.dds': bigDds, 'small.dds': smallDds, 'A.pak': join(tmp, 'A.pak'), 'B.pak': join(tmp, 'B.pak'), 'Vt.pak': join(tmp, 'Vt.pak'),
   }, { elsewhere: elsewhere.origin });
 });
 after(async () => {
@@ -425,4 +425,32 @@ test('a link to a texture inside a remote container reads the index and that pac
   assert.deepEqual(await page.evaluate(() => window.texscope.textures().map((x) => x.name).sort()), ['T_Far', 'T_First']);
   assert.ok(sent(ranges, '/r/Spread').bytes >= fx.spread_header_blocks);
   assert.deepEqual(besidesServers(problems).filter((p) => !/not there/.test(p)), []);
+});
+
+test('the decode pool starts from what the page fetched: a remote .pak\'s index is asked for once, not once per pool worker', async (t) => {
+  // examples/remote_fixture.rs: Vt.pak (stored) holds T_VtPak, a 2048 x 2048 virtual texture whose
+  // tiles the page streams through its pool of decode workers, each of which opens the .pak too.
+  // The pak index lies after the entries; the footer (pak version 12: magic 0x5A6F12E1, version,
+  // then the index's offset, UE's FPakInfo) says where.
+  const pak = readFileSync(join(tmp, 'Vt.pak'));
+  const magic = pak.lastIndexOf(Buffer.from([0xe1, 0x12, 0x6f, 0x5a]));
+  const indexAt = Number(pak.readBigUInt64LE(magic + 8));
+  ranges.reset();
+  // Served with Cache-Control: no-store, as many servers answer ranges: the browser's HTTP cache
+  // cannot answer a pool worker's repeat of the main worker's request.
+  const { page, problems } = await openPage(t, srcQuery([`${ranges.origin}/nostore/Vt.pak`]));
+  await page.waitForFunction(() => window.texscope.view()?.texture === 'T_VtPak' && document.body.dataset.state === 'ready', null, { timeout: 120000 });
+  await page.waitForFunction(() => window.texscope.tiles().inFlight === 0 && window.texscope.tiles().decoded > 0, null, { timeout: 120000 });
+  const tiles = await page.evaluate(() => window.texscope.tiles());
+  assert.ok(tiles.view && tiles.poolSize >= 2, JSON.stringify(tiles));
+  const asked = ranges.stats.get('/nostore/Vt.pak').ranges.filter((r) => r !== 'OPTIONS');
+  // The requests that read the footer and index (the server logs each as "start-end"): the main
+  // worker's open makes them; a pool worker's open, starting from what the main worker fetched,
+  // must not make them again (without that, each worker asked for the same ranges once more).
+  const index = asked.filter((r) => Number(/^\d+-(\d+)$/.exec(r)?.[1] ?? -1) >= indexAt);
+  const again = index.filter((r, i) => index.indexOf(r) !== i);
+  t.diagnostic(`Vt.pak: ${asked.length} requests, ${index.length} in its footer and index (from ${indexAt}); ${tiles.decoded} tiles decoded by a pool of ${tiles.poolSize}`);
+  assert.ok(index.length >= 1, JSON.stringify(asked));
+  assert.deepEqual(again, [], `asked again: ${JSON.stringify(index)}`);
+  assert.deepEqual(besidesServers(problems), []);
 });

@@ -29,6 +29,12 @@ export class WorkerPool {
     this.options = null;
     /** Hears the workers' remote-file requests (as WorkerClient.onFetched). @type {((fetched: [string, [number, number]][]) => void) | null} */
     this.onFetched = null;
+    /**
+     * The ranges of remote files the page's main worker has fetched (its 'remoteKept'), so that a
+     * pool worker's catch-up open of a ?src= container reads its index and package from them
+     * instead of asking the server again, once per worker. @type {(() => Promise<[string, { at: number, bytes: Uint8Array }[]][]>) | null}
+     */
+    this.seed = null;
   }
 
   /** @returns {Slot} */
@@ -96,6 +102,17 @@ export class WorkerPool {
     this.queue = keep;
   }
 
+  /**
+   * `files` with each remote file's kept ranges from the main worker (see `seed`); Files, and
+   * every file when there is no seed or it fails, as they are.
+   * @param {import('../types').OpenFile[]} files @returns {Promise<import('../types').OpenFile[]>}
+   */
+  async seeded(files) {
+    if (!this.seed || files.every((f) => f instanceof File)) return files;
+    const kept = new Map(await this.seed().catch(() => []));
+    return files.map((f) => (f instanceof File || !kept.get(f.url)?.length ? f : { ...f, kept: kept.get(f.url) }));
+  }
+
   pump() {
     const { files, paths, profile, unityVersion, platform, only, keys = [] } = this.source();
     // The keys only ever grow (services/keys.js), so their count tells a new one (and the key
@@ -115,7 +132,9 @@ export class WorkerPool {
       // The catalog is rebuilt from all files in the same order as the main worker's (Catalog::add
       // re-opens every file together), so texture indices agree.
       const catchUp = slot.sent < files.length
-        ? this.send(slot, { op: 'add', files: files.slice(slot.sent), paths: paths?.slice(slot.sent), profile, unityVersion, platform, only, keys: slot.sent ? [] : keys }).then(() => { slot.sent = files.length; })
+        ? this.seeded(files.slice(slot.sent))
+          .then((more) => this.send(slot, { op: 'add', files: more, paths: paths?.slice(slot.sent), profile, unityVersion, platform, only, keys: slot.sent ? [] : keys }))
+          .then(() => { slot.sent = files.length; })
         : Promise.resolve();
       catchUp.then(() => this.send(slot, job.req)).then(job.resolve, job.reject).finally(() => {
         slot.busy = null;

@@ -57,8 +57,9 @@ export class RemoteFile {
     this.lastModified = d.lastModified;
     this.onFetch = onFetch;
     /** Ranges fetched, least recently used first. @type {{ at: number, bytes: Uint8Array }[]} */
-    this.kept = [{ at: 0, bytes: d.head }];
-    this.keptBytes = d.head.length;
+    // Ranges another worker fetched of the same file (lib/pool.js); its head is `head` already.
+    this.kept = [{ at: 0, bytes: d.head }, ...(d.kept ?? []).filter((k) => k.at !== 0)];
+    this.keptBytes = this.kept.reduce((n, k) => n + k.bytes.length, 0);
     /** Where the last read ended, and how far the last merged fetch reached ahead. */
     this.lastEnd = -1;
     this.span = 0;

@@ -211,6 +211,8 @@ export function createSources(app) {
   };
   app.client.onFetched = onFetched;
   app.pool.onFetched = onFetched;
+  // The pool's workers open the same remote files: they start from what the main worker fetched.
+  app.pool.seed = () => app.client.call({ op: 'remoteKept' });
 
   /** Fetches and opens the address's ?src= URLs (none: nothing happens). */
   async function open() {
