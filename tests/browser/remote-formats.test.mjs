@@ -32,7 +32,7 @@ before(async () => {
   // The demo's file names (its JSON lists them in the order of the numbered files).
   fbNames = JSON.parse(readFileSync(`${DEMO}.json`, 'utf8'));
   // 256x256 RGBA8 (dds-fixtures.mjs): 256 KiB, so its mip is read past the first request's 64 KiB.
-  const files = { 'uastc_rgba_mips.ktx2': KTX2, 'big.dds': rgba8Dds(256, 256, 1) };
+  const files = { 'uastc_rgba_mips.ktx2': KTX2, 'big.dds': rgba8Dds(256, 256, 1), 'two.dds': rgba8Dds(256, 256, 2) };
   fbNames.forEach((n, i) => { files[n.split('/').pop()] = join(DEMO, String(i)); });
   if (!skipEncrypted) for (const ext of ['utoc', 'ucas']) files[`${UTOC}.${ext}`] = join(IO, `${UTOC}.${ext}`);
   srv = await rangeServer(files);
@@ -146,5 +146,27 @@ test('a mip read from a slow server after the open shows the bar with what was f
   }
   const net = sent(srv, '/slow/big.dds');
   assert.ok(net.requests >= 2, JSON.stringify(net));
+  assert.deepEqual(besidesServer(problems), []);
+});
+
+test('a decode that ends after a newer one took the bar over leaves no bar behind', async (t) => {
+  // two.dds (256 KiB mip 0, 64 KiB mip 1) on the /slow/ server: mip 0 shows, then mip 1 is asked
+  // for (its bytes come 1.5 s late) and, while it waits, mip 0 again (kept bytes, but the worker
+  // is busy with mip 1's request, so its bar shows too and takes over mip 1's). Each decode puts
+  // back only what its bar replaced: nothing, once both are done.
+  const { page, problems } = await openPage(t, `?src=${encodeURIComponent(`${srv.origin}/slow/two.dds`)}`);
+  await ready(page);
+  await page.waitForFunction(() => document.getElementById('progress').hidden, null, { timeout: 60000 });
+  /** Waits until the bar shows and its label ends with `words`. @param {string} words */
+  const barSays = (words) => page.waitForFunction((w) => !document.getElementById('progress').hidden
+    && (document.getElementById('progress-label')?.textContent ?? '').endsWith(w), words, { timeout: 30000 });
+  await page.evaluate(() => { window.texscope.select({ mip: 1 }); });
+  await barSays('Reading two · mip 1');
+  await page.evaluate(() => { window.texscope.select({ mip: 0 }); });
+  await barSays('Reading two · mip 0');
+  await page.waitForFunction(() => window.texscope.view()?.mip === 0 && document.body.dataset.state === 'ready', null, { timeout: 30000 });
+  await new Promise((r) => setTimeout(r, 600));
+  assert.equal(await page.isHidden('#progress'), true, `a bar is left: ${await page.textContent('#progress-label')}`);
+  assert.deepEqual(await page.evaluate(() => window.texscope.pixel(10, 20)), rgba8Texel(10, 20, 0));
   assert.deepEqual(besidesServer(problems), []);
 });

@@ -17,30 +17,38 @@ export function createSelection(app) {
   let seq = 0;
 
   /**
+   * The bars fetchBar put up, each with the bar it replaced (null: none), so that a decode
+   * ending after a newer one took the bar over never puts its own words back.
+   * @type {WeakMap<object, import('../types').State['progress']>}
+   */
+  const fetchBars = new WeakMap();
+
+  /**
    * A decode that reads a file on a server (?src=) can take a while on a slow link: after 300 ms
    * the bar says what it waits for, and views/status.js puts the bytes and requests fetched so
    * far before it. The open's task lasts until its first texture shows, so its bar may be up: its
    * words are replaced (its Cancel stays, and still cancels the open) and put back after, unless
    * the task moved on meanwhile. Otherwise the bar has no Cancel (the worker would have to reopen
-   * every file); a newer selection simply wins.
+   * every file); a newer selection simply wins, and replacing an earlier decode's bar it inherits
+   * what that bar replaced.
    * @template T @param {Promise<T>} decode @param {string} text @returns {Promise<T>}
    */
   async function fetchBar(decode, text) {
     if (!store.state.remote.length) return decode;
-    /** The bar this shows and the one it replaced. @type {{ mine: import('../types').State['progress'], before: import('../types').State['progress'] }} */
-    const bar = { mine: null, before: null };
+    /** The bar this shows. @type {{ mine: import('../types').State['progress'] }} */
+    const bar = { mine: null };
     const timer = setTimeout(() => {
       const b = store.state.progress;
       actions.progress(b?.done ?? 0, b?.total ?? 0, text, b?.cancellable ?? false);
-      bar.before = b;
       bar.mine = store.state.progress;
+      if (bar.mine) fetchBars.set(bar.mine, b && fetchBars.has(b) ? fetchBars.get(b) ?? null : b);
     }, 300);
     try {
       return await decode;
     } finally {
       clearTimeout(timer);
-      const b = bar.before;
       if (bar.mine && store.state.progress === bar.mine) {
+        const b = fetchBars.get(bar.mine);
         if (b) actions.progress(b.done, b.total, b.text, b.cancellable);
         else actions.endProgress();
       }
