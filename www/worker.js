@@ -272,7 +272,7 @@ async function run(req, step) {
     case 'remoteKept': {
       // What this worker fetched of each remote file (the same file version: every answer was
       // checked against its first request's validators), for the pool's workers to start from.
-      /** @type {Map<string, { at: number, bytes: Uint8Array }[]>} */
+      /** @type {Map<string, import('./types').KeptRange[]>} */
       const byUrl = new Map();
       for (const o of opened) {
         for (const f of o.files) if (f instanceof RemoteFile) byUrl.set(f.url, [...(byUrl.get(f.url) ?? []), ...f.kept]);

@@ -32,7 +32,7 @@ export class WorkerPool {
     /**
      * The ranges of remote files the page's main worker has fetched (its 'remoteKept'), so that a
      * pool worker's catch-up open of a ?src= container reads its index and package from them
-     * instead of asking the server again, once per worker. @type {(() => Promise<[string, { at: number, bytes: Uint8Array }[]][]>) | null}
+     * instead of asking the server again, once per worker. @type {(() => Promise<[string, import('../types').KeptRange[]][]>) | null}
      */
     this.seed = null;
   }

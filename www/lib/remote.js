@@ -56,7 +56,7 @@ export class RemoteFile {
     this.etag = d.etag;
     this.lastModified = d.lastModified;
     this.onFetch = onFetch;
-    /** Ranges fetched, least recently used first. @type {{ at: number, bytes: Uint8Array }[]} */
+    /** Ranges fetched, least recently used first. @type {import('../types').KeptRange[]} */
     // Ranges another worker fetched of the same file (lib/pool.js); its head is `head` already.
     this.kept = [{ at: 0, bytes: d.head }, ...(d.kept ?? []).filter((k) => k.at !== 0)];
     this.keptBytes = this.kept.reduce((n, k) => n + k.bytes.length, 0);
