@@ -21,8 +21,10 @@
 //! Foxiary blobs); the TextureFormat ids are Unity's (4 RGBA32, 10 DXT1, 25 BC7, 48 ASTC_RGB_4x4,
 //! as src/unity/texture.rs and UnityPy's TextureFormat enum number them).
 
+mod common;
 mod unity_fixtures;
 
+use common::unitypy_pixels;
 use std::sync::Arc;
 use tegra_swizzle::surface::{swizzle_surface, BlockDim};
 use tegra_swizzle::BlockHeight;
@@ -600,6 +602,112 @@ fn switch_one_gob_blobs_are_block_linear() {
     println!(
         "{cases} Switch textures with a blob of block height 1 equal to tegra_swizzle's layout"
     );
+}
+
+/// UnityPy 1.25.4 against the same block-height-1 files as [`switch_one_gob_blobs_are_block_linear`]
+/// (ASTC 4x4, BC7, DXT1 and RGBA32, sizes whose layouts differ and sizes where they are equal).
+/// Its `is_switch_swizzled` takes a blob as tiled only when gobs_per_block > 1, so it reads the
+/// tiled bytes as linear blocks. Expected values: the source itself (which Texscope decodes, and
+/// UnityPy must not, else it untiles block height 1 after all), and the tiled bytes' first
+/// linear-size bytes decoded as a Windows texture by this crate (what a linear reading paints;
+/// UnityPy must match it within 1 on every texel whose block is not GOB padding, for the formats
+/// whose every bit pattern is a valid block: DXT1, RGBA32, and BC7 save its reserved mode 0 byte).
+/// Random ASTC bytes are mostly reserved or error blocks, which decoders paint differently, so
+/// for ASTC only the first check is made. The test names each texture UnityPy gets wrong and why.
+#[test]
+fn unitypy_reads_one_gob_blobs_as_linear() {
+    let root = std::env::temp_dir().join(format!("texscope-one-gob-sizes-{}", std::process::id()));
+    let dir = root.join("one_gob");
+    std::fs::create_dir_all(&dir).unwrap();
+    // (file name, shape, Texscope's decode, the linear reading of the tiled bytes)
+    let mut cases = Vec::new();
+    for (k, &(f, w, h, lin, _)) in ONE_GOB_SIZES.iter().enumerate() {
+        let s = single(f, w, h);
+        let mut linear = vec![0u8; lin];
+        Rng(0x1_60E0 + k as u64).fill(&mut linear);
+        if f.id == BC7.id {
+            // A BC7 block whose first byte is 0 is reserved (no mode bit set); decoders paint it
+            // differently, so every block gets a mode bit.
+            for b in linear.chunks_mut(16) {
+                b[0] |= 1 << (b[0] as u32 % 8);
+            }
+        }
+        let tiled = s.tile(View::Texels, 1, &linear);
+        let name = format!("{k}_{}x{}_{}.assets", w, h, f.name);
+        let file = s.file(&tiled, SWITCH, &switch_blob(1, tiled.len() as u32), None);
+        std::fs::write(dir.join(&name), &file).unwrap();
+        let ours = open("switch.assets", file)
+            .decode(0, 0, 0, DecodeOptions::default())
+            .unwrap()
+            .to_rgba8();
+        let source = open("pc.assets", s.file(&linear, 5, &[], None))
+            .decode(0, 0, 0, DecodeOptions::default())
+            .unwrap()
+            .to_rgba8();
+        assert!(ours == source, "{name}: Texscope is not the source");
+        let misread = open("pc.assets", s.file(&tiled[..lin], 5, &[], None))
+            .decode(0, 0, 0, DecodeOptions::default())
+            .unwrap()
+            .to_rgba8();
+        cases.push((name, s, tiled, source, misread));
+    }
+    let Some((out, index)) = unitypy_pixels(&root) else {
+        let _ = std::fs::remove_dir_all(&root);
+        return;
+    };
+    let mut wrong = Vec::new();
+    for (name, s, tiled, source, misread) in &cases {
+        let rec = index
+            .iter()
+            .find(|r| {
+                r["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(name.as_str()))
+            })
+            .unwrap_or_else(|| panic!("{name}: not listed by UnityPy"));
+        let raw = rec["rgba"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: UnityPy failed: {}", rec["error"]));
+        let theirs = std::fs::read(out.join(raw)).unwrap();
+        assert_eq!(theirs.len(), source.len(), "{name}: UnityPy's size");
+        assert!(
+            &theirs != source,
+            "{name}: UnityPy paints the source (block height 1 read as tiled?)"
+        );
+        if s.f.id != ASTC_4X4.id {
+            // The block each texel of the linear reading came from: padding where the tiled
+            // bytes at that block's place are none of the source's (tile_one_gob pads with 0).
+            let (bw, bb) = (s.w.div_ceil(s.f.block) as usize, s.f.bytes as usize);
+            let blk = |i: usize| {
+                let (x, y) = (i % s.w as usize, i / s.w as usize);
+                // rows are stored bottom first: the decode's top row is the file's last
+                let j = (s.h as usize - 1 - y) / s.f.block as usize;
+                (j * bw + x / s.f.block as usize) * bb
+            };
+            let mut max = 0;
+            for (i, (a, b)) in theirs.chunks(4).zip(misread.chunks(4)).enumerate() {
+                let at = blk(i);
+                if tiled[at..at + bb].iter().all(|&v| v == 0) {
+                    continue;
+                }
+                let d = a.iter().zip(b).map(|(p, q)| p.abs_diff(*q)).max();
+                max = max.max(d.unwrap_or(0));
+            }
+            assert!(
+                max <= 1,
+                "{name}: UnityPy is neither the source nor the tiled bytes read linear (max {max})"
+            );
+        }
+        wrong.push(name.as_str());
+    }
+    println!(
+        "UnityPy 1.25.4 is wrong on {} of {} ({wrong:?}): m_PlatformBlob states block height 1 and its is_switch_swizzled needs gobs_per_block > 1, so it reads the tiled bytes as linear",
+        wrong.len(),
+        cases.len()
+    );
+    assert_eq!(wrong.len(), cases.len());
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// A blob of one GOB per block over data of the linear size only (28x32: the tiled size is
