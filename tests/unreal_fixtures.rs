@@ -7,7 +7,7 @@ use texscope::fixtures::unreal::{self as fixture, Rng, VtFixture, VtSpec};
 use texscope::io::BytesSource;
 use texscope::model::tiled::{TileCodec, TileRect};
 use texscope::model::NormalEncoding;
-use texscope::{decode_surface, Catalog, Layout, Limits, PixelFormat, Storage};
+use texscope::{decode_surface, Catalog, Layout, Limits, OpenOptions, PixelFormat, Storage};
 
 /// The zen form (.uzenasset) with the shared .ubulk.
 fn open_zen(name: &str, files: &fixture::PackageFiles) -> Catalog {
@@ -983,6 +983,27 @@ fn hostile_ue4_vt_records_give_clean_errors() {
 
 // ---- Versioned (not -unversioned) cooked packages of UE 4.18-5.6: fixture::versioned_texture ----
 
+/// The properties [`normal_map_props`] writes, as read back.
+fn assert_normal_map_props(t: &texscope::Texture, label: &str) {
+    assert_eq!(
+        meta(t, "CompressionSettings"),
+        Some("TC_Normalmap"),
+        "{label}"
+    );
+    assert_eq!(meta(t, "SRGB"), Some("false"), "{label}");
+    assert_eq!(meta(t, "NeverStream"), Some("true"), "{label}");
+}
+
+/// Every problem and texture error of an open, joined.
+fn all_errors(cat: &Catalog) -> String {
+    cat.problems
+        .iter()
+        .map(|p| p.error.clone())
+        .chain(cat.textures.iter().filter_map(|t| t.error.clone()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 fn normal_map_props() -> Vec<fixture::Prop> {
     vec![
         fixture::Prop::Enum {
@@ -1050,13 +1071,7 @@ fn versioned_packages_of_every_release_open() {
                 meta(t, "Properties").map(|p| p.starts_with("tagged")),
                 Some(true)
             );
-            assert_eq!(
-                meta(t, "CompressionSettings"),
-                Some("TC_Normalmap"),
-                "{label}"
-            );
-            assert_eq!(meta(t, "SRGB"), Some("false"), "{label}");
-            assert_eq!(meta(t, "NeverStream"), Some("true"), "{label}");
+            assert_normal_map_props(t, &label);
             assert_eq!(t.srgb(), Some(false), "{label}");
             // BC5 keeps the two-channel layout (x red, y green).
             assert_eq!(t.normal_map, Some(NormalEncoding::Rg), "{label}");
@@ -1073,6 +1088,172 @@ fn versioned_packages_of_every_release_open() {
             }
         }
     }
+}
+
+/// Opens a package's files, leaving out the ones it does not have (a joined package has no
+/// .uexp, one without streamed mips in a .ubulk no .ubulk).
+fn open_present(name: &str, files: &fixture::PackageFiles, options: &OpenOptions) -> Catalog {
+    let mut srcs: Vec<texscope::SourceRef> = vec![BytesSource::shared(
+        format!("{name}.uasset"),
+        files.uasset.clone(),
+    )];
+    for (ext, bytes) in [("uexp", &files.uexp), ("ubulk", &files.ubulk)] {
+        if !bytes.is_empty() {
+            srcs.push(BytesSource::shared(format!("{name}.{ext}"), bytes.clone()));
+        }
+    }
+    texscope::open(srcs, options)
+}
+
+/// Cooked packages of every UE4 release before 4.18, unversioned (as `-unversioned` cooks,
+/// the default of packaged games, write them) and versioned, as one file (the cooked .uasset
+/// before the event-driven loader split it, 4.0-4.15: export data and end-of-file mips after
+/// the header) and, for 4.16 and 4.17, split into .uasset + .uexp with the mips in the .uexp's
+/// tail or in a .ubulk. Every mip opens and decodes to its blocks; the properties are read in
+/// the release's tag form (no property GUID byte before object version 503); an unversioned
+/// package names the layout it was read as.
+///
+/// Where the layouts come from, and what this does not prove: the summary, name, import and
+/// export fields each release writes (their object-version gates in src/unreal/package.rs,
+/// CUE4Parse's FPackageFileSummary and FObjectExport) are the ones the reader follows for the
+/// real editor packages of UE 4.0 to 4.13 in the shared set (tests/unreal_editor.rs), which open;
+/// what is cooked-only here, the texture data, was checked against UE4 source text of that era
+/// (UTexture::SerializeCookedPlatformData: FName pixel format, i32 absolute SkipOffset;
+/// SerializePlatformData: SizeX, SizeY, NumSlices, PixelFormat FString, FirstMipToSerialize,
+/// the mips; FTexture2DMipMap: bCooked, bulk header, SizeX, SizeY; FByteBulkData: i64 offsets
+/// from object version 198 and BulkDataStartOffset from 212, both older than any loadable
+/// package): the 4.18 layout the real 4.18 sample has. The writer and reader were written here
+/// from the same facts, so their agreement shows both take each version branch alike, not
+/// that a real 4.x cooker wrote these bytes: no cooked package older than 4.18 is among the
+/// samples. The release -> FileVersionUE4 table is CUE4Parse's EGame.GetVersion
+/// (fixture::OLD_RELEASES). Expected pixels: each mip's random blocks through the shared decoder.
+#[test]
+fn cooked_packages_before_ue_418_open() {
+    let mut cases = 0;
+    for r in fixture::OLD_RELEASES {
+        // (stated versions, streamed mips after the export data, one file)
+        let mut forms = vec![
+            (false, true, true),
+            (true, true, true),
+            (false, false, true),
+        ];
+        if r.minor >= 16 {
+            forms.extend([(false, true, false), (false, false, false)]);
+        }
+        for (stated, at_end, joined) in forms {
+            let label = format!(
+                "{} {} {} {}",
+                r.label(),
+                if stated { "versioned" } else { "unversioned" },
+                if joined { "one file" } else { "split" },
+                if at_end {
+                    "mips at the end"
+                } else {
+                    "mips in .ubulk"
+                }
+            );
+            let mut rng = Rng(0x4_0000 + r.minor as u64 * 8 + cases);
+            let (files, mips) = fixture::ue4_texture(
+                r.minor,
+                stated,
+                at_end,
+                "T_Old",
+                PixelFormat::BC5,
+                (64, 32),
+                (7, 2),
+                &normal_map_props(),
+                |_, w, h| fixture::random_surface(PixelFormat::BC5, w, h, &mut rng),
+            );
+            let header = files.uasset.len();
+            let files = if joined { files.joined() } else { files };
+            assert_eq!(files.ubulk.is_empty(), at_end, "{label}");
+            let cat = open_present("T_Old", &files, &OpenOptions::default());
+            assert!(cat.problems.is_empty(), "{label}: {:?}", cat.problems);
+            assert_eq!(cat.textures.len(), 1, "{label}");
+            let t = &cat.textures[0];
+            assert!(t.error.is_none(), "{label}: {:?}", t.error);
+            assert_eq!((t.width, t.height, t.mips.len()), (64, 32, 7), "{label}");
+            let guess = meta(t, "Engine (guessed from layout)").unwrap();
+            if stated {
+                let want = format!("UE4 (object version {}, stated)", r.file_ue4);
+                assert!(guess.contains(&want), "{label}: {guess}");
+            } else if r.minor < 16 {
+                // The layout row the release's object version falls in (CANDIDATES).
+                let row = match r.minor {
+                    0..=2 => "UE4.0-4.2",
+                    3 => "UE4.3",
+                    4..=7 => "UE4.4-4.7",
+                    8 => "UE4.8",
+                    9 | 10 => "UE4.9-4.10",
+                    11 => "UE4.11",
+                    12 | 13 => "UE4.12-4.13",
+                    14 => "UE4.14",
+                    _ => "UE4.15",
+                };
+                assert!(guess.contains(row), "{label}: {guess}");
+            }
+            assert_normal_map_props(t, &label);
+            let one_file = meta(t, "Package").is_some_and(|p| p.contains("one .uasset"));
+            assert_eq!(one_file, joined, "{label}: {:?}", meta(t, "Package"));
+            for (i, m) in t.mips.iter().enumerate() {
+                let want =
+                    decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default())
+                        .unwrap();
+                assert!(
+                    cat.decode(0, i, 0, Default::default()).unwrap() == want,
+                    "{label} mip {i} ({})",
+                    m.location_note
+                );
+            }
+            if joined {
+                // Cut inside the export data: named as a short file, not as a missing .uexp.
+                let mut cut = files.clone();
+                cut.uasset.truncate(header + 40);
+                let e = all_errors(&open_present("T_Old", &cut, &OpenOptions::default()));
+                assert!(
+                    e.contains("cut short") && e.contains("T_Old.uasset"),
+                    "{label}: {e}"
+                );
+            }
+            cases += 1;
+        }
+    }
+    println!("{cases} cooked UE 4.0-4.17 packages open and decode");
+}
+
+/// `--ue-version` before 4.18: an unversioned UE 4.11 package opens when 4.11 is named (the
+/// same layout row) and is refused, saying so, when 4.14 is (another row); 4.0-4.17 are
+/// accepted names.
+#[test]
+fn forcing_an_old_ue4_version_picks_its_layout() {
+    let mut rng = Rng(411);
+    let (files, _) = fixture::ue4_texture(
+        11,
+        false,
+        true,
+        "T_Forced",
+        PixelFormat::BC1,
+        (16, 16),
+        (2, 1),
+        &normal_map_props(),
+        |_, w, h| fixture::random_surface(PixelFormat::BC1, w, h, &mut rng),
+    );
+    let files = files.joined();
+    let force = |v: &str| OpenOptions {
+        unreal_version: Some(v.into()),
+        ..Default::default()
+    };
+    let cat = open_present("T_Forced", &files, &force("4.11"));
+    let t = &cat.textures[0];
+    assert!(
+        t.error.is_none() && cat.problems.is_empty(),
+        "{:?}",
+        cat.problems
+    );
+    let guess = meta(t, "Engine (guessed from layout)").unwrap();
+    assert!(guess.contains("UE4.11 (forced"), "{guess}");
+    let e = all_errors(&open_present("T_Forced", &files, &force("4.14")));
+    assert!(e.contains("does not line up as UE4.14"), "{e}");
 }
 
 /// UE5 object version 1011 (PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION, before complete

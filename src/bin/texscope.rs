@@ -63,7 +63,7 @@ valid on every file system and compared ignoring case; a name taken already in t
                  stores them blue-first, so each is decoded and written again in RGB order)
 Each command also takes --frostbite-profile NAME: the table Frostbite format ordinals are read
 with (default 2014.4; see --list-profiles).
-Any command takes --ue-version V (4.18-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
+Any command takes --ue-version V (4.0-4.27, 5.0-5.8, 6.0) to force the Unreal package layout.
 Any command takes --jobs N: threads (default: one per core); the output is the same for any N.
 census, info, export and diff draw a progress bar on stderr when it is a terminal (files done of
 total, textures, bytes read and their rate, time left, the Unreal containers' indexes and

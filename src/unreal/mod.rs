@@ -410,10 +410,22 @@ fn open_with(
             match files.uexp {
                 Some(j) => j,
                 None => {
+                    let uexp = with_ext(base_name(main.name()), ".uexp");
+                    let header = export.coord_delta.max(0) as u64;
+                    // A .uasset that goes on past its header was meant to hold its exports (a
+                    // cooked package from before the split): it is more likely cut short.
+                    if main.len() > header {
+                        return Err(Error::malformed(format!(
+                            "the export data of {} ends at byte {}, past the end of the {}-byte                              file: the file is cut short (or it is split and {uexp} was not                              opened)",
+                            export.name,
+                            header + export.start + export.size,
+                            main.len()
+                        )));
+                    }
                     return Err(Error::missing_sibling(
-                        &with_ext(base_name(main.name()), ".uexp"),
+                        &uexp,
                         format_args!("the export data of {}", export.name),
-                    ))
+                    ));
                 }
             }
         } else {
@@ -637,6 +649,10 @@ fn error_texture(file: &str, export: &Export, e: &Error) -> Texture {
 
 fn flavor_name(pkg: &Package) -> &'static str {
     match pkg.flavor {
+        // Cooked before the event-driven loader split packages (UE 4.0-4.15): one file.
+        Flavor::Legacy if pkg.exports.iter().all(|e| !e.in_uexp) => {
+            "legacy (one .uasset: export data after the header, no .uexp)"
+        }
         Flavor::Legacy => "legacy (.uasset + .uexp)",
         Flavor::Zen4 => "zen (UE4.26/4.27 IoStore)",
         Flavor::Zen5 { .. } => "zen (UE5 IoStore)",
@@ -1002,7 +1018,7 @@ fn split_surfaces(st: &Storage, kind: TextureKind, slices: u32) -> Vec<Storage> 
 
 fn engine_guess(pkg: &Package, pd: &PlatformData) -> String {
     let tail = match pd.layout {
-        texture::TailLayout::Ue4Old => "UE4.18/4.19 texture layout",
+        texture::TailLayout::Ue4Old => "UE4.0-4.19 texture layout",
         texture::TailLayout::Ue4 => "UE4.20+ texture layout",
         texture::TailLayout::Ue5 => "UE5 texture layout",
     };

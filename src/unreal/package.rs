@@ -60,7 +60,7 @@ pub struct Package {
     pub ue5_version: i32,
     pub engine_guess: String,
     pub package_flags: u32,
-    /// UE4 only, when the version was forced: true = the UE4.18/4.19 texture layout.
+    /// UE4 only, when the version was forced: true = the UE4.0-4.19 texture layout.
     pub forced_old_tail: Option<bool>,
     /// Version facts the summary states (cooked packages: all zero) and the forced version.
     pub versions: Versions,
@@ -95,6 +95,9 @@ pub struct Versions {
     pub saved_by_text: String,
     /// `--ue-version` major.minor.
     pub forced: Option<(u32, u32)>,
+    /// An unversioned UE4 package read in an older cooked layout: the UE4 object version it was
+    /// read as (0: the newest, 522).
+    pub layout_ue4: i32,
 }
 
 impl Versions {
@@ -130,6 +133,8 @@ impl Package {
     pub fn ue4_version(&self) -> i32 {
         if self.versions.file_ue4 > 0 {
             self.versions.file_ue4
+        } else if self.versions.layout_ue4 > 0 {
+            self.versions.layout_ue4
         } else {
             ue4v::NEWEST
         }
@@ -151,6 +156,8 @@ pub struct ForcedVersion {
     pub minor: u32,
     /// The UE5 object version whose summary layout it has (0 = UE4), see `CANDIDATES`.
     pub ue5: i32,
+    /// The UE4 object version whose cooked layout it has, see `CANDIDATES`.
+    pub ue4: i32,
 }
 
 /// Parses "4.27", "UE5.1", "5.4.2" ... into the layout facts it implies.
@@ -171,7 +178,7 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
         }
     };
     let ue5 = match (major, minor) {
-        (4, 18..=27) => 0,
+        (4, 0..=27) => 0,
         (5, 0) => 1004,
         (5, 1) => 1008,
         (5, 2..=5) => 1009,
@@ -182,7 +189,7 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
         (5, 7 | 8) | (6, 0) => 1018,
         _ => {
             return Err(Error::unsupported(format!(
-                "Unreal version {s}: Texscope knows 4.18-4.27, 5.0-5.8 and 6.0"
+                "Unreal version {s}: Texscope knows 4.0-4.27, 5.0-5.8 and 6.0"
             )))
         }
     };
@@ -191,21 +198,61 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
         major,
         minor,
         ue5,
+        ue4: if major == 4 {
+            ue4_layout_of(minor)
+        } else {
+            ue4v::NEWEST
+        },
     })
 }
 
-/// UE5 object versions whose summary layouts differ (notes §1.1: 5.0→1004, 5.1→1008,
-/// 5.2–5.5→1009..1013 indistinguishable here, 5.6→1017; 1018 = IMPORT_TYPE_HIERARCHIES, written by
-/// the UE 5.8 fixtures' versioned packages, docs/unreal.md); 0 is UE4. Tried in order on an
-/// unversioned package; a versioned one names its own.
-const CANDIDATES: &[(i32, &str)] = &[
-    (0, "UE4.x"),
-    (1004, "UE5.0"),
-    (1008, "UE5.1"),
-    (1009, "UE5.2-5.5"),
-    (1017, "UE5.6"),
-    (1018, "UE5.7+"),
+/// The layouts an unversioned package is tried as, in order: (UE5 object version, UE4 object
+/// version, label). UE5 object versions whose summary layouts differ (notes §1.1: 5.0→1004,
+/// 5.1→1008, 5.2–5.5→1009..1013 indistinguishable here, 5.6→1017; 1018 =
+/// IMPORT_TYPE_HIERARCHIES, written by the UE 5.8 fixtures' versioned packages, docs/unreal.md);
+/// 0 is UE4. A versioned package names its own.
+///
+/// UE4 before 4.16 cooked other layouts: each UE4 row stands for the object versions up to the
+/// next gate a cooked package shows (the `ue4v` constants: export-map fields at 365, 485, 507,
+/// 508, 511; summary fields at 384, 444, 459, 507, 510; name hashes at 504), with the releases
+/// whose FileVersionUE4 falls there (CUE4Parse's EGame.GetVersion: 4.0 342, 4.1 352, 4.2 363,
+/// 4.3 382, 4.4 385, 4.5 401, 4.6 413, 4.7 434, 4.8 451, 4.9 and 4.10 482, 4.11 498, 4.12 504,
+/// 4.13 505, 4.14 508, 4.15 510, 4.16 and 4.17 513). Cooked packages of 511-522 share one layout
+/// (the later gates are editor-only fields), so "UE4.x" stays first and newer games never try
+/// the old rows.
+const CANDIDATES: &[(i32, i32, &str)] = &[
+    (0, ue4v::NEWEST, "UE4.x"),
+    (1004, ue4v::NEWEST, "UE5.0"),
+    (1008, ue4v::NEWEST, "UE5.1"),
+    (1009, ue4v::NEWEST, "UE5.2-5.5"),
+    (1017, ue4v::NEWEST, "UE5.6"),
+    (1018, ue4v::NEWEST, "UE5.7+"),
+    (0, 510, "UE4.15"),
+    (0, 508, "UE4.14"),
+    (0, 504, "UE4.12-4.13"),
+    (0, 485, "UE4.11"),
+    (0, 459, "UE4.9-4.10"),
+    (0, 444, "UE4.8"),
+    (0, 384, "UE4.4-4.7"),
+    (0, 365, "UE4.3"),
+    (0, 342, "UE4.0-4.2"),
 ];
+
+/// The UE4 object version whose cooked layout UE 4.`minor` writes (a row of [`CANDIDATES`]).
+fn ue4_layout_of(minor: u32) -> i32 {
+    match minor {
+        0..=2 => 342,
+        3 => 365,
+        4..=7 => 384,
+        8 => 444,
+        9 | 10 => 459,
+        11 => 485,
+        12 | 13 => 504,
+        14 => 508,
+        15 => 510,
+        _ => ue4v::NEWEST,
+    }
+}
 
 /// The newest FileVersionUE5 Texscope knows: IMPORT_TYPE_HIERARCHIES, what the UE 5.8 and the
 /// UE 6.0 fixtures' versioned packages both write (their zen versioning info, docs/unreal.md).
@@ -289,6 +336,8 @@ struct Head {
     file_ue4: i32,
     file_ue5: i32,
     licensee: i32,
+    /// The UE4 object version an unversioned package is read as (the candidate being tried).
+    layout_ue4: i32,
 }
 
 impl Head {
@@ -296,12 +345,12 @@ impl Head {
     fn unversioned(&self) -> bool {
         self.file_ue4 == 0 && self.file_ue5 == 0 && self.licensee == 0
     }
-    /// The UE4 object version the layout follows (an unversioned package: the newest).
+    /// The UE4 object version the layout follows (an unversioned package: the candidate's).
     fn ue4(&self) -> i32 {
         if self.file_ue4 > 0 {
             self.file_ue4
         } else {
-            ue4v::NEWEST
+            self.layout_ue4
         }
     }
 }
@@ -520,6 +569,7 @@ fn read_summary(c: &mut Cursor, head: &Head, ue5: i32) -> Result<Summary> {
             saved_by_patch: patch,
             saved_by_text,
             forced: None,
+            layout_ue4: 0,
         },
         end: c.pos,
     })
@@ -664,14 +714,15 @@ fn parse_legacy_inner(
     let file_ue4 = c.i32()?;
     let file_ue5 = if legacy <= -8 { c.i32()? } else { 0 };
     let licensee = c.i32()?;
-    let head = Head {
+    let mut head = Head {
         legacy,
         file_ue4,
         file_ue5,
         licensee,
+        layout_ue4: ue4v::NEWEST,
     };
     let stated;
-    let candidates: &[(i32, &str)] = if head.unversioned() {
+    let candidates: &[(i32, i32, &str)] = if head.unversioned() {
         CANDIDATES
     } else {
         // A versioned package: its FileVersionUE5 (0 before UE5) is the layout.
@@ -687,16 +738,18 @@ fn parse_legacy_inner(
             .at_field("unreal/FPackageFileSummary/FileVersionUE4")
             .in_file(uasset.name()));
         }
-        stated = [(file_ue5.max(0), "")];
+        stated = [(file_ue5.max(0), file_ue4, "")];
         &stated
     };
     let mut last_err = None;
-    for &(ue5, guess) in candidates {
+    for &(ue5, layout_ue4, guess) in candidates {
         if head.unversioned()
-            && ((legacy <= -8) != (ue5 > 0) || forced.is_some_and(|f| f.ue5 != ue5))
+            && ((legacy <= -8) != (ue5 > 0)
+                || forced.is_some_and(|f| f.ue5 != ue5 || f.ue4 != layout_ue4))
         {
             continue;
         }
+        head.layout_ue4 = layout_ue4;
         let s = match read_summary(&mut c, &head, ue5) {
             Ok(s) => s,
             Err(e) => {
@@ -724,6 +777,14 @@ fn parse_legacy_inner(
                 continue;
             }
         }
+        // The older UE4 rows differ from their neighbours only in the name map (hashes from
+        // NAME_HASHES_SERIALIZED) in places: a cooked name map ends where the import map starts.
+        if head.unversioned()
+            && layout_ue4 < ue4v::NEWEST
+            && !names_end_at_imports(&mut c, &s, &head)
+        {
+            continue;
+        }
         let row = import_row(&s, &head, ue5);
         // Cooked imports carry a PackageName from UE 5.8 on (import_row): the one layout fact
         // that tells 5.8 from 5.7, whose object version is the same 1018.
@@ -735,6 +796,9 @@ fn parse_legacy_inner(
             (false, false) => version_label(&head),
         };
         let mut pkg = finish_legacy(&mut c, s, exports, (head, ue5), row, &label, limits)?;
+        if head.unversioned() && layout_ue4 < ue4v::NEWEST {
+            pkg.versions.layout_ue4 = layout_ue4;
+        }
         if let Some(f) = forced.filter(|_| head.unversioned()) {
             pkg.engine_guess = format!("{} (forced; the layout detected alone: {label})", f.label);
             pkg.forced_old_tail = (f.major == 4).then_some(f.minor < 20);
@@ -768,6 +832,27 @@ fn parse_legacy_inner(
             )
         })
         .in_file(uasset.name()))
+}
+
+/// Whether the name map, read as `head`'s version writes it, ends exactly where the import map
+/// starts (cooked packages have no gatherable-text section between them).
+fn names_end_at_imports(c: &mut Cursor, s: &Summary, head: &Head) -> bool {
+    if s.name_count < 0 || s.import_offset < s.name_offset {
+        return false;
+    }
+    c.pos = s.name_offset as u64;
+    for _ in 0..s.name_count {
+        if c.fstring().is_err() {
+            return false;
+        }
+        if head.ue4() >= ue4v::NAME_HASHES_SERIALIZED && c.skip(4).is_err() {
+            return false;
+        }
+        if c.pos > s.import_offset as u64 {
+            return false;
+        }
+    }
+    c.pos == s.import_offset as u64
 }
 
 /// "UE5 object version 1018 (stated)" and the like, for a versioned package.
@@ -829,11 +914,15 @@ fn finish_legacy(
             )));
         }
         let off = e.serial_offset as u64;
-        // A cooked package continues in its .uexp after TotalHeaderSize; an editor package holds
-        // its export data in the same file, after the header (a .uasset that stops at the
-        // header is split either way).
+        // Where the export data is: a split package's .uasset stops at TotalHeaderSize and the
+        // exports continue in the .uexp (cooked with the event-driven loader, UE 4.16 on); an
+        // editor package, and a cooked one from before the split (UE 4.0-4.15, or cooked
+        // without it), holds them in the same file after the header. A cooked .uasset that goes
+        // on past the header but stops before this export's end is a split one (a .uasset
+        // padded or cut short): the .uexp is asked for.
         let cooked = s.package_flags & PKG_FILTER_EDITOR_ONLY != 0;
-        let in_uexp = off >= header && (cooked || c.src.len() <= header);
+        let end = off.saturating_add(e.serial_size as u64);
+        let in_uexp = off >= header && (c.src.len() <= header || (cooked && c.src.len() < end));
         exports.push(Export {
             name,
             class,

@@ -12,7 +12,9 @@ use crate::io::{Error, Limits, Result, Source};
 /// Which cooked layout precedes FTexturePlatformData (notes §3.1: SkipOffset encoding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TailLayout {
-    /// UE < 4.20: i32 absolute SkipOffset; no SizeZ, no bIsVirtual.
+    /// UE 4.0-4.19: i32 absolute SkipOffset; no SizeZ, no bIsVirtual (UE 4.x source: the
+    /// same fields from 4.0, where bCooked (125), i64 bulk offsets (198) and BulkDataStartOffset
+    /// (212) already predate the oldest loadable package, 214).
     Ue4Old,
     /// UE4.20-4.27: i64 absolute SkipOffset.
     Ue4,
