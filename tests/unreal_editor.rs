@@ -894,3 +894,90 @@ fn a_source_in_a_payload_sidecar_decodes_from_it() {
         );
     }
 }
+
+/// The layout row an unversioned UE4 package of object version `v` is read as (CANDIDATES in
+/// src/unreal/package.rs), by the gates a cooked package shows.
+fn layout_row(v: i32) -> &'static str {
+    match v {
+        342..=364 => "UE4.0-4.2",
+        365..=383 => "UE4.3",
+        384..=443 => "UE4.4-4.7",
+        444..=458 => "UE4.8",
+        459..=484 => "UE4.9-4.10",
+        485..=503 => "UE4.11",
+        504..=507 => "UE4.12-4.13",
+        508 | 509 => "UE4.14",
+        510 => "UE4.15",
+        _ => "UE4.x",
+    }
+}
+
+/// The one real check of the older unversioned layouts: cooked UE 4.0-4.15 games are cooked
+/// `-unversioned`, and none is among the samples, so the real editor packages of UE 4.0 to 4.13
+/// (object versions 347 to 505, written by the engines themselves) are made unversioned here by
+/// zeroing their FileVersionUE4 and licensee version in memory. With nothing stated, the reader
+/// must find each one's layout row from the structure alone (summary end, export-map end, first
+/// export offset, name-map end) — the row its real object version falls in — and read the
+/// package the same as when the versions are stated: the same texture, properties and source
+/// pixels. The pre-4.0 beta packages (object versions 216 and 315) have no row: an unversioned
+/// one matches none, and is refused.
+#[test]
+fn real_ue4_summaries_unversioned_find_their_layout_row() {
+    use texscope::unreal::package::parse_legacy;
+    let mut checked = Vec::new();
+    for r in rows() {
+        if !r.engine.starts_with("4.") || r.engine.starts_with("4.22") {
+            continue;
+        }
+        let name = r.file.display().to_string();
+        let bytes = std::fs::read(&r.file).unwrap();
+        let legacy = i32::from_le_bytes(bytes[4..8].try_into().unwrap());
+        let at = if legacy == -4 { 8 } else { 12 };
+        let stated = i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let mut zeroed = bytes.clone();
+        zeroed[at..at + 8].fill(0); // FileVersionUE4, FileVersionLicenseeUE4
+        let file = r.file.file_name().unwrap().to_string_lossy().to_string();
+        let src = texscope::io::BytesSource::new(&file, zeroed.clone());
+        let parsed = parse_legacy(&src, &Limits::default(), None);
+        if stated < 342 {
+            assert!(
+                parsed.is_err(),
+                "{name} ({stated}): read as {:?}",
+                parsed.map(|p| p.engine_guess)
+            );
+            continue;
+        }
+        let pkg = parsed.unwrap_or_else(|e| panic!("{name} ({stated}): {e}"));
+        assert_eq!(
+            pkg.engine_guess,
+            layout_row(stated),
+            "{name} (object version {stated})"
+        );
+        let (a, b) = (open_bytes(&file, bytes), open_bytes(&file, zeroed));
+        assert!(b.problems.is_empty(), "{name}: {:?}", b.problems);
+        let (ta, tb) = (&a.textures[0], &b.textures[0]);
+        assert_eq!(
+            (&ta.class, ta.width, ta.height),
+            (&tb.class, tb.width, tb.height),
+            "{name}"
+        );
+        let props = |t: &texscope::Texture| {
+            t.metadata
+                .iter()
+                .filter(|(k, _)| !k.starts_with("Engine"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(props(ta), props(tb), "{name}");
+        if ta.error.is_none() {
+            let pa = a.decode(0, 0, 0, Default::default()).unwrap();
+            let pb = b.decode(0, 0, 0, Default::default()).unwrap();
+            assert!(pa == pb, "{name}: pixels differ");
+        }
+        checked.push(format!("{stated} -> {}", pkg.engine_guess));
+    }
+    checked.sort();
+    checked.dedup();
+    println!("real UE4 editor summaries read unversioned: {checked:?}");
+    assert!(checked.len() >= 7, "{checked:?}");
+}

@@ -1125,7 +1125,9 @@ fn open_present(name: &str, files: &fixture::PackageFiles, options: &OpenOptions
 /// package): the 4.18 layout the real 4.18 sample has. The writer and reader were written here
 /// from the same facts, so their agreement shows both take each version branch alike, not
 /// that a real 4.x cooker wrote these bytes: no cooked package older than 4.18 is among the
-/// samples. The release -> FileVersionUE4 table is CUE4Parse's EGame.GetVersion
+/// samples (tests/unreal_editor.rs `real_ue4_summaries_unversioned_find_their_layout_row` checks
+/// the layout rows on real engine-written 4.0-4.13 summaries made unversioned). The release ->
+/// FileVersionUE4 table is CUE4Parse's EGame.GetVersion
 /// (fixture::OLD_RELEASES). Expected pixels: each mip's random blocks through the shared decoder.
 #[test]
 fn cooked_packages_before_ue_418_open() {
