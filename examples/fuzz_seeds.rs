@@ -227,6 +227,38 @@ fn unreal_seeds(out: &mut Out, rng: &mut Rng) {
             ],
         );
     }
+    // Cooked one-file packages of UE 4.0-4.15 (no .uexp; mips after the export data), one of each
+    // older layout row an unversioned summary is tried as, and a versioned 4.8 (LegacyFileVersion
+    // -4: no LegacyUE3Version).
+    for (minor, stated) in [
+        (0, false),
+        (3, false),
+        (5, false),
+        (8, true),
+        (9, false),
+        (11, false),
+    ]
+    .into_iter()
+    .chain([(12, false), (14, false), (15, false)])
+    {
+        let (f, _) = ue::ue4_texture(
+            minor,
+            stated,
+            true,
+            "T_Fuzz",
+            PixelFormat::BC1,
+            (16, 8),
+            (3, 1),
+            &[ue::Prop::Bool("SRGB".into(), false)],
+            |_, w, h| ue::random_surface(PixelFormat::BC1, w, h, rng),
+        );
+        let f = f.joined();
+        out.put(
+            "ue_legacy",
+            &format!("ue4_{minor}_one_file"),
+            &[("T_Fuzz.uasset", &f.uasset)],
+        );
+    }
     for (i, layers) in [
         vec![PixelFormat::BC1],
         vec![PixelFormat::BC1, PixelFormat::BC5],
@@ -453,6 +485,8 @@ fn container_seeds(out: &mut Out, rng: &mut Rng) {
         (8, true, false, false),
         (7, false, true, false),
         (3, true, false, false),
+        (2, false, false, false),
+        (1, false, false, false),
     ] {
         let o = PakOptions {
             version,

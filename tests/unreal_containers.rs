@@ -807,6 +807,56 @@ fn every_pak_version_reads_back() {
     }
 }
 
+/// Games of UE 4.0-4.15 ship one-file cooked packages (no .uexp) in paks of versions 1 to 3
+/// (1: with a timestamp per entry, 2: without, 3: compression blocks and flags). A package of
+/// each era in a pak of its version: listed and decoded like the same file loose, no .uexp
+/// asked for. Expected: the loose one-file package's pixels (its mips decode to their blocks in
+/// tests/unreal_fixtures.rs `cooked_packages_before_ue_418_open`).
+#[test]
+fn old_paks_hold_one_file_cooked_packages() {
+    let l = Limits::default();
+    // (pak version, UE 4.minor, zlib)
+    for (version, minor, zlib) in [(1, 0, false), (2, 3, false), (3, 9, false), (3, 11, true)] {
+        let what = format!("pak v{version} UE 4.{minor} zlib={zlib}");
+        let mut rng = Rng(0x4_0100 + minor as u64);
+        let (t, _) = ue::ue4_texture(
+            minor,
+            false,
+            true,
+            "T_Old",
+            texscope::PixelFormat::BC1,
+            (64, 32),
+            (5, 2),
+            &[],
+            |_, w, h| ue::random_surface(texscope::PixelFormat::BC1, w, h, &mut rng),
+        );
+        let t = t.joined();
+        let files = vec![("Tex/T_Old.uasset".to_string(), t.uasset.clone())];
+        let want = loose(&files);
+        assert!(want.problems.is_empty(), "{what}: {:?}", want.problems);
+        assert_eq!(want.textures.len(), 1, "{what}");
+        let o = PakOptions {
+            version,
+            zlib,
+            block_size: 4096,
+            ..Default::default()
+        };
+        let src = BytesSource::shared("old.pak", cx::pak(&files, &o));
+        let p = pak::open(&src, &keys(), &l).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(p.footer.version, version, "{what}");
+        let c = texscope::open(vec![src], &Default::default());
+        assert!(c.problems.is_empty(), "{what}: {:?}", c.problems);
+        assert!(
+            c.textures[0].error.is_none(),
+            "{what}: {:?}",
+            c.textures[0].error
+        );
+        assert_eq!(listing(&c), listing(&want), "{what}");
+        assert_eq!(pixels(&c), pixels(&want), "{what}");
+        assert_eq!(c.textures[0].mips.len(), 5, "{what}");
+    }
+}
+
 /// Zen packages in generated IoStore containers: stored, zlib, encrypted, and partitioned into
 /// 4 KiB `.ucas` files; one partition left out is an error naming it when read.
 #[test]
@@ -1083,7 +1133,7 @@ fn unknown_versions_get_a_sentence() {
         let e = pak::open(&src, &keys(), &l).err().unwrap();
         assert_eq!(
             e.to_string(),
-            format!("X.pak: pak version {v}; Texscope reads versions 3 to 15 (UE4.0 to UE6.0)")
+            format!("X.pak: pak version {v}; Texscope reads versions 1 to 15 (UE4.0 to UE6.0)")
         );
     }
 }

@@ -33,9 +33,12 @@ use std::sync::Arc;
 
 /// FPakInfo::PakFile_Magic.
 pub const PAK_MAGIC: u32 = 0x5A6F_12E1;
-/// Versions this reader knows (EPakFileVersion): 3 CompressionEncryption .. 12 Utf8PakDirectory,
-/// and UE 6.0's 13 to 15 (see the module's notes).
-pub const MIN_VERSION: i32 = 3;
+/// Versions this reader knows (EPakFileVersion): 1 Initial (a timestamp in each entry record),
+/// 2 NoTimestamps, 3 CompressionEncryption (blocks, flags and block size in the record) ..
+/// 12 Utf8PakDirectory, and UE 6.0's 13 to 15 (see the module's notes). Versions 1 and 2 are
+/// what the first UE4 releases packaged; their records end at the hash, so their files are
+/// stored, unencrypted.
+pub const MIN_VERSION: i32 = 1;
 pub const MAX_VERSION: i32 = 15;
 /// The first version with the 262-byte footer (its encryption method and nonces).
 const V_ENCRYPTION_METHOD: i32 = 13;
