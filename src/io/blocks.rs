@@ -60,6 +60,18 @@ pub struct BlockStore {
 /// and first mip, and their neighbours (64 KiB blocks in every Unreal container seen).
 pub const CACHE_BLOCKS: usize = 8;
 
+/// At most this many stored bytes are read at once for a run of compressed blocks that follow
+/// each other in a file. Read one block at a time, a mip of 64 KiB blocks is one read per block;
+/// in the page each read of a remote file is an HTTP range request, and its remote reader merges
+/// sequential reads only into requests of up to 256 KiB (www/lib/remote.js), so a 4K BC7 mip's
+/// 16 MiB took 64 requests at best. One read per run makes it 4. The bound keeps the bytes held
+/// at once small: a run's stored bytes and its decoded blocks.
+pub const RUN_BYTES: u64 = 4 << 20;
+
+/// Bytes between two blocks of a run (alignment padding) that are read and dropped rather than
+/// ending the run.
+const RUN_GAP: u64 = 4096;
+
 impl BlockStore {
     /// A store over one file.
     pub fn single(name: impl Into<String>, source: SourceRef, limits: &Limits) -> BlockStore {
@@ -126,13 +138,13 @@ impl BlockStore {
     /// Reads `b` from its file and decrypts it (whole AES blocks), without decompressing.
     pub fn read_stored(&self, b: &Block) -> Result<Vec<u8>> {
         let src = self.part(b)?;
-        if b.payload > b.stored {
-            return Err(Error::malformed(format!(
-                "block at offset {} has a {}-byte payload in {} stored bytes",
-                b.offset, b.payload, b.stored
-            )));
-        }
-        let mut raw = read_range(src.as_ref(), b.offset, b.stored, &self.limits)?;
+        check_payload(b)?;
+        let raw = read_range(src.as_ref(), b.offset, b.stored, &self.limits)?;
+        self.unwrap_stored(b, raw)
+    }
+
+    /// A block's stored bytes as read: decrypted and cut to its payload.
+    fn unwrap_stored(&self, b: &Block, mut raw: Vec<u8>) -> Result<Vec<u8>> {
         if b.encrypted {
             self.decrypt(&mut raw, b.ctr.as_ref())?;
         }
@@ -162,19 +174,64 @@ impl BlockStore {
 
     /// The decoded bytes of `b` (from the cache when it was decoded lately).
     pub fn block(&self, b: &Block) -> Result<Arc<[u8]>> {
-        let key = (b.part, b.offset);
-        {
-            let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(pos) = c.iter().position(|(k, _)| *k == key) {
-                let hit = c.remove(pos);
-                let data = hit.1.clone();
-                c.push(hit);
-                return data;
-            }
+        if let Some(data) = self.cached(b) {
+            return data;
         }
-        let data: BlockData = self
-            .read_stored(b)
-            .and_then(|raw| decompress(b.method, &raw, b.size, &self.limits))
+        let data = self.decode(b, self.read_stored(b));
+        self.keep(b, data.clone());
+        data
+    }
+
+    /// `b` from the cache, made the most recently used.
+    fn cached(&self, b: &Block) -> Option<BlockData> {
+        let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let pos = c.iter().position(|(k, _)| *k == (b.part, b.offset))?;
+        let hit = c.remove(pos);
+        let data = hit.1.clone();
+        c.push(hit);
+        Some(data)
+    }
+
+    fn keep(&self, b: &Block, data: BlockData) {
+        let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if c.len() >= self.capacity {
+            drop(c.remove(0));
+        }
+        c.push(((b.part, b.offset), data));
+    }
+
+    /// The decoded bytes of `run`, blocks that follow each other in one file (at most
+    /// [`RUN_GAP`] apart), read from it with one read. Each is kept in the cache as [`Self::block`]
+    /// keeps it.
+    fn run(&self, run: &[Block]) -> Vec<BlockData> {
+        let (Some(first), Some(last)) = (run.first(), run.last()) else {
+            return Vec::new();
+        };
+        let span = (last.offset + last.stored).saturating_sub(first.offset);
+        let all = self
+            .part(first)
+            .and_then(|src| read_range(src.as_ref(), first.offset, span, &self.limits));
+        run.iter()
+            .map(|b| {
+                let raw = all.as_ref().map_err(Clone::clone).and_then(|all| {
+                    check_payload(b)?;
+                    let at = (b.offset - first.offset) as usize;
+                    let stored = all.get(at..at + b.stored as usize).ok_or_else(|| {
+                        Error::malformed(format!("block at offset {} overlaps the next", b.offset))
+                    })?;
+                    self.unwrap_stored(b, stored.to_vec())
+                });
+                let data = self.decode(b, raw);
+                self.keep(b, data.clone());
+                data
+            })
+            .collect()
+    }
+
+    /// Decompresses a block's stored bytes; an error names the block (and its file when the
+    /// store has several).
+    fn decode(&self, b: &Block, raw: Result<Vec<u8>>) -> BlockData {
+        raw.and_then(|raw| decompress(b.method, &raw, b.size, &self.limits))
             .map(Arc::from)
             .map_err(|e| {
                 let where_ = format!(
@@ -187,14 +244,19 @@ impl BlockStore {
                     }
                 );
                 e.at_field(&where_).in_file(&self.name)
-            });
-        let mut c = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if c.len() >= self.capacity {
-            drop(c.remove(0));
-        }
-        c.push((key, data.clone()));
-        data
+            })
     }
+}
+
+/// A block cannot hold more payload than it stores.
+fn check_payload(b: &Block) -> Result<()> {
+    if b.payload > b.stored {
+        return Err(Error::malformed(format!(
+            "block at offset {} has a {}-byte payload in {} stored bytes",
+            b.offset, b.payload, b.stored
+        )));
+    }
+    Ok(())
 }
 
 /// One entry's bytes: the tail of its first block, whole middle blocks, the head of its last.
@@ -254,6 +316,38 @@ impl BlockSource {
     pub fn store(&self) -> &Arc<BlockStore> {
         &self.store
     }
+
+    /// Whether block `i` is decoded through the store (stored, unencrypted ones are read in
+    /// place).
+    fn through_store(&self, i: usize) -> bool {
+        let b = &self.blocks[i];
+        b.method != Method::Stored || b.encrypted
+    }
+
+    /// The end of the run of blocks from `i` that one read can fetch for a read ending at
+    /// logical `end`: blocks decoded through the store, in the same file, each starting at most
+    /// [`RUN_GAP`] after the last one's stored bytes, at most [`RUN_BYTES`] stored and as many
+    /// decoded (the run's blocks are all held at once until copied).
+    fn run_end(&self, i: usize, end: u64) -> usize {
+        let first = &self.blocks[i];
+        let decoded_from = self.ends[i] - first.size;
+        let mut j = i + 1;
+        while j < self.blocks.len() && self.ends[j] - self.blocks[j].size < end {
+            let (prev, b) = (&self.blocks[j - 1], &self.blocks[j]);
+            let after = prev.offset.saturating_add(prev.stored);
+            if !self.through_store(j)
+                || b.part != first.part
+                || b.offset < after
+                || b.offset - after > RUN_GAP
+                || b.offset.saturating_add(b.stored) - first.offset > RUN_BYTES
+                || self.ends[j] - decoded_from > RUN_BYTES
+            {
+                break;
+            }
+            j += 1;
+        }
+        j
+    }
 }
 
 impl Source for BlockSource {
@@ -269,6 +363,8 @@ impl Source for BlockSource {
         let end = start + buf.len() as u64;
         let mut i = self.ends.partition_point(|&e| e <= start);
         let mut pos = start;
+        // Blocks of the current run decoded ahead of the copy, in block order.
+        let mut ahead = std::collections::VecDeque::new();
         while pos < end {
             let b = self
                 .blocks
@@ -292,8 +388,23 @@ impl Source for BlockSource {
                 src.read_exact_at(b.offset + from, out)
                     .map_err(|e| e.in_file(src.name()))?;
             } else {
+                let data = match ahead.pop_front() {
+                    Some(d) => d,
+                    None => match self.store.cached(b) {
+                        Some(d) => d,
+                        None => {
+                            let j = self.run_end(i, end);
+                            if j > i + 1 {
+                                ahead = self.store.run(&self.blocks[i..j]).into();
+                                ahead.pop_front().unwrap_or_else(|| self.store.block(b))
+                            } else {
+                                self.store.block(b)
+                            }
+                        }
+                    },
+                };
                 // The entry's name says both the container and the path inside it.
-                let data = self.store.block(b).map_err(|e| Error {
+                let data = data.map_err(|e| Error {
                     file: Some(self.name.clone()),
                     ..e
                 })?;
@@ -374,6 +485,80 @@ mod tests {
         let e = read_range(&s, 0, 10, &Limits::default()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::MissingSibling, "{e}");
         assert!(e.to_string().contains("drop c_s1.ucas"), "{e}");
+    }
+
+    /// A source that counts the reads made of it.
+    struct Counted(SourceRef, std::cell::Cell<usize>);
+    impl Source for Counted {
+        fn name(&self) -> &str {
+            self.0.name()
+        }
+        fn len(&self) -> u64 {
+            self.0.len()
+        }
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+            self.1.set(self.1.get() + 1);
+            self.0.read_exact_at(offset, buf)
+        }
+    }
+
+    /// Five zlib blocks of 100 bytes back to back (the third `gap` bytes after the second).
+    fn five(gap: usize) -> (Arc<Counted>, Vec<Block>, Vec<u8>) {
+        let data: Vec<u8> = (0..500u32).map(|i| (i * 7) as u8).collect();
+        let (mut file, mut blocks) = (Vec::new(), Vec::new());
+        for k in 0..5 {
+            if k == 2 {
+                file.extend(vec![0xEE; gap]);
+            }
+            let z = miniz_oxide::deflate::compress_to_vec_zlib(&data[k * 100..k * 100 + 100], 6);
+            blocks.push(Block {
+                part: 0,
+                offset: file.len() as u64,
+                stored: z.len() as u64,
+                payload: z.len() as u64,
+                size: 100,
+                method: Method::Zlib,
+                encrypted: false,
+                ctr: None,
+            });
+            file.extend(z);
+        }
+        let src = Arc::new(Counted(
+            BytesSource::shared("c.pak", file),
+            Default::default(),
+        ));
+        (src, blocks, data)
+    }
+
+    /// A read over several compressed blocks that follow each other is one read of their stored
+    /// bytes (one range request in the page), not one per block; a gap wider than RUN_GAP splits
+    /// the run in two; the blocks still decode to the data they were made from.
+    #[test]
+    fn runs_of_blocks_are_read_at_once() {
+        let l = Limits::default();
+        for (gap, reads) in [(0, 1), (16, 1), (RUN_GAP as usize + 1, 2)] {
+            let (src, blocks, data) = five(gap);
+            let store = Arc::new(BlockStore::single("c.pak", src.clone(), &l));
+            let s = BlockSource::new("c.pak/e", store.clone(), blocks.clone(), 0, 500).unwrap();
+            assert_eq!(
+                read_range(&s, 30, 440, &l).unwrap(),
+                data[30..470],
+                "gap {gap}"
+            );
+            assert_eq!(src.1.get(), reads, "gap {gap}");
+            // Decoded blocks were kept as single reads keep them: reading one again reads nothing.
+            read_range(&s, 410, 20, &l).unwrap();
+            assert_eq!(src.1.get(), reads, "gap {gap}");
+        }
+        // A cut file fails the run with the error a single block read gives.
+        let (src, blocks, _) = five(0);
+        let short = src.0.len() - 3;
+        let cut = BytesSource::shared("c.pak", read_range(src.0.as_ref(), 0, short, &l).unwrap());
+        let store = Arc::new(BlockStore::single("c.pak", cut, &l));
+        let s = BlockSource::new("c.pak/e", store, blocks, 0, 500).unwrap();
+        let e = read_range(&s, 0, 500, &l).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Truncated, "{e}");
+        assert!(e.to_string().starts_with("c.pak/e: "), "{e}");
     }
 
     #[test]
