@@ -883,7 +883,18 @@ fn build_texture(
                 t.error.get_or_insert_with(|| format!("mip {i}: {msg}"));
             }
         }
-        let (st, note) = storage(ctx, files, data_src, &m.payload);
+        let (st, mut note) = storage(ctx, files, data_src, &m.payload);
+        // PayloadAtEndOfFile alone: after the export data in the same file (a one-file cooked
+        // package's streamed mips, or the end of a .uexp), not inline in the export.
+        let flags = bulk::bulk_flags::PAYLOAD_AT_END_OF_FILE
+            | bulk::bulk_flags::FORCE_INLINE_PAYLOAD
+            | bulk::bulk_flags::PAYLOAD_IN_SEPARATE_FILE
+            | bulk::bulk_flags::OPTIONAL_PAYLOAD;
+        if matches!(m.payload, Payload::Inline { .. })
+            && m.flags & flags == bulk::bulk_flags::PAYLOAD_AT_END_OF_FILE
+        {
+            note = "end of file".into();
+        }
         if matches!(m.payload, Payload::Zlib { .. }) && matches!(st, Storage::Empty) {
             t.error = Some(format!("mip {i}: {note}"));
         }
