@@ -416,7 +416,9 @@ fn open_with(
                     // cooked package from before the split): it is more likely cut short.
                     if main.len() > header {
                         return Err(Error::malformed(format!(
-                            "the export data of {} ends at byte {}, past the end of the {}-byte                              file: the file is cut short (or it is split and {uexp} was not                              opened)",
+                            "the export data of {} ends at byte {}, past the end of the {}-byte \
+                             file: the file is cut short (or it is split and {uexp} was not \
+                             opened)",
                             export.name,
                             header + export.start + export.size,
                             main.len()

@@ -738,7 +738,9 @@ fn parse_legacy_inner(
             .at_field("unreal/FPackageFileSummary/FileVersionUE4")
             .in_file(uasset.name()));
         }
-        stated = [(file_ue5.max(0), file_ue4, "")];
+        // (A versioned package stating no UE4 version is read as the newest, as before.)
+        let ue4 = if file_ue4 > 0 { file_ue4 } else { ue4v::NEWEST };
+        stated = [(file_ue5.max(0), ue4, "")];
         &stated
     };
     let mut last_err = None;
