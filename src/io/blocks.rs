@@ -66,10 +66,16 @@ pub const CACHE_BLOCKS: usize = 8;
 /// sequential reads only into requests of up to 256 KiB (www/lib/remote.js), so a 4K BC7 mip's
 /// 16 MiB took 64 requests at best. One read per run makes it 4. The bound keeps the bytes held
 /// at once small: a run's stored bytes and its decoded blocks.
+///
+/// Built with `containers` only: paks and IoStore, whose remote reads this is for, open in the
+/// page's full module, and the run code took the first module over its 300,000-byte gzipped
+/// budget (300,392 B by tests/browser/size.test.mjs).
+#[cfg(feature = "containers")]
 pub const RUN_BYTES: u64 = 4 << 20;
 
 /// Bytes between two blocks of a run (alignment padding) that are read and dropped rather than
 /// ending the run.
+#[cfg(feature = "containers")]
 const RUN_GAP: u64 = 4096;
 
 impl BlockStore {
@@ -203,6 +209,7 @@ impl BlockStore {
     /// The decoded bytes of `run`, blocks that follow each other in one file (at most
     /// [`RUN_GAP`] apart), read from it with one read. Each is kept in the cache as [`Self::block`]
     /// keeps it.
+    #[cfg(feature = "containers")]
     fn run(&self, run: &[Block]) -> Vec<BlockData> {
         let (Some(first), Some(last)) = (run.first(), run.last()) else {
             return Vec::new();
@@ -319,6 +326,7 @@ impl BlockSource {
 
     /// Whether block `i` is decoded through the store (stored, unencrypted ones are read in
     /// place).
+    #[cfg(feature = "containers")]
     fn through_store(&self, i: usize) -> bool {
         let b = &self.blocks[i];
         b.method != Method::Stored || b.encrypted
@@ -328,6 +336,7 @@ impl BlockSource {
     /// logical `end`: blocks decoded through the store, in the same file, each starting at most
     /// [`RUN_GAP`] after the last one's stored bytes, at most [`RUN_BYTES`] stored and as many
     /// decoded (the run's blocks are all held at once until copied).
+    #[cfg(feature = "containers")]
     fn run_end(&self, i: usize, end: u64) -> usize {
         let first = &self.blocks[i];
         let decoded_from = self.ends[i] - first.size;
@@ -364,6 +373,7 @@ impl Source for BlockSource {
         let mut i = self.ends.partition_point(|&e| e <= start);
         let mut pos = start;
         // Blocks of the current run decoded ahead of the copy, in block order.
+        #[cfg(feature = "containers")]
         let mut ahead = std::collections::VecDeque::new();
         while pos < end {
             let b = self
@@ -388,6 +398,7 @@ impl Source for BlockSource {
                 src.read_exact_at(b.offset + from, out)
                     .map_err(|e| e.in_file(src.name()))?;
             } else {
+                #[cfg(feature = "containers")]
                 let data = match ahead.pop_front() {
                     Some(d) => d,
                     None => match self.store.cached(b) {
@@ -403,6 +414,8 @@ impl Source for BlockSource {
                         }
                     },
                 };
+                #[cfg(not(feature = "containers"))]
+                let data = self.store.block(b);
                 // The entry's name says both the container and the path inside it.
                 let data = data.map_err(|e| Error {
                     file: Some(self.name.clone()),
@@ -488,7 +501,9 @@ mod tests {
     }
 
     /// A source that counts the reads made of it.
+    #[cfg(feature = "containers")]
     struct Counted(SourceRef, std::cell::Cell<usize>);
+    #[cfg(feature = "containers")]
     impl Source for Counted {
         fn name(&self) -> &str {
             self.0.name()
@@ -503,6 +518,7 @@ mod tests {
     }
 
     /// Five zlib blocks of 100 bytes back to back (the third `gap` bytes after the second).
+    #[cfg(feature = "containers")]
     fn five(gap: usize) -> (Arc<Counted>, Vec<Block>, Vec<u8>) {
         let data: Vec<u8> = (0..500u32).map(|i| (i * 7) as u8).collect();
         let (mut file, mut blocks) = (Vec::new(), Vec::new());
@@ -534,6 +550,7 @@ mod tests {
     /// bytes (one range request in the page), not one per block; a gap wider than RUN_GAP splits
     /// the run in two; the blocks still decode to the data they were made from.
     #[test]
+    #[cfg(feature = "containers")]
     fn runs_of_blocks_are_read_at_once() {
         let l = Limits::default();
         for (gap, reads) in [(0, 1), (16, 1), (RUN_GAP as usize + 1, 2)] {
