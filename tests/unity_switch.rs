@@ -5,7 +5,7 @@
 
 mod common;
 mod unity_fixtures;
-use common::{samples, unitypy_pixels};
+use common::{samples, unitypy_file_rgba, unitypy_pixels};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use texscope::codec::tiling::Tiling;
@@ -297,18 +297,7 @@ fn switch_one_gob_counter_digits_are_legible() {
     };
     let mut wrong = Vec::new();
     for (name, want, tiled) in &digits {
-        let rec = index
-            .iter()
-            .find(|r| {
-                r["file"]
-                    .as_str()
-                    .is_some_and(|f| f.ends_with(name.as_str()))
-            })
-            .unwrap_or_else(|| panic!("{name}: not listed by UnityPy"));
-        let raw = rec["rgba"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{name}: UnityPy failed: {}", rec["error"]));
-        let theirs = std::fs::read(out.join(raw)).unwrap();
+        let theirs = unitypy_file_rgba(&out, &index, name);
         assert!(
             &theirs != want,
             "{name}: UnityPy paints the digit (block height 1 read as tiled?)"

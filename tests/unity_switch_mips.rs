@@ -24,7 +24,7 @@
 mod common;
 mod unity_fixtures;
 
-use common::unitypy_pixels;
+use common::{unitypy_file_rgba, unitypy_pixels};
 use std::sync::Arc;
 use tegra_swizzle::surface::{swizzle_surface, BlockDim};
 use tegra_swizzle::BlockHeight;
@@ -657,18 +657,7 @@ fn unitypy_reads_one_gob_blobs_as_linear() {
     };
     let mut wrong = Vec::new();
     for (name, s, tiled, source, misread) in &cases {
-        let rec = index
-            .iter()
-            .find(|r| {
-                r["file"]
-                    .as_str()
-                    .is_some_and(|f| f.ends_with(name.as_str()))
-            })
-            .unwrap_or_else(|| panic!("{name}: not listed by UnityPy"));
-        let raw = rec["rgba"]
-            .as_str()
-            .unwrap_or_else(|| panic!("{name}: UnityPy failed: {}", rec["error"]));
-        let theirs = std::fs::read(out.join(raw)).unwrap();
+        let theirs = unitypy_file_rgba(&out, &index, name);
         assert_eq!(theirs.len(), source.len(), "{name}: UnityPy's size");
         assert!(
             &theirs != source,

@@ -113,6 +113,23 @@ pub fn read_png_rgba8(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
     (info.width, info.height, px)
 }
 
+/// The RGBA8 pixels UnityPy gave for the file whose path ends with `name`, from what
+/// [`unitypy_pixels`] returned; panics naming the file when UnityPy did not list or decode it.
+pub fn unitypy_file_rgba(
+    out: &std::path::Path,
+    index: &[serde_json::Value],
+    name: &str,
+) -> Vec<u8> {
+    let rec = index
+        .iter()
+        .find(|r| r["file"].as_str().is_some_and(|f| f.ends_with(name)))
+        .unwrap_or_else(|| panic!("{name}: not listed by UnityPy"));
+    let raw = rec["rgba"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{name}: UnityPy failed: {}", rec["error"]));
+    std::fs::read(out.join(raw)).unwrap()
+}
+
 /// Runs tests/unity/unitypy_decode.py (UnityPy 1.25.4) into a temporary folder and returns its
 /// index, or `None` (after saying so loudly) when python3 or UnityPy is missing outside CI. In CI
 /// (`CI=true`) a missing UnityPy fails the test: scripts/setup.sh --test installs it.
