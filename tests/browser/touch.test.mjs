@@ -215,6 +215,15 @@ test('phone 390x844 with touch: the texture takes the screen, the menu and the d
   await page.waitForFunction(() => document.querySelector('#hdr-menu').matches(':popover-open'));
   const hdr = await page.$eval('#hdr-menu', (e) => e.getBoundingClientRect().toJSON());
   assert.ok(hdr.top >= 0 && hdr.bottom <= h && hdr.left >= 0 && hdr.right <= w, `HDR menu at ${JSON.stringify(hdr)}`);
+  // Its first frame is in place too: read in the task of the click that opens it, before the
+  // toggle event's task (a panel placed only then was once read hanging past the right edge).
+  const first = await page.evaluate(() => {
+    const menu = document.querySelector('#hdr-menu');
+    menu.hidePopover();
+    /** @type {HTMLElement} */ (document.querySelector('[data-testid=hdr-button]')).click();
+    return menu.getBoundingClientRect().toJSON();
+  });
+  assert.deepEqual(first, hdr, 'the HDR menu opens where it settles');
   assertThumbTargets(await shownControls(page, '#hdr-menu'), w, h, 'HDR menu');
   await page.screenshot({ path: join(OUT, 'phone-menu-hdr.png') });
   await page.tap('[data-testid=tonemap]').catch(() => {}); // a select opens natively; nothing to check here

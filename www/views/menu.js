@@ -17,19 +17,35 @@ export function attachMenu(button, panel) {
   function place() {
     const r = button.getBoundingClientRect();
     const margin = 6;
-    const left = Math.max(margin, Math.min(r.left, window.innerWidth - panel.offsetWidth - margin));
+    // At beforetoggle the panel is still display: none (size 0): lay it out unseen for the
+    // measure, so that its first frame is already inside the window. Placing it only at toggle
+    // (a task later) let a frame, or a test's read, see it hanging past a phone's right edge.
+    // Measured at the left edge: a fit-content panel further right would be narrowed by the
+    // window's edge and measure narrower than it will be.
+    panel.style.left = '0px';
+    const hidden = !panel.matches(':popover-open');
+    if (hidden) {
+      panel.style.visibility = 'hidden';
+      panel.style.display = 'grid';
+    }
+    const [width, height] = [panel.offsetWidth, panel.offsetHeight];
+    if (hidden) {
+      panel.style.removeProperty('display');
+      panel.style.removeProperty('visibility');
+    }
+    const left = Math.max(margin, Math.min(r.left, window.innerWidth - width - margin));
     // Set through the CSSOM (the CSP allows no inline style attributes).
     panel.style.left = `${Math.round(left)}px`;
     // Under the button, or over it where the window ends first (the phone's menu sheet sits at the
     // bottom of the screen).
     const below = r.bottom + 4;
-    const top = below + panel.offsetHeight <= window.innerHeight - margin ? below : Math.max(margin, r.top - 4 - panel.offsetHeight);
+    const top = below + height <= window.innerHeight - margin ? below : Math.max(margin, r.top - 4 - height);
     panel.style.top = `${Math.round(top)}px`;
   }
 
   // beforetoggle comes as the state changes (toggle, a task later), so aria-expanded never lags.
-  // It also places the panel before its first frame; toggle places it again now that it has a
-  // width (to keep it inside the window).
+  // It also places the panel before its first frame; toggle places it again (its content may
+  // have changed while it opened).
   panel.addEventListener('beforetoggle', (e) => {
     const open = /** @type {ToggleEvent} */ (e).newState === 'open';
     button.setAttribute('aria-expanded', String(open));
