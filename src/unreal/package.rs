@@ -206,11 +206,10 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
     })
 }
 
-/// The layouts an unversioned package is tried as, in order: (UE5 object version, UE4 object
-/// version, label). UE5 object versions whose summary layouts differ (notes §1.1: 5.0→1004,
-/// 5.1→1008, 5.2–5.5→1009..1013 indistinguishable here, 5.6→1017; 1018 =
-/// IMPORT_TYPE_HIERARCHIES, written by the UE 5.8 fixtures' versioned packages, docs/unreal.md);
-/// 0 is UE4. A versioned package names its own.
+/// The layouts an unversioned package is tried as, in order. The UE5 rows are the object
+/// versions whose summary layouts differ (notes §1.1: 5.0→1004, 5.1→1008, 5.2–5.5→1009..1013
+/// indistinguishable here, 5.6→1017; 1018 = IMPORT_TYPE_HIERARCHIES, written by the UE 5.8
+/// fixtures' versioned packages, docs/unreal.md). A versioned package names its own.
 ///
 /// UE4 before 4.16 cooked other layouts: each UE4 row stands for the object versions up to the
 /// next gate a cooked package shows (the `ue4v` constants: export-map fields at 365, 485, 507,
@@ -220,38 +219,63 @@ pub fn parse_version(s: &str) -> Result<ForcedVersion> {
 /// 4.13 505, 4.14 508, 4.15 510, 4.16 and 4.17 513). Cooked packages of 511-522 share one layout
 /// (the later gates are editor-only fields), so "UE4.x" stays first and newer games never try
 /// the old rows.
-const CANDIDATES: &[(i32, i32, &str)] = &[
-    (0, ue4v::NEWEST, "UE4.x"),
-    (1004, ue4v::NEWEST, "UE5.0"),
-    (1008, ue4v::NEWEST, "UE5.1"),
-    (1009, ue4v::NEWEST, "UE5.2-5.5"),
-    (1017, ue4v::NEWEST, "UE5.6"),
-    (1018, ue4v::NEWEST, "UE5.7+"),
-    (0, 510, "UE4.15"),
-    (0, 508, "UE4.14"),
-    (0, 504, "UE4.12-4.13"),
-    (0, 485, "UE4.11"),
-    (0, 459, "UE4.9-4.10"),
-    (0, 444, "UE4.8"),
-    (0, 384, "UE4.4-4.7"),
-    (0, 365, "UE4.3"),
-    (0, 342, "UE4.0-4.2"),
+const CANDIDATES: &[Layout] = &[
+    Layout::ue4(ue4v::NEWEST, "UE4.x", 16..=27),
+    Layout::ue5(1004, "UE5.0"),
+    Layout::ue5(1008, "UE5.1"),
+    Layout::ue5(1009, "UE5.2-5.5"),
+    Layout::ue5(1017, "UE5.6"),
+    Layout::ue5(1018, "UE5.7+"),
+    Layout::ue4(510, "UE4.15", 15..=15),
+    Layout::ue4(508, "UE4.14", 14..=14),
+    Layout::ue4(504, "UE4.12-4.13", 12..=13),
+    Layout::ue4(485, "UE4.11", 11..=11),
+    Layout::ue4(459, "UE4.9-4.10", 9..=10),
+    Layout::ue4(444, "UE4.8", 8..=8),
+    Layout::ue4(384, "UE4.4-4.7", 4..=7),
+    Layout::ue4(365, "UE4.3", 3..=3),
+    Layout::ue4(342, "UE4.0-4.2", 0..=2),
 ];
 
-/// The UE4 object version whose cooked layout UE 4.`minor` writes (a row of [`CANDIDATES`]).
-fn ue4_layout_of(minor: u32) -> i32 {
-    match minor {
-        0..=2 => 342,
-        3 => 365,
-        4..=7 => 384,
-        8 => 444,
-        9 | 10 => 459,
-        11 => 485,
-        12 | 13 => 504,
-        14 => 508,
-        15 => 510,
-        _ => ue4v::NEWEST,
+/// A row of [`CANDIDATES`]: one summary layout, and the releases that write it.
+struct Layout {
+    /// The UE5 object version (0 = UE4).
+    ue5: i32,
+    /// The UE4 object version whose cooked layout it is.
+    ue4: i32,
+    /// The engine guess shown for a package found in this layout.
+    label: &'static str,
+    /// The UE 4.x minor releases writing it (empty for UE5 rows): `--ue-version 4.x` picks it.
+    ue4_minors: std::ops::RangeInclusive<u32>,
+}
+
+impl Layout {
+    const fn ue4(ue4: i32, label: &'static str, ue4_minors: std::ops::RangeInclusive<u32>) -> Self {
+        Layout {
+            ue5: 0,
+            ue4,
+            label,
+            ue4_minors,
+        }
     }
+    const fn ue5(ue5: i32, label: &'static str) -> Self {
+        #[allow(clippy::reversed_empty_ranges)] // empty on purpose: no UE4 release writes it
+        let none = 1..=0;
+        Layout {
+            ue5,
+            ue4: ue4v::NEWEST,
+            label,
+            ue4_minors: none,
+        }
+    }
+}
+
+/// The UE4 object version whose cooked layout UE 4.`minor` writes (its row of [`CANDIDATES`]).
+fn ue4_layout_of(minor: u32) -> i32 {
+    CANDIDATES
+        .iter()
+        .find(|l| l.ue4_minors.contains(&minor))
+        .map_or(ue4v::NEWEST, |l| l.ue4)
 }
 
 /// The newest FileVersionUE5 Texscope knows: IMPORT_TYPE_HIERARCHIES, what the UE 5.8 and the
@@ -722,7 +746,7 @@ fn parse_legacy_inner(
         layout_ue4: ue4v::NEWEST,
     };
     let stated;
-    let candidates: &[(i32, i32, &str)] = if head.unversioned() {
+    let candidates: &[Layout] = if head.unversioned() {
         CANDIDATES
     } else {
         // A versioned package: its FileVersionUE5 (0 before UE5) is the layout.
@@ -740,11 +764,20 @@ fn parse_legacy_inner(
         }
         // (A versioned package stating no UE4 version is read as the newest, as before.)
         let ue4 = if file_ue4 > 0 { file_ue4 } else { ue4v::NEWEST };
-        stated = [(file_ue5.max(0), ue4, "")];
+        stated = [Layout {
+            ue4,
+            ..Layout::ue5(file_ue5.max(0), "")
+        }];
         &stated
     };
     let mut last_err = None;
-    for &(ue5, layout_ue4, guess) in candidates {
+    for &Layout {
+        ue5,
+        ue4: layout_ue4,
+        label: guess,
+        ..
+    } in candidates
+    {
         if head.unversioned()
             && ((legacy <= -8) != (ue5 > 0)
                 || forced.is_some_and(|f| f.ue5 != ue5 || f.ue4 != layout_ue4))
