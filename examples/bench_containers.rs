@@ -19,43 +19,20 @@
 // The core's SourceRef is Arc<dyn Source> without Send/Sync (one thread per catalog).
 #![allow(clippy::arc_with_non_send_sync)]
 
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
 use texscope::fixtures::containers::{self as cx, PakOptions, TocOptions};
 use texscope::fixtures::unreal::{self as ue, Rng};
 use texscope::io::aes::AesKey;
-use texscope::io::FileSource;
-use texscope::{PixelFormat, Result, Source, SourceRef};
+use texscope::io::{Counted, FileSource};
+use texscope::{PixelFormat, SourceRef};
 
 const PACKAGES: usize = 100_000;
 const TEXTURES: usize = 5;
 const SPARSE_LEN: u64 = 50 << 30;
 const SPARSE_AT: u64 = 40 << 30;
-
-/// Counts the bytes and reads that reach a file.
-struct Counted {
-    inner: FileSource,
-    bytes: Rc<Cell<u64>>,
-    reads: Rc<Cell<u64>>,
-}
-
-impl Source for Counted {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        self.bytes.set(self.bytes.get() + buf.len() as u64);
-        self.reads.set(self.reads.get() + 1);
-        self.inner.read_exact_at(offset, buf)
-    }
-}
 
 /// Peak and current resident set of this process, from /proc (Linux).
 fn rss() -> (u64, u64) {
@@ -243,26 +220,22 @@ fn index_size(files: &[PathBuf]) -> u64 {
 
 /// One measurement, in this process: prints one JSON line.
 fn measure(files: Vec<PathBuf>) {
-    let bytes = Rc::new(Cell::new(0u64));
-    let reads = Rc::new(Cell::new(0u64));
     let (_, rss0) = rss();
-    let sources: Vec<SourceRef> = files
+    let counted: Vec<Arc<Counted>> = files
         .iter()
-        .map(|p| {
-            Arc::new(Counted {
-                inner: FileSource::open(p).expect("open"),
-                bytes: bytes.clone(),
-                reads: reads.clone(),
-            }) as SourceRef
-        })
+        .map(|p| Arc::new(Counted::new(Arc::new(FileSource::open(p).expect("open")))))
         .collect();
+    let sources: Vec<SourceRef> = counted.iter().map(|c| c.clone() as SourceRef).collect();
+    // The bytes and reads that reached the files so far.
+    let bytes = || counted.iter().map(|c| c.bytes()).sum::<u64>();
+    let reads = || counted.iter().map(|c| c.reads()).sum::<u64>();
     let (t0, c0) = (Instant::now(), cpu());
     let mut options = texscope::OpenOptions::default();
     options.aes_keys.push(None, bench_key());
     let cat = texscope::open(sources, &options);
     let secs = t0.elapsed().as_secs_f64();
     let cpu_secs = cpu() - c0;
-    let (listed_bytes, listed_reads) = (bytes.get(), reads.get());
+    let (listed_bytes, listed_reads) = (bytes(), reads());
     let (hwm_list, _) = rss();
     assert!(cat.problems.is_empty(), "{:?}", cat.problems.first());
     let d0 = Instant::now();
@@ -284,7 +257,7 @@ fn measure(files: Vec<PathBuf>) {
             "hwm_list": hwm_list,
             "hwm": hwm,
             "decode_s": decode_secs,
-            "decode_bytes": bytes.get() - listed_bytes,
+            "decode_bytes": bytes() - listed_bytes,
             "mip0": format!("{}x{}", img.width, img.height),
             "path": cat.textures[0].path,
         })

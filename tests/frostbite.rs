@@ -3,7 +3,7 @@
 //! decode is compared with the image the fixture's bytes were made from.
 
 mod common;
-use common::{samples, Counting};
+use common::{counted, samples};
 use texscope::fixtures::frostbite::{self as fixture, Fixture, Packing, Spec};
 use texscope::frostbite::cas::{BLOCK_LZ4, BLOCK_NONE, BLOCK_ZLIB, BLOCK_ZSTD};
 use texscope::frostbite::render_format;
@@ -308,7 +308,7 @@ fn cas_read_decompresses_only_the_blocks_it_touches() {
     let mut spec = Spec::new("lazy", 0, 18, 256, 256);
     spec.packing = Packing::Cas(&[BLOCK_ZLIB]);
     let fx = fixture::build(&spec).unwrap();
-    let counting = Counting::new(&fx.chunk_name, fx.chunk.clone());
+    let counting = counted(&fx.chunk_name, fx.chunk.clone());
     let c = open_with(
         vec![src(&fx.header_name, fx.header.clone()), counting.clone()],
         None,
@@ -318,12 +318,12 @@ fn cas_read_decompresses_only_the_blocks_it_touches() {
     // header's mip-2 block to the stream's end (one header), besides the one shared probe read of
     // the file's start that every engine's recogniser looks at.
     assert_eq!(fx.chunk_size.div_ceil(0x10000), 6);
-    assert_eq!(*counting.read.lock().unwrap(), texscope::HEAD_LEN + 8 + 8);
-    *counting.read.lock().unwrap() = 0;
+    assert_eq!(counting.bytes(), texscope::HEAD_LEN + 8 + 8);
+    counting.reset();
     let got = c.decode(0, 1, 0, Default::default()).unwrap();
     assert!(got == fx.images[1][0]);
     // Mip 1 (128x128 RGBA8 = 64 KiB) is exactly the second 64 KiB block: one payload read.
-    let read = *counting.read.lock().unwrap();
+    let read = counting.bytes();
     assert!(
         read < fx.chunk.len() as u64 / 3,
         "{read} of {}",
@@ -625,7 +625,7 @@ fn showing_mip_2_walks_block_headers_from_the_mip_2_offset_only() {
     let word = |at: usize| u32::from_le_bytes(fx.header[at..at + 4].try_into().unwrap()) as u64;
     assert_eq!((word(16), word(20)), (starts[128], starts[160]));
 
-    let counting = Counting::new(&fx.chunk_name, fx.chunk.clone());
+    let counting = counted(&fx.chunk_name, fx.chunk.clone());
     let c = open_with(
         vec![src(&fx.header_name, fx.header.clone()), counting.clone()],
         None,
@@ -636,15 +636,14 @@ fn showing_mip_2_walks_block_headers_from_the_mip_2_offset_only() {
     let is_payload = |&(o, _): &(u64, u64)| o >= 8 && starts.binary_search(&(o - 8)).is_ok();
     // Past the shared probe read at offset 0: block headers only, and only the sniff of block 0
     // plus blocks 160-170 (the walk from the mip-2 block to the stream's end).
-    let opened: Vec<(u64, u64)> = counting.log.lock().unwrap()[1..].to_vec();
+    let opened: Vec<(u64, u64)> = counting.take()[1..].to_vec();
     let mut want: Vec<(u64, u64)> = vec![(0, 8)];
     want.extend(starts[160..].iter().map(|&o| (o, 8)));
     assert_eq!(opened, want);
-    counting.log.lock().unwrap().clear();
 
     assert!(c.decode(0, 2, 0, Default::default()).unwrap() == fx.images[2][0]);
     // Mip 2: the payloads of blocks 160-167, and no further header.
-    let log = counting.log.lock().unwrap().clone();
+    let log = counting.take();
     assert!(!log.iter().any(is_header), "{log:?}");
     let payloads: Vec<u64> = log
         .iter()
@@ -659,14 +658,12 @@ fn showing_mip_2_walks_block_headers_from_the_mip_2_offset_only() {
 
     // Mip 1 walks blocks 128-159 (from the mip-1 block up to the mip-2 block), mip 0 blocks 0-127:
     // every header is read once in all, besides the sniff.
-    counting.log.lock().unwrap().clear();
     assert!(c.decode(0, 1, 0, Default::default()).unwrap() == fx.images[1][0]);
-    let log = counting.log.lock().unwrap().clone();
+    let log = counting.take();
     let heads: Vec<u64> = log.iter().filter(|r| is_header(r)).map(|r| r.0).collect();
     assert_eq!(heads, starts[128..160].to_vec());
-    counting.log.lock().unwrap().clear();
     assert!(c.decode(0, 0, 0, Default::default()).unwrap() == fx.images[0][0]);
-    let log = counting.log.lock().unwrap().clone();
+    let log = counting.take();
     let heads: Vec<u64> = log.iter().filter(|r| is_header(r)).map(|r| r.0).collect();
     assert_eq!(heads, starts[..128].to_vec());
     assert_decodes(&c, &fx);

@@ -6,7 +6,7 @@
 #![cfg(feature = "containers")]
 
 mod common;
-use common::{samples, Counting};
+use common::{counted, samples};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -1297,8 +1297,8 @@ fn only_opens_the_named_package(fx: texscope::fixtures::containers::FarContainer
     for (_, at, b) in &fx.toc.pieces {
         ucas[*at as usize..*at as usize + b.len()].copy_from_slice(b);
     }
-    let utoc = Counting::new("Remote.utoc", fx.toc.utoc.clone());
-    let cas = Counting::new("Remote.ucas", ucas);
+    let utoc = counted("Remote.utoc", fx.toc.utoc.clone());
+    let cas = counted("Remote.ucas", ucas);
     let sources = || vec![utoc.clone() as SourceRef, cas.clone() as SourceRef];
     // Every user file's first bytes are read once to tell what it is (`texscope::HEAD_LEN`, the
     // engines' shared probe); past those, the .ucas reads tell which packages were looked at.

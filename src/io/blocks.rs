@@ -500,26 +500,9 @@ mod tests {
         assert!(e.to_string().contains("drop c_s1.ucas"), "{e}");
     }
 
-    /// A source that counts the reads made of it.
-    #[cfg(feature = "containers")]
-    struct Counted(SourceRef, std::cell::Cell<usize>);
-    #[cfg(feature = "containers")]
-    impl Source for Counted {
-        fn name(&self) -> &str {
-            self.0.name()
-        }
-        fn len(&self) -> u64 {
-            self.0.len()
-        }
-        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-            self.1.set(self.1.get() + 1);
-            self.0.read_exact_at(offset, buf)
-        }
-    }
-
     /// Five zlib blocks of 100 bytes back to back (the third `gap` bytes after the second).
     #[cfg(feature = "containers")]
-    fn five(gap: usize) -> (Arc<Counted>, Vec<Block>, Vec<u8>) {
+    fn five(gap: usize) -> (Arc<crate::io::Counted>, Vec<Block>, Vec<u8>) {
         let data: Vec<u8> = (0..500u32).map(|i| (i * 7) as u8).collect();
         let (mut file, mut blocks) = (Vec::new(), Vec::new());
         for k in 0..5 {
@@ -539,10 +522,7 @@ mod tests {
             });
             file.extend(z);
         }
-        let src = Arc::new(Counted(
-            BytesSource::shared("c.pak", file),
-            Default::default(),
-        ));
+        let src = Arc::new(crate::io::Counted::new(BytesSource::shared("c.pak", file)));
         (src, blocks, data)
     }
 
@@ -562,15 +542,15 @@ mod tests {
                 data[30..470],
                 "gap {gap}"
             );
-            assert_eq!(src.1.get(), reads, "gap {gap}");
+            assert_eq!(src.reads(), reads, "gap {gap}");
             // Decoded blocks were kept as single reads keep them: reading one again reads nothing.
             read_range(&s, 410, 20, &l).unwrap();
-            assert_eq!(src.1.get(), reads, "gap {gap}");
+            assert_eq!(src.reads(), reads, "gap {gap}");
         }
         // A cut file fails the run with the error a single block read gives.
         let (src, blocks, _) = five(0);
-        let short = src.0.len() - 3;
-        let cut = BytesSource::shared("c.pak", read_range(src.0.as_ref(), 0, short, &l).unwrap());
+        let short = src.len() - 3;
+        let cut = BytesSource::shared("c.pak", read_range(src.as_ref(), 0, short, &l).unwrap());
         let store = Arc::new(BlockStore::single("c.pak", cut, &l));
         let s = BlockSource::new("c.pak/e", store, blocks, 0, 500).unwrap();
         let e = read_range(&s, 0, 500, &l).unwrap_err();

@@ -300,6 +300,75 @@ impl Limits {
     }
 }
 
+/// A source that counts the reads made of it and the bytes they took, and (made by
+/// [`Counted::logging`]) logs each read as (offset, length): what an open or a decode costs a
+/// remote file, one range request per read. For the tests and the benchmarks.
+pub struct Counted {
+    inner: SourceRef,
+    reads: std::cell::Cell<u64>,
+    bytes: std::cell::Cell<u64>,
+    log: Option<std::cell::RefCell<Vec<(u64, u64)>>>,
+}
+
+impl Counted {
+    /// Counts the reads of `inner`.
+    pub fn new(inner: SourceRef) -> Counted {
+        Counted {
+            inner,
+            reads: Default::default(),
+            bytes: Default::default(),
+            log: None,
+        }
+    }
+
+    /// Counts the reads of `inner` and logs each.
+    pub fn logging(inner: SourceRef) -> Counted {
+        Counted {
+            log: Some(Default::default()),
+            ..Counted::new(inner)
+        }
+    }
+
+    /// Reads so far.
+    pub fn reads(&self) -> u64 {
+        self.reads.get()
+    }
+
+    /// Bytes read so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.get()
+    }
+
+    /// The reads logged since the last call (empty unless made by [`Counted::logging`]).
+    pub fn take(&self) -> Vec<(u64, u64)> {
+        self.log.as_ref().map(|l| l.take()).unwrap_or_default()
+    }
+
+    /// Counts from zero again, the log emptied.
+    pub fn reset(&self) {
+        self.reads.set(0);
+        self.bytes.set(0);
+        self.take();
+    }
+}
+
+impl Source for Counted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.reads.set(self.reads.get() + 1);
+        self.bytes.set(self.bytes.get() + buf.len() as u64);
+        if let Some(log) = &self.log {
+            log.borrow_mut().push((offset, buf.len() as u64));
+        }
+        self.inner.read_exact_at(offset, buf)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,53 +166,15 @@ pub fn unitypy_pixels(root: &std::path::Path) -> Option<(PathBuf, Vec<serde_json
     Some((out, index.as_array().unwrap().clone()))
 }
 
-/// A source over bytes that counts the bytes read from it and logs each read as (offset,
-/// length): what an open or a decode reads (a remote file's range requests, say).
-pub struct Counting {
-    pub inner: texscope::SourceRef,
-    pub read: std::sync::Mutex<u64>,
-    pub log: std::sync::Mutex<Vec<(u64, u64)>>,
+/// A source over `bytes` named `name` that counts the bytes read from it and logs each read as
+/// (offset, length): what an open or a decode reads (a remote file's range requests, say).
+pub fn counted(name: &str, bytes: Vec<u8>) -> std::sync::Arc<texscope::io::Counted> {
+    counted_over(texscope::io::BytesSource::shared(name, bytes))
 }
 
-impl Counting {
-    pub fn new(name: &str, bytes: Vec<u8>) -> std::sync::Arc<Counting> {
-        Self::over(std::sync::Arc::new(texscope::io::BytesSource::new(
-            name, bytes,
-        )))
-    }
-
-    /// Counts the reads of `inner`.
-    pub fn over(inner: texscope::SourceRef) -> std::sync::Arc<Counting> {
-        // Sources are used on one thread (the core's SourceRef is not Send either).
-        #[allow(clippy::arc_with_non_send_sync)]
-        std::sync::Arc::new(Counting {
-            inner,
-            read: Default::default(),
-            log: Default::default(),
-        })
-    }
-
-    /// The bytes read so far.
-    pub fn bytes(&self) -> u64 {
-        *self.read.lock().unwrap()
-    }
-
-    /// The reads logged since the last call, the log emptied.
-    pub fn take(&self) -> Vec<(u64, u64)> {
-        std::mem::take(&mut *self.log.lock().unwrap())
-    }
-}
-
-impl texscope::Source for Counting {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn len(&self) -> u64 {
-        self.inner.len()
-    }
-    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> texscope::Result<()> {
-        *self.read.lock().unwrap() += buf.len() as u64;
-        self.log.lock().unwrap().push((offset, buf.len() as u64));
-        self.inner.read_exact_at(offset, buf)
-    }
+/// As [`counted`], over the reads of `inner`.
+pub fn counted_over(inner: texscope::SourceRef) -> std::sync::Arc<texscope::io::Counted> {
+    // Sources are used on one thread (the core's SourceRef is not Send either).
+    #[allow(clippy::arc_with_non_send_sync)]
+    std::sync::Arc::new(texscope::io::Counted::logging(inner))
 }
