@@ -258,44 +258,85 @@ pub fn decode_with(
     h: &CbufHeader,
     limits: &Limits,
 ) -> Result<Vec<u8>> {
-    decode_inner(src, offset, h, limits).in_file(src.name())
+    decode_range(src, offset, h, 0..h.raw_size, limits)
 }
 
-fn decode_inner(src: &dyn Source, offset: u64, h: &CbufHeader, limits: &Limits) -> Result<Vec<u8>> {
+/// Raw bytes `range` of the compressed buffer at `offset` (header `h` read by [`header`] from
+/// there), reading and decompressing only the blocks that hold them: one mip of a source whose
+/// mips and blocks share one buffer costs that mip's blocks, not the whole buffer.
+pub fn decode_range(
+    src: &dyn Source,
+    offset: u64,
+    h: &CbufHeader,
+    range: std::ops::Range<u64>,
+    limits: &Limits,
+) -> Result<Vec<u8>> {
+    if range.start > range.end || range.end > h.raw_size {
+        return Err(Error::malformed(format!(
+            "the compressed buffer unpacks to {} bytes, but bytes {}..{} are asked for",
+            h.raw_size, range.start, range.end
+        ))
+        .at_field("FCompressedBuffer/TotalRawSize")
+        .in_file(src.name()));
+    }
     limits
-        .check_alloc(h.raw_size, "a compressed buffer's raw bytes")
-        .at_field("FCompressedBuffer/TotalRawSize")?;
+        .check_alloc(range.end - range.start, "a compressed buffer's raw bytes")
+        .at_field("FCompressedBuffer/TotalRawSize")
+        .in_file(src.name())?;
     let body_at = offset + h.header_size();
-    let body_len = h.compressed_size - h.header_size();
-    let body = read_range(src, body_at, body_len, limits).at_field("FCompressedBuffer/Blocks")?;
     if h.method == Method::None {
-        return Ok(body);
+        return read_range(src, body_at + range.start, range.end - range.start, limits)
+            .at_field("FCompressedBuffer/Blocks")
+            .in_file(src.name());
+    }
+    if range.is_empty() {
+        return Ok(Vec::new());
     }
     let method = match h.method {
         Method::Oodle => BlockMethod::Oodle,
         _ => BlockMethod::Lz4,
     };
     let block = 1u64 << h.block_size_exponent;
-    let mut out = Vec::with_capacity(h.raw_size as usize);
+    let (first, last) = (
+        (range.start / block) as usize,
+        ((range.end - 1) / block) as usize,
+    );
+    // The header check made the block sizes sum to the buffer's size, so these stay inside it.
+    let skip: u64 = h.blocks[..first].iter().map(|&b| b as u64).sum();
+    let take: u64 = h.blocks[first..=last].iter().map(|&b| b as u64).sum();
+    let body =
+        read_range(src, body_at + skip, take, limits).at_field("FCompressedBuffer/Blocks")?;
+    let mut out = Vec::with_capacity((range.end - range.start) as usize);
     let mut at = 0usize;
-    for (i, &size) in h.blocks.iter().enumerate() {
-        let raw_here = block.min(h.raw_size - i as u64 * block);
-        let data = &body[at..at + size as usize];
-        at += size as usize;
-        if size as u64 == raw_here {
+    for i in first..=last {
+        let size = h.blocks[i] as usize;
+        let block_start = i as u64 * block;
+        let raw_here = block.min(h.raw_size - block_start);
+        let data = &body[at..at + size];
+        at += size;
+        let decoded;
+        let raw: &[u8] = if size as u64 == raw_here {
             // Not smaller than its raw bytes: UE's encoder stores such a block as it is.
-            out.extend_from_slice(data);
+            data
         } else {
-            let raw = decompress(method, data, raw_here, limits)
-                .map_err(|e| e.at_field(&format!("FCompressedBuffer/Block[{i}]")))?;
-            out.extend_from_slice(&raw);
-        }
+            decoded = decompress(method, data, raw_here, limits)
+                .map_err(|e| e.at_field(&format!("FCompressedBuffer/Block[{i}]")))
+                .in_file(src.name())?;
+            &decoded
+        };
+        // The part of this block inside `range`.
+        let from = range
+            .start
+            .saturating_sub(block_start)
+            .min(raw.len() as u64) as usize;
+        let to = (range.end - block_start).min(raw.len() as u64) as usize;
+        out.extend_from_slice(&raw[from..to]);
     }
     Ok(out)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::io::{BytesSource, ErrorKind, FileSource};
     use crate::unreal::editor_samples;
@@ -309,7 +350,7 @@ mod tests {
     #[test]
     fn every_ue5_payload_decodes_to_its_hash() {
         let l = Limits::default();
-        let (mut decoded, mut pngs) = (0, 0);
+        let (mut decoded, mut pngs, mut multi) = (0, 0, 0);
         for row in editor_samples::ue5_rows() {
             let src = FileSource::open(&row.file).unwrap();
             let Some(t) = read_trailer(&src, None, &l).unwrap() else {
@@ -320,6 +361,37 @@ mod tests {
                 let h = header(&src, at, len, &l).unwrap();
                 let raw = decode(&src, at, len, &l).unwrap();
                 assert_eq!(raw.len() as u64, h.raw_size, "{}", row.file.display());
+                // Any range decodes, from its own blocks, to those bytes of the whole (whose
+                // hash is checked next): across block edges, inside one block, empty, whole.
+                let n = h.raw_size;
+                multi += usize::from(h.blocks.len() > 1);
+                let block = if h.method == Method::None {
+                    n
+                } else {
+                    1 << h.block_size_exponent
+                };
+                for (from, to) in [
+                    (0, n),
+                    (n / 3, n - n / 5),
+                    (block - 1, block + 1),
+                    (1, 2),
+                    (n, n),
+                ] {
+                    let (from, to) = (from.min(n), to.min(n));
+                    let part = decode_range(&src, at, &h, from..to, &l).unwrap();
+                    assert!(
+                        part == raw[from as usize..to as usize],
+                        "{}",
+                        row.file.display()
+                    );
+                }
+                let e = decode_range(&src, at, &h, 0..n + 1, &l)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    e.contains("TotalRawSize") && e.contains(&format!("{n} bytes")),
+                    "{e}"
+                );
                 assert_eq!(
                     blake3::hash(&raw).as_bytes(),
                     &h.raw_hash,
@@ -363,12 +435,15 @@ mod tests {
         // 22 UE5 rows: one 5.0 package without a trailer, one render target without payloads.
         assert_eq!(decoded, 20);
         assert_eq!(pngs, 8);
+        // 13 of them are Oodle buffers of several 256 KiB blocks (up to 256), whose ranges above
+        // cross block edges.
+        assert_eq!(multi, 13);
     }
 
     /// A compressed buffer written from the layout (docs/unreal.md): header, big-endian block
     /// sizes, CRC-32 over the header from the method byte on. Blocks the compressor could not
     /// shrink are stored raw, as UE's encoder does.
-    fn write(method: u8, exponent: u8, raw: &[u8]) -> Vec<u8> {
+    pub(crate) fn write(method: u8, exponent: u8, raw: &[u8]) -> Vec<u8> {
         let block = 1usize << exponent;
         let mut blocks: Vec<Vec<u8>> = Vec::new();
         if method == 0 {
