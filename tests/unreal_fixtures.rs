@@ -1052,11 +1052,13 @@ fn versioned_packages_of_every_release_open() {
                 |_, w, h| fixture::random_surface(PixelFormat::BC5, w, h, &mut rng),
             );
             let cat = open("T_Versioned", &files, true);
-            assert!(cat.problems.is_empty(), "{label}: {:?}", cat.problems);
-            assert_eq!(cat.textures.len(), 1, "{label}");
-            let t = &cat.textures[0];
-            assert!(t.error.is_none(), "{label}: {:?}", t.error);
-            assert_eq!((t.width, t.height, t.mips.len()), (64, 32, 7), "{label}");
+            let t = assert_bc5_chain(&cat, &mips, &label, |i| {
+                if i < 2 {
+                    "T_Versioned.ubulk"
+                } else {
+                    "inline"
+                }
+            });
             // The summary was read by its stated versions, not guessed.
             let guess = meta(t, "Engine (guessed from layout)").unwrap();
             let stated = if r.major == 4 {
@@ -1077,19 +1079,35 @@ fn versioned_packages_of_every_release_open() {
             assert_eq!(t.srgb(), Some(false), "{label}");
             // BC5 keeps the two-channel layout (x red, y green).
             assert_eq!(t.normal_map, Some(NormalEncoding::Rg), "{label}");
-            for (i, m) in t.mips.iter().enumerate() {
-                let note = if i < 2 { "T_Versioned.ubulk" } else { "inline" };
-                assert_eq!(m.location_note, note, "{label} mip {i}");
-                let want =
-                    decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default())
-                        .unwrap();
-                assert!(
-                    cat.decode(0, i, 0, Default::default()).unwrap() == want,
-                    "{label} mip {i}"
-                );
-            }
         }
     }
+}
+
+/// The one texture of `cat`, opened without problems: the fixtures' 64x32 BC5 chain of 7 mips,
+/// each stored where `note(mip)` says and decoding as its written blocks `mips[i]` do
+/// (decode_surface, whose BC5 is bit-exact against the `dds` crate in tests/codec_reference.rs).
+fn assert_bc5_chain<'a>(
+    cat: &'a Catalog,
+    mips: &[Vec<u8>],
+    label: &str,
+    note: impl Fn(usize) -> &'static str,
+) -> &'a texscope::Texture {
+    assert!(cat.problems.is_empty(), "{label}: {:?}", cat.problems);
+    assert_eq!(cat.textures.len(), 1, "{label}");
+    let t = &cat.textures[0];
+    assert!(t.error.is_none(), "{label}: {:?}", t.error);
+    assert_eq!((t.width, t.height, t.mips.len()), (64, 32, 7), "{label}");
+    for (i, m) in t.mips.iter().enumerate() {
+        assert_eq!(m.location_note, note(i), "{label} mip {i}");
+        let want =
+            decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default()).unwrap();
+        assert!(
+            cat.decode(0, i, 0, Default::default()).unwrap() == want,
+            "{label} mip {i} ({})",
+            m.location_note
+        );
+    }
+    t
 }
 
 /// Opens a package's files, leaving out the ones it does not have (a joined package has no
@@ -1172,11 +1190,11 @@ fn cooked_packages_before_ue_418_open() {
             let files = if joined { files.joined() } else { files };
             assert_eq!(files.ubulk.is_empty(), at_end, "{label}");
             let cat = open_present("T_Old", &files, &OpenOptions::default());
-            assert!(cat.problems.is_empty(), "{label}: {:?}", cat.problems);
-            assert_eq!(cat.textures.len(), 1, "{label}");
-            let t = &cat.textures[0];
-            assert!(t.error.is_none(), "{label}: {:?}", t.error);
-            assert_eq!((t.width, t.height, t.mips.len()), (64, 32, 7), "{label}");
+            let t = assert_bc5_chain(&cat, &mips, &label, |i| match (i < 2, at_end) {
+                (false, _) => "inline",
+                (true, true) => "end of file",
+                (true, false) => "T_Old.ubulk",
+            });
             let guess = meta(t, "Engine (guessed from layout)").unwrap();
             if stated {
                 let want = format!("UE4 (object version {}, stated)", r.file_ue4);
@@ -1199,22 +1217,6 @@ fn cooked_packages_before_ue_418_open() {
             assert_normal_map_props(t, &label);
             let one_file = meta(t, "Package").is_some_and(|p| p.contains("one .uasset"));
             assert_eq!(one_file, joined, "{label}: {:?}", meta(t, "Package"));
-            for (i, m) in t.mips.iter().enumerate() {
-                let note = match (i < 2, at_end) {
-                    (false, _) => "inline",
-                    (true, true) => "end of file",
-                    (true, false) => "T_Old.ubulk",
-                };
-                assert_eq!(m.location_note, note, "{label} mip {i}");
-                let want =
-                    decode_surface(t.format, m.width, m.height, &mips[i], &Limits::default())
-                        .unwrap();
-                assert!(
-                    cat.decode(0, i, 0, Default::default()).unwrap() == want,
-                    "{label} mip {i} ({})",
-                    m.location_note
-                );
-            }
             if joined {
                 // Cut inside the export data: named as a short file, not as a missing .uexp.
                 let mut cut = files.clone();
